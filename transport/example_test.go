@@ -1,0 +1,54 @@
+package transport_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/devicectl/devicectl/transport"
+)
+
+// A server that accepts WebSockets and answers "hello" over JSON-RPC, and a
+// device that dials it and calls. Both sides are a Stream under a
+// jsonrpc2.Conn.
+func Example() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s, err := transport.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		deviceID := r.Header.Get("Device-Id")
+		conn := transport.NewConn(context.Background(), s, jsonrpc2.HandlerWithError(
+			func(ctx context.Context, c *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
+				return "hello, " + deviceID, nil
+			}), nil)
+		<-conn.DisconnectNotify()
+	}))
+	defer srv.Close()
+
+	ctx := context.Background()
+	s, err := transport.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http"), &transport.DialOptions{
+		Header: http.Header{"Device-Id": {"AA-BB-CC-DD-EE-FF"}},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	conn := transport.NewConn(ctx, s, jsonrpc2.HandlerWithError(
+		func(context.Context, *jsonrpc2.Conn, *jsonrpc2.Request) (any, error) {
+			return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "Method not found"}
+		}), nil)
+	defer conn.Close()
+
+	var greeting string
+	if err := conn.Call(ctx, "hello", nil, &greeting, jsonrpc2.PickID(jsonrpc2.ID{Str: "call-1", IsString: true})); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(greeting)
+	// Output: hello, AA-BB-CC-DD-EE-FF
+}

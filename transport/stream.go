@@ -1,0 +1,251 @@
+package transport
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+
+	"github.com/coder/websocket"
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+// ErrPingTimeout is the reason a Stream died when no pong came back within
+// the ping timeout: the line is half-open or the peer is stuck.
+var ErrPingTimeout = errors.New("transport: no pong within the ping timeout")
+
+// errClosed is Err after Close: the line was closed on this side.
+var errClosed = fmt.Errorf("transport: stream closed: %w", net.ErrClosed)
+
+// keptBufferCap is the largest buffer a Stream keeps between messages; a
+// bigger one (after a big message) is dropped so an idle device does not hold
+// the read limit's worth of memory.
+const keptBufferCap = 64 << 10
+
+// Stream is a jsonrpc2.ObjectStream over one WebSocket: one JSON-RPC message
+// per text frame. ReadObject answers malformed frames itself (-32700 /
+// -32600, see PROTOCOL.md) and keeps reading; it returns an error only when
+// the line is gone.
+//
+// WriteObject may be called concurrently with everything; ReadObject must be
+// called from one goroutine at a time (jsonrpc2's read loop) and must be
+// called continuously, because keepalive pongs are only seen while reading.
+type Stream struct {
+	conn *websocket.Conn
+	cfg  streamConfig
+	log  *slog.Logger
+
+	rbuf bytes.Buffer // ReadObject's frame buffer, reused across frames
+
+	// Writes run without deadlines of their own (a per-write timer costs
+	// more than the rest of the write path); watchWrites enforces
+	// WriteTimeout from these counters.
+	writesPending atomic.Int64
+	writesDone    atomic.Uint64
+
+	once     sync.Once      // teardown
+	cause    error          // why the line is gone; written before done closes
+	closeErr error          // what Close reports; written before done closes
+	done     chan struct{}  // closed at the end of teardown
+	stop     chan struct{}  // closed by teardown: the goroutines return
+	workers  sync.WaitGroup // keepalive and watchWrites
+}
+
+var _ jsonrpc2.ObjectStream = (*Stream)(nil)
+
+func newStream(conn *websocket.Conn, cfg streamConfig, log *slog.Logger) *Stream {
+	conn.SetReadLimit(cfg.readLimit)
+	s := &Stream{
+		conn: conn,
+		cfg:  cfg,
+		log:  log,
+		done: make(chan struct{}),
+		stop: make(chan struct{}),
+	}
+	s.workers.Go(s.watchWrites)
+	if cfg.pingInterval > 0 {
+		s.workers.Go(s.keepalive)
+	}
+	return s
+}
+
+// ReadObject reads the next well-formed JSON-RPC message into v, which is
+// what jsonrpc2 passes (its internal message type). Malformed frames are
+// answered on the line and skipped (see classify); an error response that
+// cannot be used is logged and skipped. ReadObject returns an error only when
+// the line is gone, and then the Stream is already torn down (Done is
+// closed).
+func (s *Stream) ReadObject(v any) error {
+	for {
+		// No deadline and no cancellation: coder/websocket closes the
+		// socket when a read's context ends, and teardown closes the
+		// connection itself, which ends a blocked read.
+		typ, r, err := s.conn.Reader(context.Background())
+		if err == nil {
+			s.rbuf.Reset()
+			_, err = s.rbuf.ReadFrom(r)
+		}
+		if err != nil {
+			err = fmt.Errorf("transport: read: %w", err)
+			if errors.Is(err, websocket.ErrMessageTooBig) {
+				s.log.Warn("message over the read limit: closing the connection", "limit", s.cfg.readLimit)
+			}
+			// Graceful: coder/websocket has already sent the close frame
+			// for a protocol error or an oversized message; wait
+			// (bounded) for the peer's reply so the peer reads our reason.
+			s.teardown(err, true)
+			return err
+		}
+		ok := s.handle(typ, s.rbuf.Bytes(), v)
+		if s.rbuf.Cap() > keptBufferCap {
+			s.rbuf = bytes.Buffer{}
+		}
+		if ok {
+			return nil
+		}
+	}
+}
+
+// handle classifies one frame and either decodes it into v (true) or answers
+// or drops it (false).
+func (s *Stream) handle(typ websocket.MessageType, data []byte, v any) bool {
+	var vd verdict
+	if typ != websocket.MessageText {
+		vd = invalid(nil, "binary frame: each message must be a JSON text frame")
+	} else {
+		vd = classify(data)
+	}
+	switch vd.kind {
+	case frameRequest, frameResponse:
+		if m := asWireMessage(v); m != nil && decodeFast(m, vd.kind, &vd.env) {
+			return true
+		}
+		err := json.Unmarshal(data, v)
+		if err == nil {
+			return true
+		}
+		// Not expected for jsonrpc2's message type: classify exists to rule
+		// this out. Answer rather than return it, which would close the line.
+		s.log.Error("message passed the frame rules but did not decode", "err", err, "bytes", len(data))
+		vd = invalid(nil, "the message could not be decoded: "+err.Error())
+	case frameDrop:
+		s.log.Warn("dropped an unusable error response from the peer", "details", vd.details)
+		return false
+	}
+	s.log.Warn("answered a malformed frame", "parse_error", vd.kind == frameUnparsable, "details", vd.details, "bytes", len(data))
+	if err := s.write(appendAnswer(nil, vd)); err != nil {
+		// The line is gone; the next Reader call reports it.
+		s.log.Debug("could not answer a malformed frame", "err", err)
+	}
+	return false
+}
+
+// encodeBufs pools WriteObject's encode buffers.
+var encodeBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// WriteObject marshals obj and writes it as one text frame. It is safe for
+// concurrent use (coder/websocket serialises whole messages). A write that
+// makes no progress for WriteTimeout, or that fails, tears the Stream down:
+// once a frame may have been cut the line is no longer usable.
+func (s *Stream) WriteObject(obj any) error {
+	buf := encodeBufs.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= keptBufferCap {
+			buf.Reset()
+			encodeBufs.Put(buf)
+		}
+	}()
+	if err := encode(buf, obj); err != nil {
+		return fmt.Errorf("transport: encode: %w", err)
+	}
+	return s.write(buf.Bytes())
+}
+
+// encode writes obj's JSON to buf: jsonrpc2's messages by encodeFast, the
+// rest by encoding/json.
+func encode(buf *bytes.Buffer, obj any) error {
+	if m := asWireMessage(obj); m != nil {
+		if ok, err := encodeFast(buf, m); ok {
+			return err
+		}
+	}
+	if err := json.NewEncoder(buf).Encode(obj); err != nil {
+		return err
+	}
+	buf.Truncate(buf.Len() - 1) // Encode ends with a newline
+	return nil
+}
+
+func (s *Stream) write(b []byte) error {
+	s.writesPending.Add(1)
+	err := s.conn.Write(context.Background(), websocket.MessageText, b)
+	s.writesDone.Add(1)
+	s.writesPending.Add(-1)
+	if err == nil {
+		return nil
+	}
+	err = fmt.Errorf("transport: write: %w", err)
+	if !errors.Is(err, net.ErrClosed) {
+		// An I/O error: this write broke the line. (When the connection
+		// was already closed, whoever closed it records why.)
+		s.teardown(err, false)
+	}
+	return err
+}
+
+// Close sends a close frame (1000, normal closure), waits for the peer's
+// reply (bounded by coder/websocket: 5s to write, 5s to wait), releases the
+// connection and waits for the Stream's goroutines to return. It is safe to
+// call more than once and concurrently; every call returns the first one's
+// result. Close after the line is already gone returns nil.
+func (s *Stream) Close() error {
+	s.teardown(errClosed, true)
+	s.workers.Wait()
+	return s.closeErr
+}
+
+// Done returns a channel that is closed once the line is gone: closed by
+// either side, broken, or dead (ping timeout, stuck write).
+func (s *Stream) Done() <-chan struct{} { return s.done }
+
+// Err reports why the line is gone, once Done is closed; nil before. It
+// wraps ErrPingTimeout after a ping timeout, net.ErrClosed after Close, a
+// websocket.CloseError when the peer closed (websocket.CloseStatus reads its
+// code), websocket.ErrMessageTooBig after an oversized message, else the I/O
+// error.
+func (s *Stream) Err() error {
+	select {
+	case <-s.done:
+		return s.cause
+	default:
+		return nil
+	}
+}
+
+// teardown ends the Stream once: it records cause, closes the connection
+// (gracefully with a close handshake, or at once), which ends every pending
+// read, write and ping, tells the goroutines to stop and closes done. Later
+// calls wait for the first to finish and change nothing. It does not wait for
+// the goroutines, which call it; Close does.
+func (s *Stream) teardown(cause error, graceful bool) {
+	s.once.Do(func() {
+		s.cause = cause
+		var err error
+		if graceful {
+			err = s.conn.Close(websocket.StatusNormalClosure, "")
+		} else {
+			err = s.conn.CloseNow()
+		}
+		if cause == errClosed && err != nil && !errors.Is(err, net.ErrClosed) {
+			s.closeErr = fmt.Errorf("transport: close: %w", err)
+		}
+		close(s.stop)
+		close(s.done)
+		s.log.Debug("connection closed", "cause", cause)
+	})
+}
