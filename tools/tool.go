@@ -1,0 +1,99 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// MainType says where a tool runs (the seed's main_type).
+type MainType string
+
+// The main types of the device protocol.
+const (
+	Remote MainType = "remote" // the device runs it: every tool a device declares
+	Local  MainType = "local"  // the server runs it
+)
+
+// SubType says whether the server waits for a tool's result (the seed's sub_type).
+type SubType string
+
+// The sub types of the device protocol.
+const (
+	// Control changes the device; the server may answer the user without
+	// waiting for the result.
+	Control SubType = "control"
+	// Query reads something; the server waits and hands the result to the
+	// model.
+	Query SubType = "query"
+)
+
+// Declaration is one entry of mcp/registerTools params.tools, exactly as on
+// the wire.
+type Declaration struct {
+	Name        string             `json:"name"`
+	Description string             `json:"description"`
+	MainType    MainType           `json:"main_type"`
+	SubType     SubType            `json:"sub_type"`
+	Parameters  *jsonschema.Schema `json:"parameters"`
+}
+
+// Handler runs a tool. It is only ever called with input that validated
+// against the tool's Parameters. A returned error is a domain failure
+// (-32000 upstream) whose Error() is shown to a human: keep it concise.
+// The result must marshal to JSON.
+type Handler func(ctx context.Context, input json.RawMessage) (any, error)
+
+// Tool is a Declaration plus what the device needs to run it.
+type Tool struct {
+	Declaration
+	// Resources names the hardware the call drives (e.g. "speaker"). Calls
+	// that share a resource never overlap.
+	Resources []string
+	// Timeout bounds one call; 0 means the caller's default.
+	Timeout time.Duration
+	// Handler is only ever called with input that validated against
+	// Parameters.
+	Handler Handler
+}
+
+// Invoke runs the handler. It neither validates the input nor recovers from
+// panics: the caller does both (see Registry.Validate).
+func (t *Tool) Invoke(ctx context.Context, input json.RawMessage) (any, error) {
+	return t.Handler(ctx, input)
+}
+
+// validName is the protocol's rule for tool names.
+var validName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// check reports everything wrong with the declaration's own fields (not its
+// schema), as one error that does not name the tool: callers add that.
+func (d *Declaration) check() error {
+	var problems []string
+	if !validName.MatchString(d.Name) {
+		problems = append(problems, fmt.Sprintf("name %q does not match %s", d.Name, validName))
+	}
+	if strings.TrimSpace(d.Description) == "" {
+		problems = append(problems, "description is empty (the server's model decides when to call a tool from it)")
+	}
+	switch d.MainType {
+	case Remote, Local:
+	default:
+		problems = append(problems, fmt.Sprintf("main_type %q is not %q or %q", d.MainType, Remote, Local))
+	}
+	switch d.SubType {
+	case Control, Query:
+	default:
+		problems = append(problems, fmt.Sprintf("sub_type %q is not %q or %q", d.SubType, Control, Query))
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(problems, "; "))
+}

@@ -1,0 +1,146 @@
+package tools
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+)
+
+// ParamsError is an execute request the device refuses before running
+// anything: unknown tool, absent input, input that does not match the
+// tool's schema. It becomes -32602 "Invalid params" with Details as
+// data.details.
+type ParamsError struct {
+	// Details says exactly what is wrong, naming the field as the server's
+	// developer wrote it, e.g.
+	// `tool_input.level: 150 is greater than the maximum 100`.
+	Details string
+}
+
+func (e *ParamsError) Error() string { return "invalid params: " + e.Details }
+
+func paramsErrorf(format string, args ...any) *ParamsError {
+	return &ParamsError{Details: fmt.Sprintf(format, args...)}
+}
+
+// Validate checks an execute request: the tool must be registered and input
+// must be present, not null, and match the tool's parameters. Every failure
+// is a *ParamsError. On success it returns the tool, ready for Invoke with
+// the same input.
+func (r *Registry) Validate(name string, input json.RawMessage) (*Tool, error) {
+	if name == "" {
+		return nil, paramsErrorf("tool_name is required")
+	}
+	e := r.lookup(name)
+	if e == nil {
+		return nil, paramsErrorf("unknown tool %q", name)
+	}
+	// JSON's whitespace only: bytes.TrimSpace would also drop \f and \v,
+	// which the handler's decoder then rejects.
+	input = bytes.Trim(input, " \t\r\n")
+	if len(input) == 0 || string(input) == "null" {
+		return nil, paramsErrorf("tool_input is required")
+	}
+	instance, err := decodeInstance(input)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.schema.Validate(instance); err != nil {
+		return nil, &ParamsError{Details: explain(e.schema.Schema(), instance, err)}
+	}
+	return e.tool, nil
+}
+
+// decodeInstance decodes input into the generic form jsonschema-go
+// validates: map[string]any, []any, string, bool, nil and numbers.
+//
+// Numbers need care. jsonschema-go classifies a value by its reflect kind,
+// so a json.Number (a string kind) would fail every "integer" check; and
+// plain decoding into float64 fails on 1e400 without saying where. So the
+// decoder keeps numbers as json.Number and number() turns each into an
+// int64 when it is one (exact, even beyond 2^53) or else a float64, which
+// jsonschema-go counts as an integer when it has no fraction (80.0, 1e2).
+func decodeInstance(input []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(input))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, paramsErrorf("tool_input is not valid JSON: %v", err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, paramsErrorf("tool_input is not valid JSON: data after the value")
+	}
+	v, bad := numbers(v, 0)
+	if bad != nil {
+		return nil, &ParamsError{Details: bad.details()}
+	}
+	return v, nil
+}
+
+// maxDepth bounds how deeply tool_input may nest. No tool needs more, and a
+// recursive schema validates one level per nesting on the stack.
+const maxDepth = 32
+
+// numbers replaces every json.Number under v, in place, by number's result,
+// and checks the nesting depth. On failure it returns what is wrong and
+// where, the path built while unwinding so that the common case allocates
+// nothing for it.
+func numbers(v any, depth int) (any, *badValue) {
+	switch v := v.(type) {
+	case json.Number:
+		return number(v)
+	case map[string]any:
+		if depth == maxDepth {
+			return nil, &badValue{what: fmt.Sprintf("nested more than %d levels deep", maxDepth)}
+		}
+		for k, e := range v {
+			n, bad := numbers(e, depth+1)
+			if bad != nil {
+				bad.at = append(bad.at, keySegment(k))
+				return nil, bad
+			}
+			v[k] = n
+		}
+	case []any:
+		if depth == maxDepth {
+			return nil, &badValue{what: fmt.Sprintf("nested more than %d levels deep", maxDepth)}
+		}
+		for i, e := range v {
+			n, bad := numbers(e, depth+1)
+			if bad != nil {
+				bad.at = append(bad.at, indexSegment(i))
+				return nil, bad
+			}
+			v[i] = n
+		}
+	}
+	return v, nil
+}
+
+// badValue is a value of tool_input that cannot be validated.
+type badValue struct {
+	what string
+	at   []string // path segments, innermost first
+}
+
+func (b *badValue) details() string {
+	slices.Reverse(b.at)
+	return instancePath(b.at) + ": " + b.what
+}
+
+func number(n json.Number) (any, *badValue) {
+	if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
+		return i, nil
+	}
+	// ParseFloat fails only beyond ±MaxFloat64: an underflow (1e-400) reads
+	// as 0 without error, which is what the sender meant.
+	f, err := strconv.ParseFloat(string(n), 64)
+	if err != nil {
+		return nil, &badValue{what: abbreviate(string(n)) + " is out of range"}
+	}
+	return f, nil
+}
