@@ -1,0 +1,63 @@
+package device
+
+import (
+	"context"
+	"math/rand/v2"
+	"time"
+)
+
+// Backoff shapes the wait between connection attempts. Zero fields take the defaults.
+type Backoff struct {
+	// Min is the shortest wait, and the first attempt's scale (default 500ms). No wait is ever
+	// shorter, whatever the server does, so a device can never spin on reconnects.
+	Min time.Duration
+	// Max caps the wait (default 30s).
+	Max time.Duration
+	// ResetAfter is how long a session must have been registered and up for the next failure to
+	// start again from Min (default 30s). A server that accepts and then drops every device at
+	// once keeps them backing off instead of stampeding.
+	ResetAfter time.Duration
+}
+
+func (b Backoff) withDefaults() Backoff {
+	if b.Min <= 0 {
+		b.Min = 500 * time.Millisecond
+	}
+	if b.Max <= 0 {
+		b.Max = 30 * time.Second
+	}
+	if b.Max < b.Min {
+		b.Max = b.Min
+	}
+	if b.ResetAfter <= 0 {
+		b.ResetAfter = 30 * time.Second
+	}
+	return b
+}
+
+// delay returns the wait before retry number attempt (0-based): a uniformly random duration in
+// [Min, min(Max, Min*2^(attempt+1))]. The jitter spreads a fleet of devices that lost the same
+// server; the floor keeps every single one from hammering it.
+func (b Backoff) delay(attempt int, rnd func() float64) time.Duration {
+	ceiling := b.Max
+	if attempt < 32 { // beyond that the doubling has long passed any sane Max
+		if c := b.Min << (attempt + 1); c > 0 && c < ceiling {
+			ceiling = c
+		}
+	}
+	return b.Min + time.Duration(rnd()*float64(ceiling-b.Min))
+}
+
+// sleepTimer waits for d or until ctx is done; it is the real clock behind Options.Sleep.
+func sleepTimer(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+var defaultRand = rand.Float64

@@ -1,0 +1,271 @@
+package device_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/hal/sim"
+)
+
+// The benchmarks put devicectl next to its floor, measured in the same run on the same machine:
+// a bare client on the same WebSocket library that does the least a device could (answers every
+// execute with {}, writes every chunk's text). Each reports both and their ratio, so the figure
+// that matters survives a noisy machine: x-floor is devicectl's cost as a multiple of the floor's.
+
+// benchServer accepts one client at a time and hands the test its connection.
+type benchServer struct {
+	srv   *httptest.Server
+	conns chan *websocket.Conn
+	done  chan struct{}
+}
+
+func newBenchServer(b *testing.B) *benchServer {
+	s := &benchServer{conns: make(chan *websocket.Conn), done: make(chan struct{})}
+	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := websocket.Accept(w, r, &websocket.AcceptOptions{CompressionMode: websocket.CompressionDisabled})
+		if err != nil {
+			return
+		}
+		c.SetReadLimit(1 << 20)
+		s.conns <- c
+		<-s.done
+	}))
+	b.Cleanup(func() { close(s.done); s.srv.Close() })
+	return s
+}
+
+func (s *benchServer) url() string { return "ws" + strings.TrimPrefix(s.srv.URL, "http") + "/" }
+
+// floorClient is the bare client: a read loop that answers each request with an empty result and
+// writes each chunk's content to out.
+func floorClient(ctx context.Context, url string, out io.Writer) error {
+	c, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{CompressionMode: websocket.CompressionDisabled})
+	if err != nil {
+		return err
+	}
+	defer c.CloseNow()
+	c.SetReadLimit(1 << 20)
+	for {
+		_, b, err := c.Read(ctx)
+		if err != nil {
+			return nil
+		}
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Params struct {
+				Type    string `json:"type"`
+				Content string `json:"content"`
+			} `json:"params"`
+		}
+		if err := json.Unmarshal(b, &m); err != nil {
+			return err
+		}
+		if m.ID == nil {
+			if m.Params.Type == device.MessageFinal {
+				io.WriteString(out, "\n")
+			} else {
+				io.WriteString(out, m.Params.Content)
+			}
+			continue
+		}
+		resp := append(append([]byte(`{"jsonrpc":"2.0","id":`), m.ID...), `,"result":{}}`...)
+		if err := c.Write(ctx, websocket.MessageText, resp); err != nil {
+			return nil
+		}
+	}
+}
+
+// client is one side under measurement, connected and (for the device) registered.
+type client struct {
+	conn *websocket.Conn
+	stop func()
+}
+
+func startFloor(b *testing.B, out io.Writer) client {
+	s := newBenchServer(b)
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() { floorClient(ctx, s.url(), out) })
+	c := <-s.conns
+	return client{conn: c, stop: func() { cancel(); c.CloseNow(); wg.Wait() }}
+}
+
+func startDevice(b *testing.B, out io.Writer) client {
+	s := newBenchServer(b)
+	r := device.NewRenderer(out, io.Discard, nil)
+	a, err := device.New(&device.Options{
+		URL:      s.url(),
+		MAC:      testMAC,
+		Registry: seedRegistry(b, sim.NewSpeaker(nil), sim.NewFace(nil)),
+		Render:   r.Render,
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() { a.Run(ctx) })
+	c := <-s.conns
+	_, reg, err := c.Read(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var m struct{ ID json.RawMessage }
+	json.Unmarshal(reg, &m)
+	ack := append(append([]byte(`{"jsonrpc":"2.0","id":`), m.ID...), `,"result":{"status":"registered"}}`...)
+	if err := c.Write(ctx, websocket.MessageText, ack); err != nil {
+		b.Fatal(err)
+	}
+	return client{conn: c, stop: func() { cancel(); wg.Wait() }}
+}
+
+func executeFrame(i int) []byte {
+	return fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"mcp/tool/execute","params":{"tool_name":"amplify_volume","tool_input":{"level":%d}},"id":"tool-call-%d"}`, i%101, i)
+}
+
+// roundTrips sends n executes one at a time, each waiting for its answer.
+func roundTrips(b *testing.B, c client, n int) time.Duration {
+	ctx := context.Background()
+	start := time.Now()
+	for i := range n {
+		if err := c.conn.Write(ctx, websocket.MessageText, executeFrame(i)); err != nil {
+			b.Fatal(err)
+		}
+		if _, _, err := c.conn.Read(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return time.Since(start)
+}
+
+// pipelined sends n executes without waiting while another goroutine reads the n answers.
+func pipelined(b *testing.B, c client, n int) time.Duration {
+	ctx := context.Background()
+	start := time.Now()
+	errc := make(chan error, 1)
+	go func() {
+		for range n {
+			if _, _, err := c.conn.Read(ctx); err != nil {
+				errc <- err
+				return
+			}
+		}
+		errc <- nil
+	}()
+	for i := range n {
+		if err := c.conn.Write(ctx, websocket.MessageText, executeFrame(i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := <-errc; err != nil {
+		b.Fatal(err)
+	}
+	return time.Since(start)
+}
+
+// compare runs the floor and devicectl alternately in blocks, so both see the same machine, and
+// reports each one's cost per op and their ratio (x-floor: devicectl's time over the floor's).
+func compare(b *testing.B, floor, dev client, measure func(*testing.B, client, int) time.Duration) {
+	const block = 256
+	var tf, td time.Duration
+	b.ReportAllocs()
+	b.ResetTimer()
+	for done := 0; done < b.N; {
+		n := min(block, b.N-done)
+		tf += measure(b, floor, n)
+		td += measure(b, dev, n)
+		done += n
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(td.Nanoseconds())/float64(b.N), "ns/op")
+	b.ReportMetric(float64(tf.Nanoseconds())/float64(b.N), "floor-ns/op")
+	b.ReportMetric(float64(td)/float64(tf), "x-floor")
+	b.ReportMetric(float64(b.N)/td.Seconds(), "ops/s")
+}
+
+// BenchmarkExecuteRoundTrip: one execute at a time, server to device and back (target <= 1.25x).
+func BenchmarkExecuteRoundTrip(b *testing.B) {
+	floor, dev := startFloor(b, io.Discard), startDevice(b, io.Discard)
+	defer floor.stop()
+	defer dev.stop()
+	compare(b, floor, dev, roundTrips)
+}
+
+// BenchmarkExecutePipelined: executes sent back to back, answers read concurrently (target: the
+// device's rate >= 0.75x the floor's, i.e. x-floor <= 1.33).
+func BenchmarkExecutePipelined(b *testing.B) {
+	floor, dev := startFloor(b, io.Discard), startDevice(b, io.Discard)
+	defer floor.stop()
+	defer dev.stop()
+	compare(b, floor, dev, pipelined)
+}
+
+// pipeSink is the read end of a real pipe, drained by a goroutine that reports each newline: the
+// renderer writes to a pipe as it does to a terminal or a log collector.
+type pipeSink struct {
+	w     *os.File
+	lines chan struct{}
+	done  chan struct{}
+}
+
+func newPipeSink(b *testing.B) *pipeSink {
+	r, w, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := &pipeSink{w: w, lines: make(chan struct{}, 1024), done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		br := bufio.NewReaderSize(r, 64<<10)
+		for {
+			if _, err := br.ReadSlice('\n'); err == bufio.ErrBufferFull {
+				continue
+			} else if err != nil {
+				r.Close()
+				return
+			}
+			s.lines <- struct{}{}
+		}
+	}()
+	b.Cleanup(func() { w.Close(); <-s.done })
+	return s
+}
+
+// BenchmarkRenderChunks: streamed reply chunks rendered to a pipe (target >= 100k chunks/s; the
+// floor writes each chunk's text with no turn logic).
+func BenchmarkRenderChunks(b *testing.B) {
+	floorSink, devSink := newPipeSink(b), newPipeSink(b)
+	floor, dev := startFloor(b, floorSink.w), startDevice(b, devSink.w)
+	defer floor.stop()
+	defer dev.stop()
+	sinks := map[*websocket.Conn]*pipeSink{floor.conn: floorSink, dev.conn: devSink}
+	chunk := []byte(`{"jsonrpc":"2.0","method":"mcp/ai/message","params":{"type":"chunk","content":"北京今天天气晴朗，"}}`)
+	final := []byte(`{"jsonrpc":"2.0","method":"mcp/ai/message","params":{"type":"final","content":"北京今天天气晴朗，"}}`)
+	compare(b, floor, dev, func(b *testing.B, c client, n int) time.Duration {
+		ctx := context.Background()
+		start := time.Now()
+		for range n {
+			if err := c.conn.Write(ctx, websocket.MessageText, chunk); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := c.conn.Write(ctx, websocket.MessageText, final); err != nil {
+			b.Fatal(err)
+		}
+		<-sinks[c.conn].lines
+		return time.Since(start)
+	})
+}

@@ -1,0 +1,157 @@
+package device_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/hal/sim"
+	"github.com/devicectl/devicectl/tools"
+)
+
+var update = flag.Bool("update", false, "rewrite the expected frames of testdata/conformance from what the device sends")
+
+// TestConformance replays the scripts under testdata/conformance against a real agent over a real
+// WebSocket on loopback. A script is a list of steps, one a line:
+//
+//	# comment
+//	> FRAME          the server sends FRAME (a text frame)
+//	>binary FRAME    the server sends FRAME as a binary frame
+//	< FRAME          the device must send FRAME next (compared as JSON values)
+//	render "TEXT"    what the device has rendered so far (a JSON string)
+//
+// The first frame of every script is the device's mcp/registerTools; its id is the device's own
+// ("reg-1"), and the scripts answer with that id. Run with -update to rewrite the "<" lines.
+func TestConformance(t *testing.T) {
+	files, err := filepath.Glob("testdata/conformance/*.txt")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no conformance scripts: %v", err)
+	}
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".txt"), func(t *testing.T) {
+			checkLeaks(t)
+			runScript(t, file)
+		})
+	}
+}
+
+func runScript(t *testing.T, file string) {
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	speaker := sim.NewSpeaker(nil)
+	face := sim.NewFace(nil)
+	reg := seedRegistry(t, speaker, face)
+	// Tools beyond the seed's, for the error rows of PROTOCOL.md.
+	for _, tool := range []*tools.Tool{
+		testTool(t, "slow_tool", 50*time.Millisecond, nil, func(ctx context.Context, _ json.RawMessage) (any, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}),
+		testTool(t, "panicking_tool", 0, nil, func(context.Context, json.RawMessage) (any, error) {
+			panic("a bug in a tool")
+		}),
+		testTool(t, "numbers", 0, nil, func(context.Context, json.RawMessage) (any, error) {
+			return []any{1, "two", 3.5, nil, map[string]any{"ok": true}}, nil
+		}),
+	} {
+		if strings.Contains(string(src), tool.Name) {
+			if err := reg.Add(tool); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var out lockedBuffer
+	renderer := device.NewRenderer(&out, &out, &device.RenderOptions{ShowThoughts: true})
+	p := newPeer(t)
+	a, err := device.New(&device.Options{
+		URL:         p.url(),
+		MAC:         "aa:bb:cc:dd:ee:ff",
+		Registry:    reg,
+		Render:      renderer.Render,
+		MaxInFlight: 1,
+		Sleep:       (&sleeps{}).sleep,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := runAgent(t, a)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	l := p.accept(ctx)
+
+	var rewritten bytes.Buffer
+	sc := bufio.NewScanner(bytes.NewReader(src))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		text := sc.Text()
+		keep := text
+		verb, arg, _ := strings.Cut(text, " ")
+		switch {
+		case text == "" || strings.HasPrefix(text, "#"):
+		case verb == ">":
+			l.send(websocket.MessageText, arg)
+		case verb == ">binary":
+			l.send(websocket.MessageBinary, arg)
+		case verb == "<":
+			got := l.recv()
+			if *update && !sameJSON(got, []byte(arg)) {
+				keep = "< " + string(got) // lines that still match keep their own spelling
+			} else if !sameJSON(got, []byte(arg)) {
+				t.Errorf("%s:%d: device sent\n\t%s\nwant\n\t%s", file, n, got, arg)
+			}
+		case verb == "render":
+			var want string
+			if err := json.Unmarshal([]byte(arg), &want); err != nil {
+				t.Fatalf("%s:%d: render wants a JSON string: %v", file, n, err)
+			}
+			waitRendered(t, &out, want, fmt.Sprintf("%s:%d", file, n))
+		default:
+			t.Fatalf("%s:%d: unknown step %q", file, n, verb)
+		}
+		rewritten.WriteString(keep + "\n")
+	}
+	// The stop must end the line with a normal closure; the peer reads meanwhile, as a server
+	// would, so the closing handshake completes.
+	closed := make(chan error, 1)
+	go func() {
+		rctx, rcancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer rcancel()
+		_, _, err := l.c.Read(rctx)
+		closed <- err
+	}()
+	stop()
+	if err := <-closed; websocket.CloseStatus(err) != websocket.StatusNormalClosure {
+		t.Errorf("after the stop the line ended with %v, want close status 1000", err)
+	}
+	if *update {
+		if err := os.WriteFile(file, rewritten.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// waitRendered waits until the renderer has written exactly want; rendering happens on the agent's
+// goroutine, after the frame that causes it has been read.
+func waitRendered(t *testing.T, out *lockedBuffer, want, where string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for out.String() != want {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: rendered %q, want %q", where, out.String(), want)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}

@@ -1,0 +1,288 @@
+package device
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/devicectl/devicectl/tools"
+)
+
+// dispatcher answers the server's requests and hands its notifications to the renderer. jsonrpc2
+// calls Handle from its single read loop, so Handle must never block on a tool: executes are
+// admitted or refused at once and run on goroutines the dispatcher owns. Notifications are handled
+// inline, which keeps them in arrival order.
+type dispatcher struct {
+	registry    *tools.Registry
+	render      func(AIMessage)
+	toolTimeout time.Duration
+	log         *slog.Logger
+
+	slots chan struct{} // one token per call in flight; full means busy
+
+	mu        sync.Mutex
+	resources map[string]chan struct{} // one-token semaphores, created on first use
+	stopping  bool
+
+	wg sync.WaitGroup // running calls
+}
+
+func newDispatcher(reg *tools.Registry, render func(AIMessage), maxInFlight int, toolTimeout time.Duration, log *slog.Logger) *dispatcher {
+	return &dispatcher{
+		registry:    reg,
+		render:      render,
+		toolTimeout: toolTimeout,
+		log:         log,
+		slots:       make(chan struct{}, maxInFlight),
+		resources:   make(map[string]chan struct{}),
+	}
+}
+
+// Handle implements jsonrpc2.Handler.
+func (d *dispatcher) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	defer func() {
+		if p := recover(); p != nil {
+			d.log.Error("panic handling message", "method", req.Method, "panic", p, "stack", string(debug.Stack()))
+			if !req.Notif {
+				d.replyError(conn, req.ID, CodeInternal, "Internal error", "")
+			}
+		}
+	}()
+	if req.Notif {
+		d.notification(req)
+		return
+	}
+	switch req.Method {
+	case MethodExecute:
+		d.execute(ctx, conn, req)
+	default:
+		d.replyError(conn, req.ID, CodeMethodNotFound, "Method not found", fmt.Sprintf("method %q is not served by this device", req.Method))
+	}
+}
+
+func (d *dispatcher) notification(req *jsonrpc2.Request) {
+	if req.Method != MethodAIMessage {
+		d.log.Debug("ignoring notification", "method", req.Method)
+		return
+	}
+	var m AIMessage
+	if req.Params == nil || json.Unmarshal(*req.Params, &m) != nil {
+		d.log.Debug("ignoring ai message with unreadable params")
+		return
+	}
+	d.render(m)
+}
+
+// call is one admitted execute.
+type call struct {
+	id    jsonrpc2.ID
+	tool  *tools.Tool
+	input json.RawMessage
+	once  sync.Once // the single response
+}
+
+func (d *dispatcher) execute(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	p, err := parseExecute(req.Params)
+	if err != nil {
+		d.replyError(conn, req.ID, CodeInvalidParams, "Invalid params", err.Error())
+		return
+	}
+	tool, err := d.registry.Validate(p.ToolName, p.ToolInput)
+	if err != nil {
+		var pe *tools.ParamsError
+		if errors.As(err, &pe) {
+			d.replyError(conn, req.ID, CodeInvalidParams, "Invalid params", pe.Details)
+		} else {
+			d.replyError(conn, req.ID, CodeInvalidParams, "Invalid params", err.Error())
+		}
+		return
+	}
+	if why := d.admit(); why != "" {
+		d.replyError(conn, req.ID, CodeBusy, "device busy", why)
+		return
+	}
+	c := &call{id: req.ID, tool: tool, input: p.ToolInput}
+	go d.run(ctx, conn, c)
+}
+
+// admit takes an in-flight slot without waiting; a device that is full or stopping refuses at once
+// rather than queueing behind calls the server may already have given up on.
+// It returns why it refused, or "" when the call was admitted.
+func (d *dispatcher) admit() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.stopping {
+		return "the device is shutting down"
+	}
+	select {
+	case d.slots <- struct{}{}:
+		d.wg.Add(1)
+		return ""
+	default:
+		return fmt.Sprintf("%d calls already in flight", cap(d.slots))
+	}
+}
+
+func parseExecute(raw *json.RawMessage) (ExecuteParams, error) {
+	var p ExecuteParams
+	if raw == nil || string(*raw) == "null" {
+		return p, errors.New("params are required: {\"tool_name\":...,\"tool_input\":{...}}")
+	}
+	if err := json.Unmarshal(*raw, &p); err != nil {
+		return p, fmt.Errorf("params must be an object with tool_name (string) and tool_input (object): %w", err)
+	}
+	if p.ToolName == "" {
+		return p, errors.New("tool_name is required")
+	}
+	return p, nil
+}
+
+// run executes an admitted call and answers it exactly once: with the tool's result or error, with
+// -32001 when the timeout fires first, or with -32603 if the tool panics. The slot and the
+// resources stay held until the tool has really returned, so a stuck tool keeps its hardware and
+// counts against the in-flight bound instead of being silently overrun. They are released before
+// the answer goes out: a server that sends its next call on reading the answer finds room for it.
+func (d *dispatcher) run(ctx context.Context, conn *jsonrpc2.Conn, c *call) {
+	defer d.wg.Done() // after the answer, so a drain waits for it to be sent
+	timeout := d.toolTimeout
+	if c.tool.Timeout > 0 {
+		timeout = c.tool.Timeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	// The tool's context expires at the timeout; a tool that honours it returns, frees its slot and
+	// is answered -32001 below. The timer is for a tool stuck where no context reaches (a hung bus
+	// transfer): it answers for it a moment later, while the tool keeps its slot.
+	timer := time.AfterFunc(timeout+timeoutGrace, func() {
+		c.once.Do(func() { d.replyTimeout(conn, c, timeout) })
+	})
+	defer timer.Stop()
+
+	release, err := d.acquire(ctx, c.tool.Resources)
+	if err != nil {
+		<-d.slots
+		return // the timer answers: the deadline passed while waiting for the hardware
+	}
+	result, err := d.invoke(ctx, c)
+	release()
+	<-d.slots
+
+	c.once.Do(func() {
+		timer.Stop()
+		switch {
+		case err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
+			// The tool gave up because its deadline passed, just before the timer could say so.
+			d.replyTimeout(conn, c, timeout)
+		case err == nil:
+			if rerr := conn.Reply(ctx, c.id, result); rerr != nil && !errors.Is(rerr, jsonrpc2.ErrClosed) {
+				// The result did not marshal: that is a bug in the tool, not a domain failure.
+				d.log.Error("cannot send tool result", "tool", c.tool.Name, "err", rerr)
+				d.replyError(conn, c.id, CodeInternal, "Internal error", "")
+			}
+		case errors.Is(err, errPanic):
+			d.replyError(conn, c.id, CodeInternal, "Internal error", "")
+		default:
+			d.log.Info("tool failed", "tool", c.tool.Name, "err", err)
+			d.replyError(conn, c.id, CodeToolFailed, err.Error(), "")
+		}
+	})
+}
+
+func (d *dispatcher) replyTimeout(conn *jsonrpc2.Conn, c *call, timeout time.Duration) {
+	d.log.Warn("tool timed out", "tool", c.tool.Name, "timeout", timeout)
+	d.replyError(conn, c.id, CodeToolTimeout, fmt.Sprintf("tool timed out after %s", timeout), "")
+}
+
+var errPanic = errors.New("tool panicked")
+
+// timeoutGrace is how long past its deadline a tool may take to notice it before it is answered for.
+const timeoutGrace = 100 * time.Millisecond
+
+func (d *dispatcher) invoke(ctx context.Context, c *call) (result any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			d.log.Error("tool panicked", "tool", c.tool.Name, "panic", p, "stack", string(debug.Stack()))
+			err = errPanic
+		}
+	}()
+	return c.tool.Invoke(ctx, c.input)
+}
+
+// acquire takes the named resources in sorted order, so two calls that need the same pair can
+// never hold one each and wait for the other.
+func (d *dispatcher) acquire(ctx context.Context, names []string) (release func(), err error) {
+	if len(names) == 0 {
+		return func() {}, nil
+	}
+	names = slices.Clone(names)
+	slices.Sort(names)
+	names = slices.Compact(names)
+	held := make([]chan struct{}, 0, len(names))
+	release = func() {
+		for _, sem := range held {
+			<-sem
+		}
+	}
+	for _, name := range names {
+		sem := d.resource(name)
+		select {
+		case sem <- struct{}{}:
+			held = append(held, sem)
+		case <-ctx.Done():
+			release()
+			return nil, ctx.Err()
+		}
+	}
+	return release, nil
+}
+
+func (d *dispatcher) resource(name string) chan struct{} {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	sem, ok := d.resources[name]
+	if !ok {
+		sem = make(chan struct{}, 1)
+		d.resources[name] = sem
+	}
+	return sem
+}
+
+func (d *dispatcher) replyError(conn *jsonrpc2.Conn, id jsonrpc2.ID, code int64, message, details string) {
+	e := &jsonrpc2.Error{Code: code, Message: message}
+	if details != "" {
+		e.SetError(ErrorData{Details: details})
+	}
+	if err := conn.ReplyWithError(context.Background(), id, e); err != nil && !errors.Is(err, jsonrpc2.ErrClosed) {
+		d.log.Debug("cannot send error response", "code", code, "err", err)
+	}
+}
+
+// stop refuses new calls from now on.
+func (d *dispatcher) stop() {
+	d.mu.Lock()
+	d.stopping = true
+	d.mu.Unlock()
+}
+
+// wait blocks until every admitted call has returned or ctx is done, and reports whether all did.
+func (d *dispatcher) wait(ctx context.Context) bool {
+	done := make(chan struct{})
+	go func() {
+		d.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

@@ -1,0 +1,197 @@
+package device_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/hal"
+	"github.com/devicectl/devicectl/hal/sim"
+	"github.com/devicectl/devicectl/tools"
+)
+
+// seedTools is the tools array of seed 002's mcp/registerTools example, verbatim.
+const seedTools = `[
+  {
+    "name": "amplify_volume",
+    "description": "设置设备音量",
+    "main_type": "remote",
+    "sub_type": "control",
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "level": {
+                "type": "integer",
+                "description": "音量大小，从0到100。0为静音，100为最大音量。"
+            }
+        },
+        "required": ["level"]
+    }
+  },
+  {
+    "name": "set_virtual_human_expression",
+    "description": "设置AI虚拟人的表情",
+    "main_type": "remote",
+    "sub_type": "control",
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "expression": {
+                "type": "string",
+                "description": "要设置的表情",
+                "enum": ["close_eyes_smile", "close_eyes", "amazed", "smile", "cry", "idle"]
+            }
+        },
+        "required": ["expression"]
+    }
+  }
+]`
+
+// seedRegistry declares the seed's two tools exactly as the seed writes them, backed by simulated
+// hardware, with result and error texts as in the seed's examples. Its schema has no range for
+// level, so an out-of-range level reaches the speaker, which refuses it: the seed's -32000 case.
+func seedRegistry(t testing.TB, speaker *sim.Speaker, face *sim.Face) *tools.Registry {
+	t.Helper()
+	var decls []tools.Declaration
+	if err := json.Unmarshal([]byte(seedTools), &decls); err != nil {
+		t.Fatal(err)
+	}
+	reg := tools.NewRegistry()
+	add := func(tool *tools.Tool) {
+		t.Helper()
+		if err := reg.Add(tool); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add(&tools.Tool{Declaration: decls[0], Resources: []string{"speaker"}, Handler: func(ctx context.Context, in json.RawMessage) (any, error) {
+		var p struct{ Level int }
+		if err := json.Unmarshal(in, &p); err != nil {
+			return nil, err
+		}
+		if err := speaker.SetVolume(ctx, p.Level); err != nil {
+			if errors.Is(err, hal.ErrOutOfRange) {
+				return nil, errors.New("执行失败：音量级别超出范围（0-100）。")
+			}
+			return nil, err
+		}
+		v, err := speaker.Volume(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return device.ExecuteResult{Status: "success", Message: fmt.Sprintf("音量已成功设置为 %d", v)}, nil
+	}})
+	add(&tools.Tool{Declaration: decls[1], Resources: []string{"face"}, Handler: func(ctx context.Context, in json.RawMessage) (any, error) {
+		var p struct{ Expression hal.Expression }
+		if err := json.Unmarshal(in, &p); err != nil {
+			return nil, err
+		}
+		if err := face.SetExpression(ctx, p.Expression); err != nil {
+			return nil, err
+		}
+		return device.ExecuteResult{Status: "success", Message: "表情已设置为 " + string(p.Expression)}, nil
+	}})
+	return reg
+}
+
+// testTool returns a tool with no parameters whose handler is fn.
+func testTool(t testing.TB, name string, timeout time.Duration, resources []string, fn tools.Handler) *tools.Tool {
+	t.Helper()
+	schema := &jsonschema.Schema{Type: "object"}
+	decl := tools.Declaration{Name: name, Description: "a tool for tests: " + name, MainType: tools.Remote, SubType: tools.Query, Parameters: schema}
+	return &tools.Tool{Declaration: decl, Timeout: timeout, Resources: resources, Handler: fn}
+}
+
+// sleeps records the agent's back-off waits and returns at once, so tests never sleep for real.
+type sleeps struct {
+	mu sync.Mutex
+	d  []time.Duration
+}
+
+func (s *sleeps) sleep(ctx context.Context, d time.Duration) error {
+	s.mu.Lock()
+	s.d = append(s.d, d)
+	s.mu.Unlock()
+	// Yield a little so a test server that refuses every attempt is not flooded faster than the
+	// test can look; the recorded duration is what the agent asked for.
+	select {
+	case <-time.After(time.Millisecond):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (s *sleeps) all() []time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]time.Duration(nil), s.d...)
+}
+
+// checkLeaks fails the test if goroutines started during it are still running once it has cleaned
+// up. Register it first so its cleanup runs last.
+func checkLeaks(t *testing.T) {
+	t.Helper()
+	before := runtime.NumGoroutine()
+	t.Cleanup(func() {
+		deadline := time.Now().Add(500 * time.Millisecond)
+		for {
+			n := runtime.NumGoroutine()
+			if n <= before {
+				return
+			}
+			if time.Now().After(deadline) {
+				buf := make([]byte, 1<<20)
+				buf = buf[:runtime.Stack(buf, true)]
+				t.Errorf("%d goroutines before the test, %d after:\n%s", before, n, leakedStacks(string(buf)))
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	})
+}
+
+// leakedStacks drops the test framework's own goroutines from a full dump.
+func leakedStacks(dump string) string {
+	var keep []string
+	for _, g := range strings.Split(dump, "\n\n") {
+		if strings.Contains(g, "testing.(*T).Run") || strings.Contains(g, "testing.tRunner") && strings.Contains(g, "checkLeaks") {
+			continue
+		}
+		keep = append(keep, g)
+	}
+	return strings.Join(keep, "\n\n")
+}
+
+// runAgent starts a with ctx on a goroutine the test owns and returns a func that stops it and
+// waits for Run to return.
+func runAgent(t *testing.T, a *device.Agent) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx) }()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("Run returned %v, want nil after a stop", err)
+				}
+			case <-time.After(15 * time.Second):
+				t.Errorf("Run did not return within 15s of the stop")
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return stop
+}
