@@ -1,0 +1,58 @@
+# devicectl: what people type. Longer jobs live in scripts/.
+#
+#   make build   stamped binary in bin/
+#   make test    gofmt, go vet, go mod tidy check, go test -race: what CI runs
+#   make cross   stripped static linux binaries (armv6, armv7, arm64, amd64) in dist/, with SHA256SUMS
+#   make bench   the benchmarks, with allocations
+#   make fuzz    every fuzz target for FUZZTIME each
+#   make lint    go vet and gofmt only
+
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := build
+
+GO       ?= go
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT   ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+LDFLAGS  := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
+FUZZTIME ?= 10s
+# Go files that gofmt checks: all but .git and testdata (which may hold Go that is broken on purpose).
+GOFILES   = $(shell find . -name '*.go' -not -path './.git/*' -not -path '*/testdata/*')
+
+export GO VERSION COMMIT FUZZTIME
+
+.PHONY: build test lint fmt-check vet tidy-check cross bench fuzz test-armv6 clean
+
+build:
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/devicectl ./cmd/devicectl
+
+test: lint tidy-check
+	$(GO) test -race ./...
+
+lint: fmt-check vet
+
+fmt-check:
+	@out=$$(gofmt -l $(GOFILES)); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+tidy-check:
+	$(GO) mod tidy -diff
+
+cross:
+	bash scripts/cross.sh
+
+bench:
+	bash scripts/bench.sh
+
+fuzz:
+	bash scripts/fuzz.sh
+
+# The tests as a Pi Zero runs them; needs qemu-user-static (apt-get install qemu-user-static).
+test-armv6:
+	GOARCH=arm GOARM=6 $(GO) test -exec 'qemu-arm-static -cpu arm1176' ./...
+
+clean:
+	rm -rf bin dist

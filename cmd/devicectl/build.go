@@ -1,0 +1,292 @@
+package main
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/hal"
+	"github.com/devicectl/devicectl/hal/sim"
+	"github.com/devicectl/devicectl/tools"
+	"github.com/devicectl/devicectl/tools/builtin"
+	"github.com/devicectl/devicectl/transport"
+)
+
+// This file turns a Config into the pieces the commands wire together: logger, hardware, tool
+// registry, identity, credentials and the agent's options.
+
+// tokenEnv is the environment variable read for the bearer token when server.token_file is unset.
+const tokenEnv = "DEVICECTL_TOKEN"
+
+// systemStateDir is where a packaged device keeps its state (systemd's StateDirectory=devicectl).
+const systemStateDir = "/var/lib/devicectl"
+
+// newLogger returns the logger c asks for, writing to w.
+func newLogger(c LogConfig, w io.Writer) *slog.Logger {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(c.Level)); err != nil {
+		level = slog.LevelInfo // unreachable: log.level is checked when parsed
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	if c.Format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// hardware is the device's HAL backends.
+type hardware struct {
+	Speaker hal.Speaker
+	Face    hal.Face
+}
+
+// simHooks observe the simulated hardware; the sim console draws the face and volume with them.
+type simHooks struct {
+	OnVolume     func(percent int)
+	OnExpression func(e hal.Expression)
+}
+
+// openHardware returns the backends named by the hardware key. Only "sim" exists so far; real
+// backends (ALSA, SSD1306, ...) join this switch.
+func openHardware(kind string, hooks *simHooks) (*hardware, error) {
+	switch kind {
+	case "sim":
+		var h simHooks
+		if hooks != nil {
+			h = *hooks
+		}
+		return &hardware{
+			Speaker: sim.NewSpeaker(&sim.SpeakerOptions{OnChange: h.OnVolume}),
+			Face:    sim.NewFace(&sim.FaceOptions{OnChange: h.OnExpression}),
+		}, nil
+	}
+	return nil, &ConfigError{Key: "hardware", Err: fmt.Errorf("%q is not a hardware backend (sim)", kind)}
+}
+
+// Halt makes every resource inert; the daemon calls it on the way out.
+func (h *hardware) Halt() error {
+	var errs []error
+	for _, r := range []hal.Resource{h.Speaker, h.Face} {
+		if err := r.Halt(); err != nil {
+			errs = append(errs, fmt.Errorf("halting %s: %w", r, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// newRegistry returns the device's tools on hw, with the per-tool timeouts of c applied.
+// connState reports the session state for get_device_status; nil means unknown.
+func newRegistry(hw *hardware, c *Config, connState func() string) (*tools.Registry, error) {
+	r := tools.NewRegistry()
+	err := builtin.Register(r, &builtin.Options{
+		Speaker:   hw.Speaker,
+		Face:      hw.Face,
+		Language:  c.Device.Language,
+		Version:   buildVersion(),
+		ConnState: connState,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("registering built-in tools: %w", err)
+	}
+	for name, d := range c.Execution.ToolTimeouts {
+		t, ok := r.Lookup(name)
+		if !ok {
+			return nil, &ConfigError{Key: "execution.tool_timeouts." + name, Err: fmt.Errorf("no such tool (the tools are %s)", toolNames(r))}
+		}
+		t.Timeout = d
+	}
+	return r, nil
+}
+
+func toolNames(r *tools.Registry) string {
+	var names []string
+	for _, t := range r.Tools() {
+		names = append(names, t.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// deviceMAC returns the configured MAC, else the one of the configured or first usable interface.
+func deviceMAC(c DeviceConfig) (string, error) {
+	if c.MAC != "" {
+		return c.MAC, nil // normalised when parsed
+	}
+	mac, err := device.DetectMAC(c.Interface)
+	if err != nil {
+		return "", fmt.Errorf("finding the device's MAC address (set device.mac or --mac): %w", err)
+	}
+	return mac, nil
+}
+
+// loadToken returns the bearer token: the content of server.token_file when set, else the
+// DEVICECTL_TOKEN environment variable, else "" (no Authorization header). The token is never
+// logged; only where it came from is.
+func loadToken(c ServerConfig, getenv func(string) string, log *slog.Logger) (string, error) {
+	if c.TokenFile == "" {
+		return strings.TrimSpace(getenv(tokenEnv)), nil
+	}
+	if getenv(tokenEnv) != "" {
+		log.Warn("both server.token_file and " + tokenEnv + " are set; using server.token_file")
+	}
+	f, err := os.Open(c.TokenFile)
+	if err != nil {
+		return "", &ConfigError{Key: "server.token_file", Err: err}
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", &ConfigError{Key: "server.token_file", Err: err}
+	}
+	if fi.Mode().Perm()&0o044 != 0 {
+		log.Warn("token file is readable by group or others; chmod 600 it", "file", c.TokenFile, "mode", fi.Mode().Perm().String())
+	}
+	// A token is short; reading at most 64 KiB keeps a wrong path (a device node, a log) harmless.
+	b, err := io.ReadAll(io.LimitReader(f, 64<<10))
+	if err != nil {
+		return "", &ConfigError{Key: "server.token_file", Err: err}
+	}
+	token := strings.TrimSpace(string(b))
+	if token == "" {
+		return "", &ConfigError{Key: "server.token_file", Err: fmt.Errorf("%s is empty", c.TokenFile)}
+	}
+	return token, nil
+}
+
+// tlsConfig returns the TLS settings for a wss:// server, nil for ws:// (TLS keys then do nothing,
+// which is worth a warning).
+func tlsConfig(c ServerConfig, log *slog.Logger) (*tls.Config, error) {
+	opts := transport.TLSOptions{
+		CAFile:             c.CAFile,
+		CertFile:           c.CertFile,
+		KeyFile:            c.KeyFile,
+		ServerName:         c.ServerName,
+		InsecureSkipVerify: c.InsecureSkipVerify,
+	}
+	if !strings.HasPrefix(c.URL, "wss://") {
+		if opts != (transport.TLSOptions{}) {
+			log.Warn("server.url is not wss://; the TLS settings are not used", "url", c.URL)
+		}
+		return nil, nil
+	}
+	conf, err := opts.Config()
+	if err != nil {
+		return nil, &ConfigError{Key: tlsErrorKey(opts), Err: err}
+	}
+	return conf, nil
+}
+
+// tlsErrorKey finds which key a TLSOptions.Config error is about: the CA file, else the client
+// certificate pair. Only called on failure, so the good path reads each file once.
+func tlsErrorKey(o transport.TLSOptions) string {
+	if o.CAFile != "" {
+		if _, err := (&transport.TLSOptions{CAFile: o.CAFile}).Config(); err != nil {
+			return "server.ca_file"
+		}
+	}
+	return "server.cert_file"
+}
+
+// stateDirs lists where the state may live, best first: the configured directory alone, else the
+// system directory, then the user's ($XDG_STATE_HOME or ~/.local/state).
+func stateDirs(c DeviceConfig, getenv func(string) string) []string {
+	if c.StateDir != "" {
+		return []string{c.StateDir}
+	}
+	dirs := []string{systemStateDir}
+	if x := getenv("XDG_STATE_HOME"); x != "" {
+		dirs = append(dirs, filepath.Join(x, "devicectl"))
+	} else if home, err := os.UserHomeDir(); err == nil {
+		dirs = append(dirs, filepath.Join(home, ".local", "state", "devicectl"))
+	}
+	return dirs
+}
+
+// writableDir returns the first of dirs that exists or can be made, and can be written to.
+func writableDir(dirs []string) (string, error) {
+	var errs []error
+	for _, dir := range dirs {
+		if err := os.MkdirAll(dir, 0o750); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		f, err := os.CreateTemp(dir, ".probe-*")
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		f.Close()
+		os.Remove(f.Name())
+		return dir, nil
+	}
+	return "", fmt.Errorf("no writable state directory: %w", errors.Join(errs...))
+}
+
+// agentSettings are what the daemon knows besides its Config when it builds the agent.
+type agentSettings struct {
+	MAC, ClientID, Token string
+	TLS                  *tls.Config
+	Registry             *tools.Registry
+	Render               func(device.AIMessage)
+	Logger               *slog.Logger
+	OnState              func(device.State)
+}
+
+// agentOptions maps the configuration onto device.Options.
+func agentOptions(c *Config, s agentSettings) *device.Options {
+	return &device.Options{
+		URL:      c.Server.URL,
+		MAC:      s.MAC,
+		ClientID: s.ClientID,
+		Version:  buildVersion(),
+		Dial: &transport.DialOptions{
+			Token:            s.Token,
+			TLSConfig:        s.TLS,
+			ReadLimit:        c.Connection.ReadLimit,
+			PingInterval:     c.Connection.PingInterval,
+			PingTimeout:      c.Connection.PingTimeout,
+			HandshakeTimeout: c.Connection.HandshakeTimeout,
+			// Logger: the agent gives the transport its own.
+		},
+		Registry:        s.Registry,
+		Render:          s.Render,
+		MaxInFlight:     c.Execution.MaxInFlight,
+		ToolTimeout:     c.Execution.ToolTimeout,
+		DrainTimeout:    c.Execution.DrainTimeout,
+		RegisterTimeout: c.Connection.RegisterTimeout,
+		Backoff: device.Backoff{
+			Min:        c.Connection.BackoffMin,
+			Max:        c.Connection.BackoffMax,
+			ResetAfter: c.Connection.BackoffReset,
+		},
+		Logger:  s.Logger,
+		OnState: s.OnState,
+	}
+}
+
+// colorOn resolves render.color: auto means colour when w is a terminal.
+func colorOn(mode string, w io.Writer) bool {
+	switch mode {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	return isTerminal(w)
+}
+
+// isTerminal reports whether v is an *os.File open on a terminal (a character device), which is
+// all devicectl needs to know and needs no dependency to find out.
+func isTerminal(v any) bool {
+	f, ok := v.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

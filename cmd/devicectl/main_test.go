@@ -1,0 +1,195 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestMain fails the package if a test leaves goroutines behind: every goroutine a command starts
+// must be gone once it has returned.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if code == 0 {
+		if leaked := leakedGoroutines(); leaked != "" {
+			fmt.Fprintf(os.Stderr, "leaked goroutines:\n%s\n", leaked)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// leakedGoroutines returns the stacks of goroutines other than this one and the runtime's,
+// giving those that are on their way out a moment to finish.
+func leakedGoroutines() string {
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		buf := make([]byte, 1<<20)
+		buf = buf[:runtime.Stack(buf, true)]
+		var leaked []string
+		for _, g := range strings.Split(string(buf), "\n\n") {
+			// os/signal's loop runs for good once anything (the fuzzer) has called signal.Notify.
+			if strings.Contains(g, "leakedGoroutines") || strings.Contains(g, "testing.(*M).Run") ||
+				strings.Contains(g, "os/signal.loop") {
+				continue
+			}
+			leaked = append(leaked, g)
+		}
+		if len(leaked) == 0 {
+			return ""
+		}
+		if time.Now().After(deadline) {
+			return strings.Join(leaked, "\n\n")
+		}
+		time.Sleep(20 * time.Millisecond) // goroutines that are returning need the scheduler
+	}
+}
+
+// result is what one in-process run of devicectl gave.
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// runCLI runs devicectl with args and stdin in this process.
+func runCLI(ctx context.Context, stdin string, args ...string) result {
+	var out, errw bytes.Buffer
+	code := execute(ctx, args, strings.NewReader(stdin), &out, &errw)
+	return result{code: code, stdout: out.String(), stderr: errw.String()}
+}
+
+func TestExitCodes(t *testing.T) {
+	cases := []struct {
+		name       string
+		args       []string
+		wantCode   int
+		wantStderr string
+	}{
+		{"help", []string{"--help"}, exitOK, ""},
+		{"no command", nil, exitOK, ""},
+		{"unknown command", []string{"rnu"}, exitUsage, `devicectl: unknown command "rnu" for "devicectl"; did you mean "run"?`},
+		{"unknown flag", []string{"run", "--pingg", "1s"}, exitUsage, "unknown flag: --pingg"},
+		{"bad flag value", []string{"run", "--ping-interval", "1"}, exitUsage, `invalid argument "1" for "--ping-interval" flag: "1" is not a duration`},
+		{"token is not a flag", []string{"run", "--token", "x"}, exitUsage, "unknown flag: --token"},
+		{"no server", []string{"run", "--config", "/dev/null", "--mac", "AA-BB-CC-DD-EE-FF"}, exitUsage, "devicectl: server.url: not set"},
+		{"missing config", []string{"run", "--config", "/nonexistent/devicectl.yaml"}, exitUsage, "devicectl: --config: open /nonexistent/devicectl.yaml"},
+		{"run with an argument", []string{"run", "now"}, exitUsage, "takes no arguments"},
+		{"call without tool", []string{"call"}, exitUsage, "usage: devicectl call TOOL [JSON]"},
+		{"version with an argument", []string{"version", "x"}, exitUsage, "takes no arguments"},
+		{"completion", []string{"completion", "bash"}, exitOK, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runCLI(t.Context(), "", tc.args...)
+			if r.code != tc.wantCode {
+				t.Errorf("exit %d, want %d; stderr: %s", r.code, tc.wantCode, r.stderr)
+			}
+			if !strings.Contains(r.stderr, tc.wantStderr) {
+				t.Errorf("stderr %q lacks %q", r.stderr, tc.wantStderr)
+			}
+			if tc.wantCode == exitOK && r.stderr != "" {
+				t.Errorf("stderr on success: %q", r.stderr)
+			}
+		})
+	}
+}
+
+func TestBadConfigFileExits2(t *testing.T) {
+	path := t.TempDir() + "/devicectl.yaml"
+	if err := os.WriteFile(path, []byte("server:\n  url: ws://x/\nconnection:\n  ping_intervall: 1s\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := runCLI(t.Context(), "", "run", "--config", path)
+	want := "devicectl: " + path + ": connection.ping_intervall: unknown key (line 4)\n"
+	if r.code != exitUsage || r.stderr != want {
+		t.Errorf("exit %d, stderr %q; want exit 2, %q", r.code, r.stderr, want)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	r := runCLI(t.Context(), "", "version")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	v, c := buildStamp()
+	for _, want := range []string{"devicectl " + v + "\n", "commit:   " + c + "\n", runtime.Version(), runtime.GOOS + "/" + runtime.GOARCH} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("version output %q lacks %q", r.stdout, want)
+		}
+	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for a writer and a reader in different goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// lineWaiter reads lines from r and hands them out on demand, for tests that follow a running
+// command's output.
+type lineWaiter struct {
+	lines chan string
+}
+
+func newLineWaiter(r io.Reader) *lineWaiter {
+	w := &lineWaiter{lines: make(chan string, 1024)}
+	go func() {
+		defer close(w.lines)
+		buf := make([]byte, 0, 4096)
+		tmp := make([]byte, 4096)
+		for {
+			n, err := r.Read(tmp)
+			buf = append(buf, tmp[:n]...)
+			for {
+				i := bytes.IndexByte(buf, '\n')
+				if i < 0 {
+					break
+				}
+				w.lines <- string(buf[:i])
+				buf = buf[i+1:]
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return w
+}
+
+// waitFor returns the first line containing want, failing the test after a generous timeout.
+func (w *lineWaiter) waitFor(t *testing.T, want string) string {
+	t.Helper()
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case line, ok := <-w.lines:
+			if !ok {
+				t.Fatalf("output ended before a line with %q", want)
+			}
+			if strings.Contains(line, want) {
+				return line
+			}
+		case <-timeout:
+			t.Fatalf("no line with %q within 10s", want)
+		}
+	}
+}

@@ -1,0 +1,168 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/devicectl/devicectl/device/agenttest"
+)
+
+var uuidRE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+
+// waitCtx bounds waits for things that take milliseconds when they work.
+func waitCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// run, as the acceptance harness starts it, against the stand-in server: it registers with the
+// handshake headers, serves calls, renders messages, and stops with exit 0 when cancelled.
+func TestRunAgainstStandIn(t *testing.T) {
+	srv, err := agenttest.Start(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	t.Setenv(tokenEnv, "test-token")
+	stateDir := t.TempDir()
+
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	done := make(chan result, 1)
+	go func() {
+		done <- runCLI(ctx, "", "run", "--server", srv.URL(), "--mac", "AA-BB-CC-DD-EE-FF", "--hardware", "sim",
+			"--ping-interval", "1s", "--config", "/dev/null", "--state-dir", stateDir)
+	}()
+
+	d, err := srv.WaitDevice(waitCtx(t), "AA-BB-CC-DD-EE-FF")
+	if err != nil {
+		t.Fatal(err)
+	}
+	headers := map[string]string{
+		"Authorization": "Bearer test-token",
+		"Device-Id":     "AA-BB-CC-DD-EE-FF",
+		"User-Agent":    "devicectl/" + buildVersion(),
+	}
+	for k, want := range headers {
+		if got := d.Header.Get(k); got != want {
+			t.Errorf("header %s = %q, want %q", k, got, want)
+		}
+	}
+	id := d.Header.Get("Client-Id")
+	if !uuidRE.MatchString(id) {
+		t.Errorf("Client-Id %q is not a UUID v4", id)
+	}
+	if saved, err := os.ReadFile(filepath.Join(stateDir, "client-id")); err != nil || strings.TrimSpace(string(saved)) != id {
+		t.Errorf("state dir holds %q, %v; want the Client-Id %q", saved, err, id)
+	}
+	if len(d.Tools) != 3 {
+		t.Errorf("registered %d tools, want 3", len(d.Tools))
+	}
+
+	if err := d.Say(waitCtx(t), "hello from the server"); err != nil {
+		t.Fatal(err)
+	}
+	// Messages are handled in order before the next request: once this answers, the reply is shown.
+	resp, err := d.Execute(waitCtx(t), "amplify_volume", json.RawMessage(`{"level": 42}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res map[string]any
+	if resp.Error != nil || resp.Result == nil || json.Unmarshal(*resp.Result, &res) != nil || res["level"] != 42.0 {
+		t.Errorf("amplify_volume: %+v, want a result with level 42", resp)
+	}
+	resp, err = d.Execute(waitCtx(t), "get_device_status", json.RawMessage(`{}`))
+	if err != nil || resp.Error != nil || !strings.Contains(string(*resp.Result), "registered") {
+		t.Errorf("get_device_status: %+v, %v; want a result saying registered", resp, err)
+	}
+
+	cancel() // what SIGINT/SIGTERM does in main
+	r := <-done
+	if r.code != 0 {
+		t.Errorf("exit %d after cancel, want 0; stderr:\n%s", r.code, r.stderr)
+	}
+	if r.stdout != "hello from the server\n" {
+		t.Errorf("stdout %q, want the rendered reply", r.stdout)
+	}
+	if strings.Contains(r.stderr, "test-token") {
+		t.Errorf("the token was logged:\n%s", r.stderr)
+	}
+	select {
+	case <-d.Done():
+	case <-waitCtx(t).Done():
+		t.Error("the device's line is still open after run returned")
+	}
+}
+
+// The real binary, started as the acceptance harness starts it, stops on SIGTERM with exit 0.
+func TestRunSIGTERM(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	// Built for the machine the test runs on, which is not runtime.GOARCH when this test binary
+	// is cross-compiled and run under qemu (make test-armv6).
+	hostEnv, err := exec.CommandContext(waitCtx(t), "go", "env", "GOHOSTOS", "GOHOSTARCH").Output()
+	if err != nil {
+		t.Fatalf("go env: %v", err)
+	}
+	host := strings.Fields(string(hostEnv))
+	if len(host) != 2 {
+		t.Fatalf("go env GOHOSTOS GOHOSTARCH printed %q", hostEnv)
+	}
+	bin := filepath.Join(t.TempDir(), "devicectl")
+	build := exec.CommandContext(waitCtx(t), "go", "build", "-o", bin, ".")
+	build.Env = append(os.Environ(), "GOOS="+host[0], "GOARCH="+host[1])
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	srv, err := agenttest.Start(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+
+	cmd := exec.Command(bin, "run", "--server", srv.URL(), "--mac", "AA-BB-CC-DD-EE-FF", "--hardware", "sim", "--ping-interval", "1s")
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+t.TempDir(), tokenEnv+"=")
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill() // if the test fails before the process ends
+	d, err := srv.WaitDevice(waitCtx(t), "AA-BB-CC-DD-EE-FF")
+	if err != nil {
+		t.Fatalf("%v; stderr:\n%s", err, stderr.String())
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case err := <-exited:
+		var exitErr *exec.ExitError
+		if errors.As(err, &exitErr) || err != nil {
+			t.Errorf("after SIGTERM: %v, want exit 0; stderr:\n%s", err, stderr.String())
+		}
+	case <-waitCtx(t).Done():
+		t.Fatalf("still running 10s after SIGTERM; stderr:\n%s", stderr.String())
+	}
+	select {
+	case <-d.Done():
+	case <-waitCtx(t).Done():
+		t.Error("the server still sees the device after it exited")
+	}
+	if !strings.Contains(stderr.String(), "msg=stopped") {
+		t.Errorf("no graceful stop in the log:\n%s", stderr.String())
+	}
+}

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"io"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/devicectl/devicectl/hal"
+	"github.com/devicectl/devicectl/hal/faces"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden from the program's output")
+
+// The scripted session's whole output is fixed: it is the README's screenshot.
+func TestSimGolden(t *testing.T) {
+	script, err := os.ReadFile("testdata/sim.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runCLI(t.Context(), string(script), "sim")
+	if r.code != 0 || r.stderr != "" {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	const golden = "testdata/sim.golden"
+	if *update {
+		if err := os.WriteFile(golden, []byte(r.stdout), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.stdout != string(want) {
+		t.Errorf("output differs from %s (go test -run TestSimGolden -update rewrites it; then update README.md):\n%s", golden, r.stdout)
+	}
+}
+
+// What the session shows, line by line, independent of the exact wording of the tools.
+func TestSimScript(t *testing.T) {
+	script := strings.Join([]string{
+		`call amplify_volume {"level": 80}`,
+		`call set_virtual_human_expression {"expression": "smile"}`,
+		`say 你好，世界`,
+		`tools`,
+		`call amplify_volume {"level": 150}`,
+		`call amplify_volume {oops`,
+		`frobnicate`,
+		`call`,
+		`say`,
+		``,
+		`# a comment`,
+		`call amplify_volume {"level": 7}`,
+	}, "\n") // no quit: the end of input ends the session
+	r := runCLI(t.Context(), script, "sim")
+	if r.code != 0 {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	lines := strings.Split(r.stdout, "\n")
+	next := 0
+	// expect finds want as a line (or a line's prefix) after the previous match.
+	expect := func(want string) string {
+		t.Helper()
+		for i := next; i < len(lines); i++ {
+			if strings.HasPrefix(lines[i], want) {
+				next = i + 1
+				return lines[i]
+			}
+		}
+		t.Fatalf("no line starting %q after line %d in:\n%s", want, next, r.stdout)
+		return ""
+	}
+
+	expect(`sim> call amplify_volume {"level": 80}`)
+	expect("    volume " + volumeBar(80) + "  80%   face idle")
+	resp := decodeResponse(t, expect(`{"id":"tool-call-1","result":`))
+	if resp.Result["level"] != 80.0 {
+		t.Errorf("amplify_volume result %v, want level 80", resp.Result)
+	}
+
+	expect(`sim> call set_virtual_human_expression {"expression": "smile"}`)
+	for line := range strings.Lines(faces.TerminalFace(hal.Smile)) {
+		if line = strings.TrimSuffix(line, "\n"); line != "" {
+			expect("    " + line)
+		}
+	}
+	expect("    volume " + volumeBar(80) + "  80%   face smile")
+	expect(`{"id":"tool-call-2","result":`)
+
+	expect("sim> say 你好，世界")
+	if got := expect("你好，世界"); got != "你好，世界" {
+		t.Errorf("rendered reply %q", got)
+	}
+
+	expect("sim> tools")
+	for _, name := range []string{"amplify_volume", "set_virtual_human_expression", "get_device_status"} {
+		expect(name)
+	}
+
+	expect(`sim> call amplify_volume {"level": 150}`)
+	resp = decodeResponse(t, expect(`{"id":"tool-call-3","error":`))
+	if resp.Error.Code != -32602 || !strings.Contains(resp.Error.Data.Details, "tool_input.level") {
+		t.Errorf("out of range: error %+v, want -32602 naming tool_input.level", resp.Error)
+	}
+	expect(`sim> call amplify_volume {oops`)
+	expect("error: the tool input is not JSON")
+	expect("sim> frobnicate")
+	expect(`error: unknown command "frobnicate"; type help for the commands`)
+	expect("sim> call")
+	expect("error: usage: call [MAC] TOOL [JSON]")
+	expect("sim> say")
+	expect("error: usage: say [MAC] TEXT")
+	expect(`sim> call amplify_volume {"level": 7}`)
+	expect(`{"id":"tool-call-4","result":`)
+	if strings.Contains(r.stdout, "a comment") {
+		t.Error("a comment line was echoed")
+	}
+}
+
+// A signal (ctx cancelled) ends a session that is waiting for input, with exit 0.
+func TestSimStopsOnCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	inR, inW := io.Pipe()
+	defer inW.Close()
+	outR, outW := io.Pipe()
+	lines := newLineWaiter(outR)
+	done := make(chan int, 1)
+	go func() {
+		defer outW.Close()
+		done <- execute(ctx, []string{"sim"}, inR, outW, io.Discard)
+	}()
+	if _, err := io.WriteString(inW, "call amplify_volume {\"level\": 10}\n"); err != nil {
+		t.Fatal(err)
+	}
+	lines.waitFor(t, `"result"`) // the session is up and waiting for the next line
+	cancel()
+	if code := <-done; code != 0 {
+		t.Errorf("exit %d after cancel, want 0", code)
+	}
+}
+
+type response struct {
+	ID     string         `json:"id"`
+	Result map[string]any `json:"result"`
+	Error  *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+		Data    struct {
+			Details string `json:"details"`
+		} `json:"data"`
+	} `json:"error"`
+	JSONRPC string `json:"jsonrpc"`
+}
+
+func decodeResponse(t *testing.T, line string) response {
+	t.Helper()
+	var r response
+	if err := json.Unmarshal([]byte(line), &r); err != nil {
+		t.Fatalf("%q: %v", line, err)
+	}
+	if r.JSONRPC != "2.0" {
+		t.Errorf("%q: jsonrpc %q", line, r.JSONRPC)
+	}
+	return r
+}

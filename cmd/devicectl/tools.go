@@ -1,0 +1,77 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/sourcegraph/jsonrpc2"
+	"github.com/spf13/cobra"
+
+	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/tools"
+)
+
+// firstRegisterID is the id the agent gives its first mcp/registerTools request ("reg-1", then
+// "reg-2" on the next connection, ...).
+const firstRegisterID = "reg-1"
+
+func newToolsCmd() *cobra.Command {
+	var configPath string
+	cmd := &cobra.Command{
+		Use:   "tools",
+		Short: "Print the mcp/registerTools request the device sends when it connects",
+		Long: `tools prints, indented, the exact mcp/registerTools JSON-RPC request the device sends on
+connecting: its MAC address and every tool's name, description, kinds and parameter schema.
+It reads the config file like run does, so it shows what this device would declare.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := resolveConfig(configPath, cmd.Flags())
+			if err != nil {
+				return err
+			}
+			return printRegistration(c, cmd.OutOrStdout())
+		},
+	}
+	cmd.Flags().StringVar(&configPath, "config", "", "config file (default "+defaultConfigPath+" when it exists)")
+	bindFlags(cmd.Flags(), Defaults(), "mac", "interface", "language", "hardware")
+	return cmd
+}
+
+func printRegistration(c *Config, w io.Writer) error {
+	mac, err := deviceMAC(c.Device)
+	if err != nil {
+		return err
+	}
+	hw, err := openHardware(c.Hardware, nil)
+	if err != nil {
+		return err
+	}
+	reg, err := newRegistry(hw, c, nil)
+	if err != nil {
+		return err
+	}
+	b, err := registrationRequest(mac, reg)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}
+
+// registrationRequest encodes mcp/registerTools the way the agent does (a jsonrpc2.Request, so
+// the same keys in the same order), indented for people.
+func registrationRequest(mac string, reg *tools.Registry) ([]byte, error) {
+	req := &jsonrpc2.Request{
+		Method: device.MethodRegisterTools,
+		ID:     jsonrpc2.ID{Str: firstRegisterID, IsString: true},
+	}
+	if err := req.SetParams(device.RegisterParams{MAC: mac, Tools: reg.Declarations()}); err != nil {
+		return nil, fmt.Errorf("encoding the registration: %w", err)
+	}
+	b, err := json.MarshalIndent(req, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encoding the registration: %w", err)
+	}
+	return b, nil
+}

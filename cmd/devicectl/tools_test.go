@@ -1,0 +1,147 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/devicectl/devicectl/device"
+)
+
+// registration is the printed request, decoded.
+type registration struct {
+	JSONRPC string          `json:"jsonrpc"`
+	Method  string          `json:"method"`
+	ID      json.RawMessage `json:"id"`
+	Params  struct {
+		MAC   string            `json:"mac_addr"`
+		Tools []json.RawMessage `json:"tools"`
+	} `json:"params"`
+}
+
+func TestToolsPrintsRegistration(t *testing.T) {
+	for _, lang := range []string{"zh", "en"} {
+		t.Run(lang, func(t *testing.T) {
+			r := runCLI(t.Context(), "", "tools", "--config", "/dev/null", "--mac", "aa:bb:cc:dd:ee:01", "--language", lang)
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			var got registration
+			if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+				t.Fatalf("output is not JSON: %v\n%s", err, r.stdout)
+			}
+			if got.JSONRPC != "2.0" || got.Method != device.MethodRegisterTools || string(got.ID) != `"reg-1"` || got.Params.MAC != "AA-BB-CC-DD-EE-01" {
+				t.Errorf("envelope: jsonrpc %q, method %q, id %s, mac %q", got.JSONRPC, got.Method, got.ID, got.Params.MAC)
+			}
+
+			// The tools are the registry's declarations, byte for byte.
+			c := Defaults()
+			c.Device.Language = lang
+			hw, err := openHardware("sim", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			reg, err := newRegistry(hw, c, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			decls := reg.Declarations()
+			if len(got.Params.Tools) != len(decls) || len(decls) == 0 {
+				t.Fatalf("printed %d tools, the registry has %d", len(got.Params.Tools), len(decls))
+			}
+			for i, d := range decls {
+				want, err := json.Marshal(d)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if g := compact(t, got.Params.Tools[i]); g != string(want) {
+					t.Errorf("tool %d:\n got %s\nwant %s", i, g, want)
+				}
+			}
+		})
+	}
+}
+
+// What `devicectl tools` prints is what a server receives from the device.
+func TestToolsMatchesTheWire(t *testing.T) {
+	r := runCLI(t.Context(), "", "tools", "--config", "/dev/null", "--mac", "AA-BB-CC-DD-EE-02")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var printed registration
+	if err := json.Unmarshal([]byte(r.stdout), &printed); err != nil {
+		t.Fatal(err)
+	}
+
+	c := Defaults()
+	hw, err := openHardware("sim", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := newRegistry(hw, c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := startLocal(t.Context(), c, "AA-BB-CC-DD-EE-02", reg, nil, newConnState(), discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if l.Device.MAC != printed.Params.MAC {
+		t.Errorf("server saw MAC %s, tools printed %s", l.Device.MAC, printed.Params.MAC)
+	}
+	if len(l.Device.Tools) != len(printed.Params.Tools) {
+		t.Fatalf("server saw %d tools, tools printed %d", len(l.Device.Tools), len(printed.Params.Tools))
+	}
+	for i, d := range l.Device.Tools {
+		if got, want := compact(t, printed.Params.Tools[i]), marshal(t, d); got != want {
+			t.Errorf("tool %d:\nprinted %s\nwire    %s", i, got, want)
+		}
+	}
+}
+
+func TestToolTimeoutsNameTools(t *testing.T) {
+	hw, err := openHardware("sim", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Defaults()
+	c.Execution.ToolTimeouts = map[string]time.Duration{"get_device_status": 2 * time.Second}
+	reg, err := newRegistry(hw, c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tool, _ := reg.Lookup("get_device_status"); tool.Timeout != 2*time.Second {
+		t.Errorf("get_device_status timeout = %s, want 2s", tool.Timeout)
+	}
+	c.Execution.ToolTimeouts = map[string]time.Duration{"get_devise_status": time.Second}
+	_, err = newRegistry(hw, c, nil)
+	var ce *ConfigError
+	if !errors.As(err, &ce) || ce.Key != "execution.tool_timeouts.get_devise_status" || !strings.Contains(err.Error(), "no such tool") {
+		t.Errorf("unknown tool: got %v, want a config error naming execution.tool_timeouts.get_devise_status", err)
+	}
+}
+
+func compact(t *testing.T, raw json.RawMessage) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func marshal(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
