@@ -10,9 +10,7 @@ require (
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
 	go.yaml.in/yaml/v3 v3.0.6
+	golang.org/x/sys v0.29.0
 )
 
-require (
-	github.com/inconshreveable/mousetrap v1.1.0 // indirect
-	golang.org/x/sys v0.29.0 // indirect
-)
+require github.com/inconshreveable/mousetrap v1.1.0 // indirect

@@ -280,13 +280,9 @@ func colorOn(mode string, w io.Writer) bool {
 	return isTerminal(w)
 }
 
-// isTerminal reports whether v is an *os.File open on a terminal (a character device), which is
-// all devicectl needs to know and needs no dependency to find out.
+// isTerminal reports whether v is an *os.File open on a terminal. A character device is not
+// enough: /dev/null is one, and a service started with its input there must not wait for a person.
 func isTerminal(v any) bool {
 	f, ok := v.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return ok && fdIsTerminal(f.Fd())
 }
