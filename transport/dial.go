@@ -61,17 +61,34 @@ func Dial(ctx context.Context, url string, opts *DialOptions) (*Stream, error) {
 
 	hctx, cancel := context.WithTimeout(ctx, o.HandshakeTimeout)
 	defer cancel()
-	conn, _, err := websocket.Dial(hctx, url, &websocket.DialOptions{
+	conn, resp, err := websocket.Dial(hctx, url, &websocket.DialOptions{
 		HTTPClient: &http.Client{Transport: tr},
 		HTTPHeader: header,
 	})
 	if err != nil {
+		if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
+			// The server was reached and said no: name its answer, so a refused token
+			// (401, 403) reads as one rather than as a broken line.
+			err = &HandshakeError{StatusCode: resp.StatusCode, Status: resp.Status}
+		}
 		err = fmt.Errorf("transport: dial %s: %w", where, err)
 		log.Debug("dial failed", "err", redact(err, o.Token))
 		return nil, redact(err, o.Token)
 	}
 	log.Debug("connected")
 	return newStream(conn, cfg, log), nil
+}
+
+// HandshakeError is a server's refusal of the WebSocket handshake: it answered with an HTTP status
+// other than 101 Switching Protocols (401 or 403 for a token it does not accept, 404 for a wrong
+// path).
+type HandshakeError struct {
+	StatusCode int    // e.g. 401
+	Status     string // e.g. "401 Unauthorized"
+}
+
+func (e *HandshakeError) Error() string {
+	return "the server refused the WebSocket handshake: HTTP " + e.Status
 }
 
 // Accept upgrades an HTTP request to a WebSocket and returns the Stream over

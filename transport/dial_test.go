@@ -168,3 +168,26 @@ func TestDialContextOnlyBoundsHandshake(t *testing.T) {
 		t.Errorf("after cancelling Dial's context: %s", b)
 	}
 }
+
+// A server that refuses the handshake is reported with its HTTP status, so a refused token is told
+// apart from a broken line, and the token still never shows.
+func TestDialRefusedHandshake(t *testing.T) {
+	leakCheck(t)
+	const token = "s3cret-t0ken"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer right" {
+			http.Error(w, "bad token "+r.Header.Get("Authorization"), http.StatusUnauthorized)
+			return
+		}
+		t.Error("the wrong token was accepted")
+	}))
+	defer srv.Close()
+	_, err := Dial(context.Background(), "ws"+strings.TrimPrefix(srv.URL, "http"), &DialOptions{Token: token})
+	var he *HandshakeError
+	if !errors.As(err, &he) || he.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("Dial = %v, want a *HandshakeError with 401", err)
+	}
+	if !strings.Contains(err.Error(), "HTTP 401 Unauthorized") || strings.Contains(err.Error(), token) {
+		t.Errorf("error %q: want the status and no token", err)
+	}
+}
