@@ -1,0 +1,102 @@
+package alsa
+
+import (
+	"context"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/devicectl/devicectl/internal/pulsetest"
+)
+
+// startPulse starts a private PulseAudio daemon and returns the path of
+// the real amixer, after checking that ALSA's pulse plugin answers.
+func startPulse(t *testing.T) string {
+	t.Helper()
+	amixer := pulsetest.Need(t, "amixer", "alsa-utils")
+	srv := pulsetest.Start(t)
+	out, err := exec.Command(amixer, "-D", "pulse", "sget", "Master").CombinedOutput()
+	if err != nil {
+		if strings.Contains(string(out), "CTL pulse") || strings.Contains(string(out), "_pulse.so") {
+			pulsetest.Unavailable(t, "libasound2-plugins", "ALSA has no pulse plugin: %s", out)
+		}
+		t.Fatalf("amixer -D pulse sget Master: %v\n%s\ndaemon log:\n%s", err, out, srv.Log())
+	}
+	return amixer
+}
+
+// setOutside changes the volume without going through the backend, so a
+// test can tell a read-back from a remembered number.
+func setOutside(t *testing.T, amixer string, args ...string) {
+	t.Helper()
+	argv := append([]string{"-D", "pulse", "sset", "Master"}, args...)
+	if out, err := exec.Command(amixer, argv...).CombinedOutput(); err != nil {
+		t.Fatalf("amixer %q: %v\n%s", argv, err, out)
+	}
+}
+
+func TestPulseNullSink(t *testing.T) {
+	amixer := startPulse(t)
+	ctx := context.Background()
+	s, err := New(ctx, &Options{Device: "pulse", Control: "Master"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.hasSwitch {
+		t.Error("the pulse Master control has a switch, but New did not see it")
+	}
+	for _, v := range []int{0, 1, 37, 50, 63, 99, 100, 42} {
+		if err := s.SetVolume(ctx, v); err != nil {
+			t.Fatalf("SetVolume(%d): %v", v, err)
+		}
+		got, err := s.Volume(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != v {
+			t.Errorf("Volume() after SetVolume(%d) = %d", v, got)
+		}
+	}
+
+	setOutside(t, amixer, "17%")
+	if got, err := s.Volume(ctx); err != nil || got != 17 {
+		t.Errorf("Volume() after an outside change to 17%% = %d, %v; want 17, read from the mixer", got, err)
+	}
+	setOutside(t, amixer, "60%", "mute")
+	if got, err := s.Volume(ctx); err != nil || got != 0 {
+		t.Errorf("Volume() of a muted control at 60%% = %d, %v; want 0", got, err)
+	}
+	if err := s.SetVolume(ctx, 25); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Volume(ctx); err != nil || got != 25 {
+		t.Errorf("Volume() after SetVolume(25) on a muted control = %d, %v; want 25 (unmuted)", got, err)
+	}
+
+	if err := s.Halt(); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(amixer, "-D", "pulse", "sget", "Master").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), "[0%] [off]") {
+		t.Errorf("after Halt amixer shows\n%s\nwant 0%% and the switch off", out)
+	}
+	if got, err := s.Volume(ctx); err != nil || got != 0 {
+		t.Errorf("Volume() after Halt = %d, %v; want 0", got, err)
+	}
+}
+
+func TestPulseMissingControlAndDevice(t *testing.T) {
+	startPulse(t)
+	ctx := context.Background()
+	_, err := New(ctx, &Options{Device: "pulse", Control: "Nope"})
+	if err == nil || !strings.Contains(err.Error(), `control "Nope" on device "pulse"`) || !strings.Contains(err.Error(), "Unable to find simple control 'Nope'") {
+		t.Errorf("New with a missing control = %v, want an error naming it with amixer's complaint", err)
+	}
+	_, err = New(ctx, &Options{Device: "devicectl_nodev"})
+	if err == nil || !strings.Contains(err.Error(), `device "devicectl_nodev"`) || !strings.Contains(err.Error(), "Invalid CTL devicectl_nodev") {
+		t.Errorf("New with a missing device = %v, want an error naming it with amixer's complaint", err)
+	}
+}

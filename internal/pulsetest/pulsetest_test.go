@@ -1,0 +1,83 @@
+package pulsetest
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// recorder is a testing.TB that notes how the test would have ended.
+type recorder struct {
+	testing.TB
+	how, msg string
+}
+
+func (r *recorder) Helper() {}
+
+func (r *recorder) Fatalf(format string, args ...any) {
+	r.how, r.msg = "fail", fmt.Sprintf(format, args...)
+	runtime.Goexit()
+}
+
+func (r *recorder) Skipf(format string, args ...any) {
+	r.how, r.msg = "skip", fmt.Sprintf(format, args...)
+	runtime.Goexit()
+}
+
+func ending(t *testing.T, f func(tb testing.TB)) *recorder {
+	r := &recorder{TB: t}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f(r)
+	}()
+	<-done
+	return r
+}
+
+func TestNeedMissingProgram(t *testing.T) {
+	for _, tt := range []struct{ env, how string }{{"1", "fail"}, {"", "skip"}, {"0", "skip"}} {
+		t.Setenv(RequireEnv, tt.env)
+		r := ending(t, func(tb testing.TB) { Need(tb, "devicectl-no-such-program", "no-such-package") })
+		if r.how != tt.how {
+			t.Errorf("%s=%q: a missing program made the test %q, want %q", RequireEnv, tt.env, r.how, tt.how)
+		}
+		if !strings.Contains(r.msg, "devicectl-no-such-program") || !strings.Contains(r.msg, "apt-get install no-such-package") {
+			t.Errorf("message %q does not name the program and its package", r.msg)
+		}
+	}
+}
+
+func TestNeedPresentProgram(t *testing.T) {
+	t.Setenv(RequireEnv, "1")
+	r := ending(t, func(tb testing.TB) {
+		if p := Need(tb, "sh", "dash"); p == "" {
+			tb.Fatalf("empty path")
+		}
+	})
+	if r.how != "" {
+		t.Errorf("Need(sh) ended the test: %s %s", r.how, r.msg)
+	}
+}
+
+func TestStart(t *testing.T) {
+	s := Start(t)
+	if os.Getenv("PULSE_SERVER") != s.Address {
+		t.Errorf("PULSE_SERVER = %q, want %q", os.Getenv("PULSE_SERVER"), s.Address)
+	}
+	c, err := net.Dial("unix", strings.TrimPrefix(s.Address, "unix:"))
+	if err != nil {
+		t.Fatalf("dialling the daemon: %v\n%s", err, s.Log())
+	}
+	c.Close()
+	// Stopping early must leave the cleanup with nothing to do.
+	s.stop()
+	select {
+	case <-s.done:
+	default:
+		t.Error("the daemon still runs after stop")
+	}
+}
