@@ -6,6 +6,7 @@
 #   make bench   the benchmarks, with allocations
 #   make fuzz    every fuzz target for FUZZTIME each
 #   make lint    go vet and gofmt only
+#   make test-arm  the tests under qemu as an ARMv6 (Pi Zero) and an ARM64 board run them
 
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -21,7 +22,7 @@ GOFILES   = $(shell find . -name '*.go' -not -path './.git/*' -not -path '*/test
 
 export GO VERSION COMMIT FUZZTIME
 
-.PHONY: build test lint fmt-check vet tidy-check cross bench fuzz test-armv6 clean
+.PHONY: build test lint fmt-check vet tidy-check cross bench fuzz test-arm test-armv6 test-arm64 clean
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/devicectl ./cmd/devicectl
@@ -50,9 +51,15 @@ bench:
 fuzz:
 	bash scripts/fuzz.sh
 
-# The tests as a Pi Zero runs them; needs qemu-user-static (apt-get install qemu-user-static).
+# The tests as ARM boards run them, under qemu-user-static (apt-get install qemu-user-static):
+# a Pi Zero's ARMv6 (arm1176) and a 64-bit board's ARMv8. No -race: it needs amd64 or arm64 hosts.
+test-arm: test-armv6 test-arm64
+
 test-armv6:
-	GOARCH=arm GOARM=6 $(GO) test -exec 'qemu-arm-static -cpu arm1176' ./...
+	GOARCH=arm GOARM=6 $(GO) test -count=1 -exec 'qemu-arm-static -cpu arm1176' ./...
+
+test-arm64:
+	GOARCH=arm64 $(GO) test -count=1 -exec qemu-aarch64-static ./...
 
 clean:
 	rm -rf bin dist

@@ -11,8 +11,6 @@ import (
 	"strings"
 
 	"github.com/devicectl/devicectl/device"
-	"github.com/devicectl/devicectl/hal"
-	"github.com/devicectl/devicectl/hal/sim"
 	"github.com/devicectl/devicectl/tools"
 	"github.com/devicectl/devicectl/tools/builtin"
 	"github.com/devicectl/devicectl/transport"
@@ -38,46 +36,6 @@ func newLogger(c LogConfig, w io.Writer) *slog.Logger {
 		return slog.New(slog.NewJSONHandler(w, opts))
 	}
 	return slog.New(slog.NewTextHandler(w, opts))
-}
-
-// hardware is the device's HAL backends.
-type hardware struct {
-	Speaker hal.Speaker
-	Face    hal.Face
-}
-
-// simHooks observe the simulated hardware; the sim console draws the face and volume with them.
-type simHooks struct {
-	OnVolume     func(percent int)
-	OnExpression func(e hal.Expression)
-}
-
-// openHardware returns the backends named by the hardware key. Only "sim" exists so far; real
-// backends (ALSA, SSD1306, ...) join this switch.
-func openHardware(kind string, hooks *simHooks) (*hardware, error) {
-	switch kind {
-	case "sim":
-		var h simHooks
-		if hooks != nil {
-			h = *hooks
-		}
-		return &hardware{
-			Speaker: sim.NewSpeaker(&sim.SpeakerOptions{OnChange: h.OnVolume}),
-			Face:    sim.NewFace(&sim.FaceOptions{OnChange: h.OnExpression}),
-		}, nil
-	}
-	return nil, &ConfigError{Key: "hardware", Err: fmt.Errorf("%q is not a hardware backend (sim)", kind)}
-}
-
-// Halt makes every resource inert; the daemon calls it on the way out.
-func (h *hardware) Halt() error {
-	var errs []error
-	for _, r := range []hal.Resource{h.Speaker, h.Face} {
-		if err := r.Halt(); err != nil {
-			errs = append(errs, fmt.Errorf("halting %s: %w", r, err))
-		}
-	}
-	return errors.Join(errs...)
 }
 
 // newRegistry returns the device's tools on hw, with the per-tool timeouts of c applied.

@@ -22,7 +22,7 @@ type Config struct {
 	Connection ConnectionConfig
 	Execution  ExecutionConfig
 	Render     RenderConfig
-	Hardware   string // hardware backend; only "sim" exists so far
+	Hardware   HardwareConfig
 	Log        LogConfig
 }
 
@@ -98,7 +98,7 @@ func Defaults() *Config {
 			ToolTimeouts: map[string]time.Duration{},
 		},
 		Render:   RenderConfig{Color: "auto"},
-		Hardware: "sim",
+		Hardware: defaultHardware(),
 		Log:      LogConfig{Level: "info", Format: "text"},
 	}
 }
@@ -115,10 +115,14 @@ type setting struct {
 	set   func(c *Config, v string) error // v is the text of the value; errors say what is wrong
 	// setEntry, instead of set, takes a mapping: one call per entry (execution.tool_timeouts).
 	setEntry func(c *Config, name, v string) error
+	// setList, instead of set, takes a list of strings (a program's argv).
+	setList func(c *Config, items []string) error
 }
 
 // settings lists every key, in the order of configs/devicectl.yaml and the README table.
-var settings = []setting{
+var settings = slices.Concat(coreSettings, hardwareSettings(), logSettings)
+
+var coreSettings = []setting{
 	stringKey("server.url", "server", "agent server address, ws://host:port/path or wss://...", func(c *Config) *string { return &c.Server.URL }, checkServerURL),
 	stringKey("server.token_file", "", "file holding the bearer token (mode 0600); else the DEVICECTL_TOKEN environment variable", func(c *Config) *string { return &c.Server.TokenFile }, nil),
 	stringKey("server.ca_file", "", "PEM CA bundle to verify the server with, instead of the system roots", func(c *Config) *string { return &c.Server.CAFile }, nil),
@@ -162,9 +166,9 @@ var settings = []setting{
 
 	boolKey("render.show_thoughts", "show-thoughts", "show the model's \"thought\" messages, dimmed, on stderr", func(c *Config) *bool { return &c.Render.ShowThoughts }),
 	enumKey("render.color", "color", "colour codes on stderr; auto: when stderr is a terminal", func(c *Config) *string { return &c.Render.Color }, "auto", "always", "never"),
+}
 
-	enumKey("hardware", "hardware", "hardware backend for the speaker and face", func(c *Config) *string { return &c.Hardware }, "sim"),
-
+var logSettings = []setting{
 	enumKey("log.level", "log-level", "log level", func(c *Config) *string { return &c.Log.Level }, "debug", "info", "warn", "error"),
 	enumKey("log.format", "log-format", "log format on stderr", func(c *Config) *string { return &c.Log.Format }, "text", "json"),
 }
@@ -360,7 +364,7 @@ func (c *Config) check() error {
 	if (c.Server.CertFile == "") != (c.Server.KeyFile == "") {
 		return &ConfigError{Key: "server.cert_file", Err: errors.New("server.cert_file and server.key_file go together: set both or neither")}
 	}
-	return nil
+	return c.Hardware.check()
 }
 
 // resolveConfig returns the configuration of a command that reads the config file: defaults,

@@ -17,11 +17,16 @@ import (
 
 // yamlFor writes key: value as YAML, nesting dotted keys: "connection.ping_interval" -> line 2.
 func yamlFor(key, value string) (doc string, line int) {
-	section, name, nested := strings.Cut(key, ".")
-	if !nested {
-		return section + ": " + value + "\n", 1
+	parts := strings.Split(key, ".")
+	var b strings.Builder
+	for i, p := range parts {
+		b.WriteString(strings.Repeat("  ", i) + p + ":")
+		if i < len(parts)-1 {
+			b.WriteString("\n")
+		}
 	}
-	return section + ":\n  " + name + ": " + value + "\n", 2
+	b.WriteString(" " + value + "\n")
+	return b.String(), len(parts)
 }
 
 func TestDefaults(t *testing.T) {
@@ -45,7 +50,15 @@ func TestDefaults(t *testing.T) {
 		{"execution.tool_timeouts", "{}"},
 		{"render.show_thoughts", "false"},
 		{"render.color", "auto"},
-		{"hardware", "sim"},
+		{"hardware.mode", "config"},
+		{"hardware.speaker.driver", "sim"},
+		{"hardware.speaker.control", "Master"},
+		{"hardware.speaker.address", "0x4B"},
+		{"hardware.face.driver", "sim"},
+		{"hardware.face.address", "0x3C"},
+		{"hardware.face.size", "128x64"},
+		{"hardware.face.command", "[]"},
+		{"hardware.speech.driver", "none"},
 		{"log.level", "info"},
 		{"log.format", "text"},
 		{"server.url", ""},
@@ -89,7 +102,7 @@ func TestExampleConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := Defaults()
-	c.Hardware = "" // so the test sees the file set it
+	c.Hardware = HardwareConfig{} // so the test sees the file set it
 	if err := parseConfig(data, c); err != nil {
 		t.Fatalf("configs/devicectl.yaml: %v", err)
 	}
@@ -139,7 +152,13 @@ execution:
     amplify_volume: 1500ms
 render:
   show_thoughts: true
-hardware: sim
+hardware:
+  mode: sim
+  speaker: {driver: max9744, bus: "1", address: 0x4a, optional: true}
+  face:
+    driver: command
+    command: [/usr/local/bin/show-face, --fade, "200"]
+  speech: {driver: command, command: [espeak-ng, -v, en], sentences: true}
 log:
   level: debug
   format: json
@@ -160,6 +179,11 @@ log:
 	want.Execution.MaxInFlight = 2
 	want.Execution.ToolTimeouts = map[string]time.Duration{"get_device_status": 2 * time.Second, "amplify_volume": 1500 * time.Millisecond}
 	want.Render.ShowThoughts = true
+	want.Hardware.Mode = "sim"
+	want.Hardware.Speaker = SpeakerConfig{Driver: "max9744", Control: "Master", Tool: "pactl", Bus: "1", Address: 0x4A, Start: 40, Optional: true}
+	want.Hardware.Face.Driver = "command"
+	want.Hardware.Face.Command = []string{"/usr/local/bin/show-face", "--fade", "200"}
+	want.Hardware.Speech = SpeechConfig{Driver: "command", Command: []string{"espeak-ng", "-v", "en"}, Sentences: true}
 	want.Log = LogConfig{Level: "debug", Format: "json"}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("parsed\n %+v\nwant\n %+v", c, want)
@@ -206,7 +230,30 @@ func TestBadValues(t *testing.T) {
 		{"render.show_thoughts", "sometimes", "is not true or false"},
 		{"render.show_thoughts", "yes", `"yes" is not true or false`}, // YAML 1.1's yes is not YAML 1.2's
 		{"render.color", "blue", `"blue" is not one of auto, always, never`},
-		{"hardware", "gpio", `"gpio" is not one of sim`},
+		{"hardware.mode", "real", `"real" is not one of config, sim`},
+		{"hardware.speaker.driver", "oss", `"oss" is not one of sim, alsa, pulse, max9744`},
+		{"hardware.speaker.device", "[hw:0]", "want a single value, got a list"},
+		{"hardware.speaker.control", "{a: b}", "want a single value"},
+		{"hardware.speaker.tool", "amixer", `"amixer" is not one of pactl, wpctl`},
+		{"hardware.speaker.bus", "[1]", "want a single value"},
+		{"hardware.speaker.address", "0x80", "outside the 7-bit I2C address range"},
+		{"hardware.speaker.address", "4B", `"4B" is not an I2C address`},
+		{"hardware.speaker.start_volume", "101", "out of range 0..100"},
+		{"hardware.speaker.optional", "perhaps", "is not true or false"},
+		{"hardware.face.driver", "hd44780", `"hd44780" is not one of sim, ssd1306, apa102, ws2812, command`},
+		{"hardware.face.connection", "uart", `"uart" is not one of i2c, spi`},
+		{"hardware.face.bus", "{}", "want a single value"},
+		{"hardware.face.address", "0x03", "outside the 7-bit I2C address range"},
+		{"hardware.face.dc_pin", "[GPIO25]", "want a single value"},
+		{"hardware.face.size", "64x48", `"64x48" is not one of 128x64, 128x32`},
+		{"hardware.face.pixels", "0", "out of range 1..1024"},
+		{"hardware.face.brightness", "101", "out of range 1..100"},
+		{"hardware.face.command", "show-face", `want a list, e.g. [program, arg], got the value "show-face"`},
+		{"hardware.face.command", `[show-face, ""]`, "item 2 is empty"},
+		{"hardware.face.optional", "2", "is not true or false"},
+		{"hardware.speech.driver", "tts", `"tts" is not one of none, command`},
+		{"hardware.speech.command", "{a: b}", "want a list"},
+		{"hardware.speech.sentences", "some", "is not true or false"},
 		{"log.level", "verbose", `"verbose" is not one of debug, info, warn, error`},
 		{"log.format", "xml", `"xml" is not one of text, json`},
 	}
@@ -241,7 +288,8 @@ func TestStructureErrors(t *testing.T) {
 		{"unknown key", "connection:\n  ping_interval: 1s\n  ping_intervall: 2s\n", "connection.ping_intervall: unknown key (line 3)"},
 		{"unknown section", "servers:\n  url: ws://x/\n", "servers: unknown key (line 1)"},
 		{"unknown nested", "server:\n  tls:\n    ca: x\n", "server.tls: unknown key (line 2)"},
-		{"key of a value", "hardware:\n  sim: true\n", "hardware: want a single value, got a mapping (line 2)"},
+		{"key of a value", "hardware:\n  mode:\n    sim: true\n", "hardware.mode: want a single value, got a mapping (line 3)"},
+		{"list of lists", "hardware:\n  face:\n    command: [[a]]\n", "hardware.face.command: item 1: want a single value, got a list (line 3)"},
 		{"section as value", "server: ws://x/\n", "server: want keys under it, got the value \"ws://x/\" (line 1)"},
 		{"duplicate", "log:\n  level: info\n  level: debug\n", "log.level: duplicate key (first at line 2) (line 3)"},
 		{"duplicate section", "log:\n  level: info\nlog:\n  format: json\n", "log: duplicate key (first at line 1) (line 3)"},
@@ -390,7 +438,7 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"--mac", "nope"}, `"--mac" flag: "nope" is not a MAC address`},
 		{[]string{"--server", "http://x/"}, `"--server" flag: "http://x/": want a ws:// or wss:// URL`},
 		{[]string{"--language", "de"}, `"--language" flag: "de" is not one of zh, en`},
-		{[]string{"--hardware", "alsa"}, `"--hardware" flag: "alsa" is not one of sim`},
+		{[]string{"--hardware", "alsa"}, `"--hardware" flag: "alsa" is not one of config, sim`},
 		{[]string{"--log-level", "loud"}, `"--log-level" flag: "loud" is not one of debug, info, warn, error`},
 		{[]string{"--show-thoughts=perhaps"}, `"--show-thoughts" flag: "perhaps" is not true or false`},
 		{[]string{"--color", "pink"}, `"--color" flag`},

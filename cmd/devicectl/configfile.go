@@ -117,6 +117,10 @@ func walk(n *yaml.Node, prefix string, c *Config) error {
 			if err := setEntries(s, v, c); err != nil {
 				return err
 			}
+		case s != nil && s.setList != nil:
+			if err := setList(s, v, c); err != nil {
+				return err
+			}
 		case s != nil:
 			if isNull(v) {
 				continue // "key:" with no value keeps the default
@@ -159,6 +163,27 @@ func setEntries(s *setting, n *yaml.Node, c *Config) error {
 		if err := s.setEntry(c, k.Value, v.Value); err != nil {
 			return &ConfigError{Key: key, Line: v.Line, Err: err}
 		}
+	}
+	return nil
+}
+
+func setList(s *setting, n *yaml.Node, c *Config) error {
+	if isNull(n) {
+		return nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		return &ConfigError{Key: s.key, Line: n.Line, Err: fmt.Errorf("want a list, e.g. [program, arg], got %s", describe(n))}
+	}
+	items := make([]string, len(n.Content))
+	for i, it := range n.Content {
+		it = resolveAlias(it)
+		if it.Kind != yaml.ScalarNode || isNull(it) {
+			return &ConfigError{Key: s.key, Line: it.Line, Err: fmt.Errorf("item %d: want a single value, got %s", i+1, describe(it))}
+		}
+		items[i] = it.Value
+	}
+	if err := s.setList(c, items); err != nil {
+		return &ConfigError{Key: s.key, Line: n.Line, Err: err}
 	}
 	return nil
 }

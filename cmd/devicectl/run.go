@@ -67,7 +67,7 @@ func runDaemon(ctx context.Context, c *Config, stdout, stderr io.Writer, getenv 
 	if err != nil {
 		return err
 	}
-	hw, err := openHardware(c.Hardware, nil)
+	hw, err := openHardware(ctx, c, log)
 	if err != nil {
 		return err
 	}
@@ -93,7 +93,7 @@ func runDaemon(ctx context.Context, c *Config, stdout, stderr io.Writer, getenv 
 		Token:    token,
 		TLS:      tlsConf,
 		Registry: reg,
-		Render:   renderer.Render,
+		Render:   speakingRender(renderer.Render, hw.Speech),
 		Logger:   log,
 		OnState:  state.set, // transport.Dial warns at every connect when verification is off
 	}))
@@ -102,7 +102,7 @@ func runDaemon(ctx context.Context, c *Config, stdout, stderr io.Writer, getenv 
 	}
 
 	log.Info("starting", "version", buildVersion(), "server", c.Server.URL, "mac", mac,
-		"hardware", c.Hardware, "tools", toolNames(reg), "token", token != "")
+		"hardware", hw, "tools", toolNames(reg), "token", token != "")
 	// Ready once configured: systemd's start must not wait for a server that may be down.
 	sdCtx, stopSystemd := context.WithCancel(ctx)
 	waitSystemd := notifySystemd(sdCtx, log)
@@ -140,4 +140,16 @@ func clientID(c DeviceConfig, getenv func(string) string, log *slog.Logger) (str
 		return "", nil
 	}
 	return id, nil
+}
+
+// speakingRender shows each message and, when speech is on, hands it to speech too. Speech only
+// queues, so a reply is never held up by the voice reading the one before.
+func speakingRender(show func(device.AIMessage), speech speechOut) func(device.AIMessage) {
+	if speech == nil {
+		return show
+	}
+	return func(m device.AIMessage) {
+		show(m)
+		speech.Observe(m)
+	}
 }

@@ -41,10 +41,7 @@ func TestToolsPrintsRegistration(t *testing.T) {
 			// The tools are the registry's declarations, byte for byte.
 			c := Defaults()
 			c.Device.Language = lang
-			hw, err := openHardware("sim", nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			hw := simHardware(nil)
 			reg, err := newRegistry(hw, c, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -78,10 +75,7 @@ func TestToolsMatchesTheWire(t *testing.T) {
 	}
 
 	c := Defaults()
-	hw, err := openHardware("sim", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	hw := simHardware(nil)
 	reg, err := newRegistry(hw, c, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -105,10 +99,7 @@ func TestToolsMatchesTheWire(t *testing.T) {
 }
 
 func TestToolTimeoutsNameTools(t *testing.T) {
-	hw, err := openHardware("sim", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	hw := simHardware(nil)
 	c := Defaults()
 	c.Execution.ToolTimeouts = map[string]time.Duration{"get_device_status": 2 * time.Second}
 	reg, err := newRegistry(hw, c, nil)
