@@ -7,13 +7,18 @@ import (
 	"log/slog"
 	"sync"
 
+	"periph.io/x/conn/v3/driver/driverreg"
 	"periph.io/x/conn/v3/gpio"
 	"periph.io/x/conn/v3/gpio/gpioreg"
 	"periph.io/x/conn/v3/i2c"
 	"periph.io/x/conn/v3/i2c/i2creg"
 	"periph.io/x/conn/v3/spi"
 	"periph.io/x/conn/v3/spi/spireg"
-	"periph.io/x/host/v3"
+	// The generic Linux drivers only: i2c-dev, spidev and the GPIO character device work on every
+	// board. periph's host package would add every SoC's memory-mapped drivers, about 400 KB on
+	// ARMv6 that devicectl has no use for.
+	_ "periph.io/x/host/v3/gpioioctl"
+	_ "periph.io/x/host/v3/sysfs"
 
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/hal"
@@ -127,7 +132,7 @@ type buses struct {
 
 func (b *buses) init() error {
 	b.initOnce.Do(func() {
-		if _, err := host.Init(); err != nil {
+		if _, err := driverreg.Init(); err != nil {
 			b.initErr = fmt.Errorf("initialising the host's buses (periph): %w", err)
 		}
 	})
