@@ -3,9 +3,15 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"encoding/pem"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -202,5 +208,31 @@ func TestDoctor(t *testing.T) {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("no %q in:\n%s", want, r.stdout)
 		}
+	}
+}
+
+// doctor checks the server's certificate: an unknown one fails with a remedy, the right CA file
+// passes, and then the handshake is what fails against a server that is not a device endpoint.
+func TestDoctorTLS(t *testing.T) {
+	srv := httptest.NewUnstartedServer(http.NotFoundHandler())
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshake is the point
+	srv.StartTLS()
+	defer srv.Close()
+	url := "wss://" + srv.Listener.Addr().String() + "/device"
+	r := runCLI(t.Context(), "", "doctor", "--config", "/dev/null", "--server", url, "--mac", "AA-BB-CC-DD-EE-FF", "--hardware", "sim")
+	if r.code != exitError || !regexp.MustCompile(`tls +FAIL .*certificate`).MatchString(r.stdout) || !strings.Contains(r.stdout, "set server.ca_file") {
+		t.Errorf("exit %d; want a tls FAIL about the certificate with a remedy in:\n%s", r.code, r.stdout)
+	}
+
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	pemBytes := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	if err := os.WriteFile(ca, pemBytes, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(t.TempDir(), "devicectl.yaml")
+	os.WriteFile(config, []byte("server:\n  ca_file: "+ca+"\n"), 0o600)
+	r = runCLI(t.Context(), "", "doctor", "--config", config, "--server", url, "--mac", "AA-BB-CC-DD-EE-FF", "--hardware", "sim")
+	if !regexp.MustCompile(`tls +OK +verified`).MatchString(r.stdout) || !regexp.MustCompile(`websocket +FAIL .*HTTP 404`).MatchString(r.stdout) {
+		t.Errorf("want tls OK and a websocket FAIL naming HTTP 404 in:\n%s", r.stdout)
 	}
 }
