@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/devicectl/devicectl/internal/procgroup"
 )
 
 // waitDelay bounds how long a killed command's leftover children may hold its stderr pipe open
@@ -225,7 +227,7 @@ func (s *Speaker) say(ctx context.Context, text string) {
 	cmd.Stdin = strings.NewReader(text)
 	cmd.Stderr = stderr
 	cmd.WaitDelay = waitDelay
-	killGroup(cmd)
+	procgroup.KillGroup(cmd)
 
 	start := time.Now()
 	err := cmd.Run()

@@ -101,7 +101,7 @@ func loadToken(c ServerConfig, getenv func(string) string, log *slog.Logger) (st
 	if err != nil {
 		return "", &ConfigError{Key: "server.token_file", Err: err}
 	}
-	if fi.Mode().Perm()&0o044 != 0 {
+	if looseMode(fi.Mode()) {
 		log.Warn("token file is readable by group or others; chmod 600 it", "file", c.TokenFile, "mode", fi.Mode().Perm().String())
 	}
 	// A token is short; reading at most 64 KiB keeps a wrong path (a device node, a log) harmless.
@@ -115,6 +115,9 @@ func loadToken(c ServerConfig, getenv func(string) string, log *slog.Logger) (st
 	}
 	return token, nil
 }
+
+// looseMode reports whether a token file's mode lets others than its owner read it.
+func looseMode(m os.FileMode) bool { return m.Perm()&0o044 != 0 }
 
 // tlsConfig returns the TLS settings for a wss:// server, nil for ws:// (TLS keys then do nothing,
 // which is worth a warning).

@@ -327,6 +327,18 @@ func TestAliasesResolve(t *testing.T) {
 	}
 }
 
+// "hardware: sim", as the first configs wrote it, still means hardware.mode sim.
+func TestHardwareScalar(t *testing.T) {
+	c := Defaults()
+	if err := parseConfig([]byte("hardware: sim\n"), c); err != nil || c.Hardware.Mode != "sim" {
+		t.Errorf("hardware: sim gave mode %q, %v", c.Hardware.Mode, err)
+	}
+	err := parseConfig([]byte("hardware: alsa\n"), Defaults())
+	if err == nil || err.Error() != `hardware: "alsa" is not one of config, sim (line 1)` {
+		t.Errorf("hardware: alsa gave %v", err)
+	}
+}
+
 func TestCheck(t *testing.T) {
 	cases := []struct {
 		name   string
@@ -339,6 +351,11 @@ func TestCheck(t *testing.T) {
 		{"cert without key", func(c *Config) { c.Server.CertFile = "c.pem" }, "server.cert_file: server.cert_file and server.key_file go together"},
 		{"key without cert", func(c *Config) { c.Server.KeyFile = "k.pem" }, "server.key_file go together"},
 		{"both", func(c *Config) { c.Server.CertFile, c.Server.KeyFile = "c.pem", "k.pem" }, ""},
+		{"max9744 address", func(c *Config) { c.Hardware.Speaker.Driver, c.Hardware.Speaker.Address = "max9744", 0x3C }, "hardware.speaker.address: 0x3C: a MAX9744 answers at 0x49, 0x4A or 0x4B"},
+		{"max9744 default address", func(c *Config) { c.Hardware.Speaker.Driver = "max9744" }, ""},
+		{"face command unset", func(c *Config) { c.Hardware.Face.Driver = "command" }, "hardware.face.command: hardware.face.driver is command but no command is set"},
+		{"ssd1306 spi without dc", func(c *Config) { c.Hardware.Face.Driver, c.Hardware.Face.Connection = "ssd1306", "spi" }, "hardware.face.dc_pin: an SSD1306 on SPI needs its data/command GPIO"},
+		{"sim mode ignores the parts", func(c *Config) { c.Hardware.Mode, c.Hardware.Face.Driver = "sim", "command" }, ""},
 	}
 	for _, tc := range cases {
 		c := Defaults()

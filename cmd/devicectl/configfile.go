@@ -131,6 +131,11 @@ func walk(n *yaml.Node, prefix string, c *Config) error {
 			if err := s.set(c, v.Value); err != nil {
 				return &ConfigError{Key: key, Line: v.Line, Err: err}
 			}
+		case key == "hardware" && v.Kind == yaml.ScalarNode && !isNull(v):
+			// The first releases' form, "hardware: sim", is hardware.mode.
+			if err := lookupSetting("hardware.mode").set(c, v.Value); err != nil {
+				return &ConfigError{Key: key, Line: v.Line, Err: err}
+			}
 		case isSection(key):
 			if err := walk(v, key, c); err != nil {
 				return err

@@ -25,14 +25,15 @@ func newDoctorCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "doctor",
 		Short: "Check the config, the way to the server and each part of the hardware",
-		Long: `doctor checks what run needs, one step at a time, and prints a table of OK and FAIL with what
-to do about each failure: the config file, the MAC address and the token; the server's name
-(DNS), its port (TCP), its certificate (TLS) and whether it accepts the device's handshake
-and token; then each configured part of the hardware, opened and read back (the speaker's
-volume, the face's expression, the speech program). It does not register with the server.
-It opens the parts as run does: ALSA and PulseAudio are only read, but a display on a bus is
-re-initialised and a MAX9744 is set to its start-up volume, so for parts on I2C or SPI stop the
-service first (two programs on one bus interleave). It exits 1 if any check fails.`,
+		Long: `doctor checks what run needs, one step at a time, and prints a table of OK, WARN and FAIL
+with what to do about each problem: the config file, the MAC address and the token; the
+server's name (DNS), its port (TCP), its certificate (TLS) and whether it accepts the device's
+handshake and token; then each configured part of the hardware, opened and read back (the
+speaker's volume, the face's expression, the speech program). It does not register with the
+server, and it leaves an ALSA or PulseAudio volume as it is. A display on a bus is
+re-initialised and a MAX9744 set to its start-up volume, as run does, so for parts on I2C or
+SPI stop the service first (two programs on one bus interleave). It exits 1 if a check fails;
+warnings (a missing optional part, a token file others can read) do not.`,
 		Example: `  devicectl doctor
   devicectl doctor --config ./devicectl.yaml`,
 		Args: noArgs,
@@ -62,15 +63,23 @@ service first (two programs on one bus interleave). It exits 1 if any check fail
 type checkResult struct {
 	Name   string
 	Detail string // what was found, on success
+	Warn   string // on success: what works but should be fixed (the row says WARN)
 	Err    error  // what failed
-	Remedy string // what to do about Err
+	Remedy string // what to do about Err, or about Warn
 }
 
 func printChecks(w io.Writer, results []checkResult) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, r := range results {
-		if r.Err == nil {
+		if r.Err == nil && r.Warn == "" {
 			fmt.Fprintf(tw, "%s\tOK\t%s\n", r.Name, r.Detail)
+			continue
+		}
+		if r.Err == nil {
+			fmt.Fprintf(tw, "%s\tWARN\t%s\n", r.Name, r.Warn)
+			if r.Remedy != "" {
+				fmt.Fprintf(tw, "\t\t-> %s\n", r.Remedy)
+			}
 			continue
 		}
 		fmt.Fprintf(tw, "%s\tFAIL\t%v\n", r.Name, r.Err)
@@ -101,7 +110,12 @@ func runDoctor(ctx context.Context, c *Config, configPath string, getenv func(st
 	add(checkResult{Name: "mac", Detail: mac, Err: err, Remedy: "set device.mac, or device.interface to the network interface whose address to use"})
 
 	token, err := loadToken(c.Server, getenv, log)
-	add(checkResult{Name: "token", Detail: tokenSource(c.Server, token), Err: err, Remedy: "make server.token_file readable by the service user (mode 0600), or unset it"})
+	r := checkResult{Name: "token", Detail: tokenSource(c.Server, token), Err: err, Remedy: "make server.token_file readable by the service user (mode 0600), or unset it"}
+	if fi, serr := os.Stat(c.Server.TokenFile); err == nil && serr == nil && looseMode(fi.Mode()) {
+		r.Warn = fmt.Sprintf("%s is readable by group or others (mode %s)", c.Server.TokenFile, fi.Mode().Perm())
+		r.Remedy = "chmod 600 " + c.Server.TokenFile
+	}
+	add(r)
 
 	results = append(results, checkServer(ctx, c, mac, token, log)...)
 	results = append(results, checkHardware(ctx, c, log)...)
@@ -141,11 +155,41 @@ func checkServer(ctx context.Context, c *Config, mac, token string, log *slog.Lo
 
 	dctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	tlsConf, err := tlsConfig(c.Server, log)
+	if err != nil {
+		add(checkResult{Name: "tls", Err: err, Remedy: "fix the TLS files in the server section"})
+		return results
+	}
+	// Through a proxy, as run would go, the name, port and certificate are the proxy's business
+	// until the handshake, which checks them end to end.
+	if proxy := proxyFor(u); proxy != nil {
+		add(checkResult{Name: "proxy", Detail: "through " + proxy.Redacted() + " (from the environment); the handshake below checks the way"})
+	} else if !checkDirect(dctx, host, port, tlsConf, add) {
+		return results
+	}
+	return append(results, checkHandshake(ctx, c, mac, token, tlsConf))
+}
+
+// proxyFor returns the proxy the environment names for u (HTTPS_PROXY for wss, HTTP_PROXY for
+// ws, NO_PROXY honoured), as transport.Dial will use it; nil for none.
+func proxyFor(u *url.URL) *url.URL {
+	pu := *u
+	pu.Scheme = map[string]string{"ws": "http", "wss": "https"}[u.Scheme]
+	p, err := http.ProxyFromEnvironment(&http.Request{URL: &pu})
+	if err != nil {
+		return nil
+	}
+	return p
+}
+
+// checkDirect checks the server's name, port and certificate, reporting each through add, which
+// says whether the next step may run.
+func checkDirect(dctx context.Context, host, port string, tlsConf *tls.Config, add func(checkResult) bool) bool {
 	if net.ParseIP(host) == nil {
 		addrs, err := net.DefaultResolver.LookupHost(dctx, host)
 		if !add(checkResult{Name: "dns", Detail: host + " is " + strings.Join(addrs, ", "), Err: err,
 			Remedy: "check the host name in server.url and the board's DNS (/etc/resolv.conf)"}) {
-			return results
+			return false
 		}
 	}
 
@@ -154,35 +198,35 @@ func checkServer(ctx context.Context, c *Config, mac, token string, log *slog.Lo
 	conn, err := (&net.Dialer{}).DialContext(dctx, "tcp", addr)
 	if !add(checkResult{Name: "tcp", Detail: fmt.Sprintf("%s answers (%s)", addr, time.Since(start).Round(time.Millisecond)), Err: err,
 		Remedy: "is the server running and listening on " + addr + "? is a firewall in the way?"}) {
-		return results
+		return false
 	}
-
-	tlsConf, err := tlsConfig(c.Server, log)
-	if err != nil {
+	if tlsConf == nil {
 		conn.Close()
-		add(checkResult{Name: "tls", Err: err, Remedy: "fix the TLS files in the server section"})
-		return results
+		return true
 	}
-	if tlsConf != nil {
+	{
 		tc := tlsConf.Clone()
 		if tc.ServerName == "" {
 			tc.ServerName = host
 		}
 		tconn := tls.Client(conn, tc)
 		err := tconn.HandshakeContext(dctx)
-		detail := ""
+		r := checkResult{Name: "tls", Err: err,
+			Remedy: "is the server's certificate for " + tc.ServerName + "? set server.ca_file to the CA that signed it, or server.server_name to the name it carries"}
 		if err == nil {
-			detail = tlsDetail(tconn.ConnectionState(), tc.InsecureSkipVerify)
+			r.Detail = tlsDetail(tconn.ConnectionState())
+			if tc.InsecureSkipVerify {
+				r.Warn = "connected WITHOUT verifying the certificate (server.insecure_skip_verify)"
+				r.Remedy = "set server.ca_file to the CA that signed the server's certificate and turn server.insecure_skip_verify off"
+			}
 		}
 		tconn.Close()
-		if !add(checkResult{Name: "tls", Detail: detail, Err: err,
-			Remedy: "is the server's certificate for " + tc.ServerName + "? set server.ca_file to the CA that signed it, or server.server_name to the name it carries"}) {
-			return results
-		}
-	} else {
-		conn.Close()
+		return add(r)
 	}
+}
 
+// checkHandshake opens the WebSocket with the device's headers and token, and closes it.
+func checkHandshake(ctx context.Context, c *Config, mac, token string, tlsConf *tls.Config) checkResult {
 	header := http.Header{}
 	header.Set("Device-Id", mac)
 	header.Set("User-Agent", "devicectl/"+buildVersion())
@@ -190,7 +234,7 @@ func checkServer(ctx context.Context, c *Config, mac, token string, log *slog.Lo
 		Header:           header,
 		Token:            token,
 		TLSConfig:        tlsConf,
-		HandshakeTimeout: timeout,
+		HandshakeTimeout: c.Connection.HandshakeTimeout,
 		PingInterval:     -1,
 	})
 	r := checkResult{Name: "websocket", Detail: "the server accepts the device's handshake", Err: err,
@@ -202,14 +246,10 @@ func checkServer(ctx context.Context, c *Config, mac, token string, log *slog.Lo
 	if err == nil {
 		stream.Close()
 	}
-	add(r)
-	return results
+	return r
 }
 
-func tlsDetail(st tls.ConnectionState, insecure bool) string {
-	if insecure {
-		return "connected WITHOUT verifying the certificate (server.insecure_skip_verify)"
-	}
+func tlsDetail(st tls.ConnectionState) string {
 	if len(st.PeerCertificates) == 0 {
 		return "verified"
 	}
@@ -229,8 +269,11 @@ func checkHardware(ctx context.Context, c *Config, log *slog.Logger) []checkResu
 	var results []checkResult
 
 	r := checkResult{Name: "speaker", Remedy: speakerRemedy(h.Speaker)}
-	if spk, err := openSpeaker(ctx, h.Speaker, b, log); err != nil {
+	if spk, err := openSpeaker(ctx, h.Speaker, b, true, log); err != nil {
 		r.Err = err
+		if h.Speaker.Optional {
+			r.Err, r.Warn = nil, err.Error()+" (optional: run starts without amplify_volume)"
+		}
 	} else if v, err := spk.Volume(ctx); err != nil {
 		r.Err = err
 	} else {
@@ -241,6 +284,9 @@ func checkHardware(ctx context.Context, c *Config, log *slog.Logger) []checkResu
 	r = checkResult{Name: "face", Remedy: faceRemedy(h.Face)}
 	if face, err := openFace(ctx, h.Face, b, log); err != nil {
 		r.Err = err
+		if h.Face.Optional {
+			r.Err, r.Warn = nil, err.Error()+" (optional: run starts without set_virtual_human_expression)"
+		}
 	} else if e, err := face.Expression(ctx); err != nil {
 		r.Err = err
 	} else {
@@ -255,7 +301,7 @@ func checkHardware(ctx context.Context, c *Config, log *slog.Logger) []checkResu
 		if err != nil {
 			r.Err = err
 		} else {
-			r.Detail = "speaks through " + out.(*spokenReplies).speaker.String()
+			r.Detail = "speaks through " + out.String()
 			out.Close()
 		}
 	}

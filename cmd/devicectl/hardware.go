@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 
 	"periph.io/x/conn/v3/driver/driverreg"
@@ -38,6 +39,7 @@ type hardware struct {
 // speechOut speaks the AI's replies; see openSpeech.
 type speechOut interface {
 	Observe(m device.AIMessage)
+	String() string
 	Close() error
 }
 
@@ -71,7 +73,7 @@ func openHardware(ctx context.Context, c *Config, log *slog.Logger) (*hardware, 
 		return nil, errors.Join(err, hw.Halt())
 	}
 	var err error
-	if hw.Speaker, err = openSpeaker(ctx, c.Hardware.Speaker, hw.buses, log); err != nil {
+	if hw.Speaker, err = openSpeaker(ctx, c.Hardware.Speaker, hw.buses, false, log); err != nil {
 		if !c.Hardware.Speaker.Optional {
 			return fail(err)
 		}
@@ -87,6 +89,20 @@ func openHardware(ctx context.Context, c *Config, log *slog.Logger) (*hardware, 
 		return fail(err)
 	}
 	return hw, nil
+}
+
+// String names the parts, for the start-up log line.
+func (h *hardware) String() string {
+	var parts []string
+	for _, r := range []hal.Resource{h.Speaker, h.Face} {
+		if r != nil {
+			parts = append(parts, r.String())
+		}
+	}
+	if h.Speech != nil {
+		parts = append(parts, h.Speech.String())
+	}
+	return strings.Join(parts, ", ")
 }
 
 // PartError is a part of the hardware that could not be opened; Key is its config section.

@@ -77,7 +77,10 @@ func TestRunDrivesConfiguredParts(t *testing.T) {
 
 	dir := t.TempDir()
 	faceLog, spoken := filepath.Join(dir, "faces"), filepath.Join(dir, "spoken")
-	face := script(t, dir, "show-face", `echo "$1" >> "$FACE_LOG"`+"\n")
+	faceEnv := filepath.Join(dir, "face-env")
+	face := script(t, dir, "show-face", `echo "$1" >> "$FACE_LOG"; env > "$FACE_ENV"`+"\n")
+	t.Setenv("FACE_ENV", faceEnv)
+	t.Setenv(tokenEnv, "s3cret-token")
 	say := script(t, dir, "say", `cat >> "$SPOKEN"`+"\n")
 	t.Setenv("FACE_LOG", faceLog)
 	t.Setenv("SPOKEN", spoken)
@@ -93,6 +96,13 @@ hardware:
 		t.Fatal(err)
 	}
 	waitFile(t, faceLog, "idle\n") // opening the face shows idle
+	if env, err := os.ReadFile(faceEnv); err != nil || strings.Contains(string(env), "s3cret-token") || !strings.Contains(string(env), "FACE_LOG=") {
+		t.Errorf("the face program's environment (%v) holds the token, or is not the daemon's:\n%s", err, env)
+	}
+	// Every real speaker starts at hardware.speaker.start_volume.
+	if out, err := exec.Command(pactl, "get-sink-volume", pulsetest.Sink).Output(); err != nil || !strings.Contains(string(out), " 40% ") {
+		t.Errorf("at start the sink says %s, %v; want 40%%", out, err)
+	}
 
 	resp, err := d.Execute(waitCtx(t), "amplify_volume", json.RawMessage(`{"level": 37}`))
 	if err != nil || resp.Error != nil {
@@ -234,5 +244,75 @@ func TestDoctorTLS(t *testing.T) {
 	r = runCLI(t.Context(), "", "doctor", "--config", config, "--server", url, "--mac", "AA-BB-CC-DD-EE-FF", "--hardware", "sim")
 	if !regexp.MustCompile(`tls +OK +verified`).MatchString(r.stdout) || !regexp.MustCompile(`websocket +FAIL .*HTTP 404`).MatchString(r.stdout) {
 		t.Errorf("want tls OK and a websocket FAIL naming HTTP 404 in:\n%s", r.stdout)
+	}
+}
+
+// doctor names a refused token as such, warns about a token file others can read without failing,
+// and treats a missing optional part as a warning, as run treats it.
+func TestDoctorTokenAndOptionalParts(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "no", http.StatusUnauthorized)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	token := filepath.Join(dir, "token")
+	os.WriteFile(token, []byte("s3cret\n"), 0o644)
+	os.Chmod(token, 0o644) // whatever the umask
+	config := filepath.Join(dir, "devicectl.yaml")
+	os.WriteFile(config, []byte("server:\n  token_file: "+token+"\nhardware:\n  face: {driver: command, command: [/nonexistent/face], optional: true}\n"), 0o600)
+	args := []string{"doctor", "--config", config, "--server", "ws" + strings.TrimPrefix(srv.URL, "http") + "/device", "--mac", "AA-BB-CC-DD-EE-FF"}
+
+	r := runCLI(t.Context(), "", args...)
+	for _, re := range []string{
+		`token +WARN +.*token is readable by group or others \(mode -rw-r--r--\)`,
+		`-> chmod 600 .*token`,
+		`websocket +FAIL .*HTTP 401`,
+		`-> the server refused the token`,
+		`face +WARN .*/nonexistent/face.*\(optional: run starts without set_virtual_human_expression\)`,
+	} {
+		if !regexp.MustCompile(re).MatchString(r.stdout) {
+			t.Errorf("no line matching %q in:\n%s", re, r.stdout)
+		}
+	}
+	if r.code != exitError || strings.Contains(r.stdout, "s3cret") {
+		t.Errorf("exit %d (want %d for the refused token), or the token shows:\n%s", r.code, exitError, r.stdout)
+	}
+
+	// Fixed: the warnings alone do not fail the check.
+	os.Chmod(token, 0o600)
+	ok := agenttestServer(t)
+	args[4] = ok.URL()
+	if r := runCLI(t.Context(), "", args...); r.code != exitOK || !strings.Contains(r.stdout, "WARN") {
+		t.Errorf("exit %d with only a warning left, want 0:\n%s", r.code, r.stdout)
+	}
+}
+
+func agenttestServer(t *testing.T) *agenttest.Server {
+	t.Helper()
+	srv, err := agenttest.Start(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return srv
+}
+
+// doctor reads a speaker that can be read without changing its level: it may run beside the
+// service.
+func TestDoctorLeavesTheVolume(t *testing.T) {
+	pulsetest.Need(t, "amixer", "alsa-utils")
+	pactl := pulsetest.Need(t, "pactl", "pulseaudio-utils")
+	pulsetest.Start(t)
+	if out, err := exec.Command(pactl, "set-sink-volume", pulsetest.Sink, "63%").CombinedOutput(); err != nil {
+		t.Fatalf("pactl: %v: %s", err, out)
+	}
+	config := filepath.Join(t.TempDir(), "devicectl.yaml")
+	os.WriteFile(config, []byte("hardware:\n  speaker: {driver: alsa, device: pulse}\n"), 0o600)
+	r := runCLI(t.Context(), "", "doctor", "--config", config, "--server", agenttestServer(t).URL(), "--mac", "AA-BB-CC-DD-EE-FF")
+	if r.code != exitOK || !regexp.MustCompile(`speaker +OK +alsa:pulse/Master, volume 63%`).MatchString(r.stdout) {
+		t.Errorf("exit %d; want the speaker read at 63%% in:\n%s", r.code, r.stdout)
+	}
+	if out, _ := exec.Command(pactl, "get-sink-volume", pulsetest.Sink).Output(); !strings.Contains(string(out), " 63% ") {
+		t.Errorf("after doctor the sink says %s; want 63%% still", out)
 	}
 }

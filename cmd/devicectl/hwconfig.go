@@ -25,7 +25,7 @@ type SpeakerConfig struct {
 	Tool     string // pulse: pactl or wpctl
 	Bus      string // max9744: the I2C bus; empty: the first one
 	Address  uint16 // max9744: the I2C address
-	Start    int    // max9744: the volume set at start-up (it cannot be read back)
+	Start    int    // alsa, pulse, max9744: the volume set at start-up
 	Optional bool   // start without amplify_volume when the part is missing
 }
 
@@ -72,7 +72,7 @@ func hardwareSettings() []setting {
 		enumKey("hardware.speaker.tool", "", "pulse: the program that sets the volume", func(c *Config) *string { return &sp(c).Tool }, "pactl", "wpctl"),
 		stringKey("hardware.speaker.bus", "", "max9744: the I2C bus, e.g. 1 or /dev/i2c-1; empty: the first one", func(c *Config) *string { return &sp(c).Bus }, nil),
 		addressKey("hardware.speaker.address", "max9744: the amplifier's I2C address", func(c *Config) *uint16 { return &sp(c).Address }),
-		intKey("hardware.speaker.start_volume", "", "max9744: the volume (percent) set at start-up, since the amplifier cannot be read back", func(c *Config) *int { return &sp(c).Start }, 0, 100),
+		intKey("hardware.speaker.start_volume", "", "alsa, pulse, max9744: the volume (percent) set at start-up; a stop mutes the speaker, and a MAX9744 cannot be read back", func(c *Config) *int { return &sp(c).Start }, 0, 100),
 		boolKey("hardware.speaker.optional", "", "when the speaker is missing at start-up, start without amplify_volume instead of failing", func(c *Config) *bool { return &sp(c).Optional }),
 
 		enumKey("hardware.face.driver", "", "the display set_virtual_human_expression drives", func(c *Config) *string { return &fc(c).Driver }, "sim", "ssd1306", "apa102", "ws2812", "command"),
@@ -142,6 +142,10 @@ func formatList(items []string) string {
 func (h *HardwareConfig) check() error {
 	if h.Mode == "sim" {
 		return nil // the parts are not used
+	}
+	// The MAX9744's address pins select one of three; catch a typo before the bus is opened.
+	if a := h.Speaker.Address; h.Speaker.Driver == "max9744" && (a < 0x49 || a > 0x4B) {
+		return &ConfigError{Key: "hardware.speaker.address", Err: fmt.Errorf("0x%02X: a MAX9744 answers at 0x49, 0x4A or 0x4B", a)}
 	}
 	if h.Face.Driver == "command" && len(h.Face.Command) == 0 {
 		return &ConfigError{Key: "hardware.face.command", Err: errors.New("hardware.face.driver is command but no command is set (a list, e.g. [/usr/local/bin/show-face])")}

@@ -19,10 +19,11 @@ import (
 // This file maps each part's config onto its driver. A new driver joins a switch here, its keys
 // join hwconfig.go, and doctor checks it with no more work.
 
-// openSpeaker opens the speaker c names and reads its volume once, so a part that is there but
-// unusable fails now rather than at the server's first call.
-func openSpeaker(ctx context.Context, c SpeakerConfig, b *buses, log *slog.Logger) (hal.Speaker, error) {
-	log = log.With("component", "speaker")
+// openSpeaker opens the speaker c names, sets its start-up volume and reads it back, so a part
+// that is there but unusable fails now rather than at the server's first call. With keepLevel
+// (doctor, beside a running service) a speaker that can be read keeps its level; a MAX9744,
+// which cannot, is still set.
+func openSpeaker(ctx context.Context, c SpeakerConfig, b *buses, keepLevel bool, log *slog.Logger) (hal.Speaker, error) {
 	var spk hal.Speaker
 	switch c.Driver {
 	case "sim":
@@ -48,12 +49,16 @@ func openSpeaker(ctx context.Context, c SpeakerConfig, b *buses, log *slog.Logge
 		if err != nil {
 			return nil, &PartError{Key: "hardware.speaker", Err: fmt.Errorf("no MAX9744 answers on I2C bus %s at 0x%02X: %w", busName(c.Bus), c.Address, err)}
 		}
-		if err := s.SetVolume(ctx, c.Start); err != nil {
-			return nil, &PartError{Key: "hardware.speaker", Err: fmt.Errorf("setting the start-up volume: %w", err)}
-		}
 		spk = s
 	default: // unreachable: the driver is checked when parsed
 		return nil, &PartError{Key: "hardware.speaker.driver", Err: fmt.Errorf("unknown driver %q", c.Driver)}
+	}
+	// A known level to start from: the last stop muted the speaker (Halt), and a MAX9744 cannot
+	// be asked what it plays at.
+	if !keepLevel || c.Driver == "max9744" {
+		if err := spk.SetVolume(ctx, c.Start); err != nil {
+			return nil, &PartError{Key: "hardware.speaker", Err: fmt.Errorf("setting the start-up volume of %s: %w", spk, err)}
+		}
 	}
 	if _, err := spk.Volume(ctx); err != nil {
 		return nil, &PartError{Key: "hardware.speaker", Err: fmt.Errorf("reading the volume of %s: %w", spk, err)}
@@ -125,7 +130,7 @@ func openSpeech(c SpeechConfig, lang string, log *slog.Logger) (speechOut, error
 	if c.Driver == "none" {
 		return nil, nil
 	}
-	opts := &speech.Options{Command: c.Command, Lang: lang, Sentences: c.Sentences, Logger: log.With("component", "speech")}
+	opts := &speech.Options{Command: c.Command, Lang: lang, Sentences: c.Sentences, Logger: log}
 	s, err := speech.NewSpeaker(opts)
 	if err != nil {
 		return nil, &PartError{Key: "hardware.speech", Err: err}
@@ -139,6 +144,7 @@ type spokenReplies struct {
 	speaker *speech.Speaker
 }
 
-func (r *spokenReplies) Close() error { return r.speaker.Close() }
+func (r *spokenReplies) Close() error   { return r.speaker.Close() }
+func (r *spokenReplies) String() string { return r.speaker.String() }
 
 var _ speechOut = (*spokenReplies)(nil)

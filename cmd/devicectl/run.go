@@ -59,6 +59,9 @@ func runDaemon(ctx context.Context, c *Config, stdout, stderr io.Writer, getenv 
 	if err != nil {
 		return err
 	}
+	// The programs devicectl starts (a face, a speech command, amixer) inherit its environment;
+	// the token is the server's business, not theirs.
+	os.Unsetenv(tokenEnv)
 	tlsConf, err := tlsConfig(c.Server, log)
 	if err != nil {
 		return err
@@ -102,7 +105,7 @@ func runDaemon(ctx context.Context, c *Config, stdout, stderr io.Writer, getenv 
 	}
 
 	log.Info("starting", "version", buildVersion(), "server", c.Server.URL, "mac", mac,
-		"hardware", hw, "tools", toolNames(reg), "token", token != "")
+		"hardware", hw.String(), "tools", toolNames(reg), "token", token != "")
 	// Ready once configured: systemd's start must not wait for a server that may be down.
 	sdCtx, stopSystemd := context.WithCancel(ctx)
 	waitSystemd := notifySystemd(sdCtx, log)

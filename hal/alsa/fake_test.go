@@ -317,19 +317,37 @@ func TestSlowAmixerHonoursContext(t *testing.T) {
 		t.Errorf("Volume took %v to give up", d)
 	}
 
-	// A call waiting for its turn behind the hung one gives up too.
-	ctx2, cancel2 := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	// A call waiting for its turn behind a hung one gives up when its own context ends, not
+	// when the hung call's does.
+	started := filepath.Join(t.TempDir(), "started")
+	hung := "#!/bin/sh\ntouch " + started + "\nsleep 30\n"
+	if err := os.WriteFile(cmd, []byte(hung), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx2, cancel2 := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel2()
 	done := make(chan error, 1)
 	go func() { done <- s.SetVolume(ctx2, 40) }()
-	time.Sleep(50 * time.Millisecond)
-	ctx3, cancel3 := context.WithCancel(context.Background())
-	cancel3()
-	if _, err := s.Volume(ctx3); !errors.Is(err, context.Canceled) {
-		t.Errorf("Volume with a cancelled context = %v, want context.Canceled", err)
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if _, err := os.Stat(started); err == nil {
+			break // the hung call holds the turn
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the hung amixer never started")
+		}
 	}
-	if err := <-done; !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("SetVolume with a hung amixer = %v, want context.DeadlineExceeded", err)
+	ctx3, cancel3 := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel3()
+	start = time.Now()
+	if _, err := s.Volume(ctx3); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Volume waiting behind a hung call = %v, want context.DeadlineExceeded", err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("the waiting call took %v: it waited for the hung one", d)
+	}
+	cancel2()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("SetVolume with a hung amixer = %v, want context.Canceled", err)
 	}
 }
 

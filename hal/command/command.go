@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/devicectl/devicectl/hal"
+	"github.com/devicectl/devicectl/internal/procgroup"
 )
 
 // DefaultTimeout bounds a run when Options do not.
@@ -139,6 +140,7 @@ func (f *Face) run(ctx context.Context, e hal.Expression) error {
 	var stderr tail
 	cmd.Stderr = &stderr
 	cmd.WaitDelay = waitDelay
+	procgroup.KillGroup(cmd) // a timeout stops what the program started, too
 	err := cmd.Run()
 	if errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState.Success() {
 		err = nil // it succeeded; a child it left behind holds stderr

@@ -1,6 +1,6 @@
 //go:build unix
 
-package speech
+package procgroup
 
 import (
 	"errors"
@@ -9,10 +9,9 @@ import (
 	"syscall"
 )
 
-// killGroup makes cancelling cmd kill its whole process group. A wrapper script running
-// "piper | aplay" would otherwise lose only the shell, and aplay would play on after an
-// interrupt.
-func killGroup(cmd *exec.Cmd) {
+// KillGroup makes cancelling cmd (its context ending) kill cmd's whole process group. Set it
+// before cmd starts.
+func KillGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error {
 		err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package procgroup
+
+import "os/exec"
+
+// KillGroup leaves exec's default, killing the process alone: there are no process groups here.
+func KillGroup(*exec.Cmd) {}
