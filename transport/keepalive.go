@@ -48,6 +48,7 @@ func (s *Stream) keepalive() {
 			s.teardown(fmt.Errorf("transport: ping: %w", err), false)
 			return
 		}
+		s.heard()
 		t.Reset(s.cfg.pingInterval)
 	}
 }

@@ -49,8 +49,17 @@ func TestPingTimeoutOnHalfOpenLine(t *testing.T) {
 	default:
 	}
 
+	// Pongs count as hearing from the peer, though no message flows.
+	if heard := s.LastHeard(); time.Since(heard) > 200*time.Millisecond {
+		t.Errorf("LastHeard %v ago while pongs flow every 10ms", time.Since(heard))
+	}
+
 	p.freeze()
 	frozen := time.Now()
+	time.Sleep(100 * time.Millisecond)                                          // ten ping intervals without a pong
+	if heard := s.LastHeard(); heard.After(frozen.Add(50 * time.Millisecond)) { // a pong already past the proxy may land
+		t.Errorf("LastHeard %v moved on after the line froze at %v", heard, frozen)
+	}
 	waitDone(t, s)
 	<-conn.DisconnectNotify()
 	if !errors.Is(s.Err(), ErrPingTimeout) {

@@ -10,6 +10,7 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/coder/websocket"
 	"github.com/sourcegraph/jsonrpc2"
@@ -48,6 +49,8 @@ type Stream struct {
 	writesPending atomic.Int64
 	writesDone    atomic.Uint64
 
+	lastHeard atomic.Int64 // unix nanoseconds of the last frame or pong from the peer
+
 	once     sync.Once      // teardown
 	cause    error          // why the line is gone; written before done closes
 	closeErr error          // what Close reports; written before done closes
@@ -67,6 +70,7 @@ func newStream(conn *websocket.Conn, cfg streamConfig, log *slog.Logger) *Stream
 		done: make(chan struct{}),
 		stop: make(chan struct{}),
 	}
+	s.heard()
 	s.workers.Go(s.watchWrites)
 	if cfg.pingInterval > 0 {
 		s.workers.Go(s.keepalive)
@@ -87,6 +91,7 @@ func (s *Stream) ReadObject(v any) error {
 		// connection itself, which ends a blocked read.
 		typ, r, err := s.conn.Reader(context.Background())
 		if err == nil {
+			s.heard()
 			s.rbuf.Reset()
 			_, err = s.rbuf.ReadFrom(r)
 		}
@@ -208,6 +213,13 @@ func (s *Stream) Close() error {
 	s.workers.Wait()
 	return s.closeErr
 }
+
+// LastHeard reports when the peer was last heard from: a message, or a pong to a keepalive ping.
+// A live line with keepalive on is heard from at least every ping interval; a watchdog can tell a
+// line that still works from one that only looks open.
+func (s *Stream) LastHeard() time.Time { return time.Unix(0, s.lastHeard.Load()) }
+
+func (s *Stream) heard() { s.lastHeard.Store(time.Now().UnixNano()) }
 
 // Done returns a channel that is closed once the line is gone: closed by
 // either side, broken, or dead (ping timeout, stuck write).
