@@ -58,6 +58,11 @@ type Agent struct {
 	rand  func() float64
 	regID atomic.Uint64
 	once  sync.Once // Run may be called once
+
+	// For Check: when the state last changed, how long the current back-off is, and the line.
+	since  atomic.Int64 // unix nanoseconds
+	wait   atomic.Int64 // nanoseconds
+	stream atomic.Pointer[transport.Stream]
 }
 
 // New checks opts and returns an Agent ready to Run.
@@ -131,9 +136,64 @@ func New(opts *Options) (*Agent, error) {
 func (a *Agent) State() State { return State(a.state.Load()) }
 
 func (a *Agent) setState(s State) {
-	if State(a.state.Swap(int32(s))) != s && a.opts.OnState != nil {
+	if State(a.state.Swap(int32(s))) == s {
+		return
+	}
+	a.since.Store(time.Now().UnixNano())
+	if a.opts.OnState != nil {
 		a.opts.OnState(s)
 	}
+}
+
+// healthSlack is how far past its own bound a step may run before Check calls the loop stuck:
+// scheduling on a loaded board, a slow DNS answer.
+const healthSlack = time.Second
+
+// Check reports whether the session loop is making progress, for a watchdog: nil while every
+// step finishes within its bound (the handshake and registration timeouts, the back-off wait, the
+// drain), and, once registered, while the server is heard from within a ping interval and
+// timeout. A loop that is stuck, or a line that only looks open, is an error saying which.
+func (a *Agent) Check() error {
+	st := a.State()
+	in := time.Since(time.Unix(0, a.since.Load()))
+	var bound time.Duration
+	switch st {
+	case Idle, Stopped:
+		return nil
+	case Connecting:
+		bound = a.opts.Dial.HandshakeTimeout
+		if bound <= 0 {
+			bound = transport.DefaultHandshakeTimeout
+		}
+	case Registering:
+		bound = a.opts.RegisterTimeout
+	case BackingOff:
+		bound = time.Duration(a.wait.Load())
+	case Stopping:
+		// The drain, stop's grace for cancelled calls, and a close handshake with a peer that may
+		// not answer (coder/websocket waits up to 5s to write and 5s to read it).
+		bound = a.opts.DrainTimeout + 11*time.Second
+	case Registered:
+		s := a.stream.Load()
+		ping, timeout := a.opts.Dial.PingInterval, a.opts.Dial.PingTimeout
+		if s == nil || ping < 0 {
+			return nil // no keepalive: nothing to judge the line by
+		}
+		if ping == 0 {
+			ping = transport.DefaultPingInterval
+		}
+		if timeout <= 0 {
+			timeout = transport.DefaultPingTimeout
+		}
+		if quiet := time.Since(s.LastHeard()); quiet > ping+timeout+healthSlack {
+			return fmt.Errorf("registered, but nothing heard from the server for %s", quiet.Round(time.Millisecond))
+		}
+		return nil
+	}
+	if in > bound+healthSlack {
+		return fmt.Errorf("%s for %s, longer than its bound of %s", st, in.Round(time.Millisecond), bound)
+	}
+	return nil
 }
 
 // Run connects, registers and serves until ctx is cancelled, reconnecting with back-off whenever
@@ -157,6 +217,7 @@ func (a *Agent) Run(ctx context.Context) error {
 		}
 		wait := a.opts.Backoff.delay(attempt, a.rand)
 		attempt++
+		a.wait.Store(int64(wait))
 		a.setState(BackingOff)
 		a.log.Warn("not connected; retrying", "err", err, "retry_in", wait.Round(time.Millisecond), "attempt", attempt)
 		if err := a.opts.Sleep(ctx, wait); err != nil || ctx.Err() != nil {
@@ -173,6 +234,8 @@ func (a *Agent) session(ctx context.Context) (time.Duration, error) {
 	if err != nil {
 		return 0, fmt.Errorf("connecting to %s: %w", a.opts.URL, err)
 	}
+	a.stream.Store(stream)
+	defer a.stream.Store(nil)
 	// The jsonrpc2 connection's context is not ctx: a stop must let running calls finish and
 	// answer before the line is closed, so the line outlives ctx by the drain.
 	conn := transport.NewConn(context.Background(), stream, a.disp, a.opts.Logger,

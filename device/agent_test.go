@@ -569,3 +569,54 @@ func (px *proxy) pipe(dst, src net.Conn, frozen <-chan struct{}) {
 		}
 	}
 }
+
+// Check, the watchdog's question, says the loop is stuck when a step outlasts its bound, and is
+// content while a registered line is heard from.
+func TestCheck(t *testing.T) {
+	checkLeaks(t)
+	// A back-off of 1ms that never returns: the loop is stuck in it.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "ws://" + ln.Addr().String() + "/"
+	ln.Close() // nothing listens: every dial fails at once
+	asleep := make(chan struct{}, 1)
+	stuck := func(ctx context.Context, _ time.Duration) error {
+		select {
+		case asleep <- struct{}{}:
+		default:
+		}
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	a := newAgent(t, device.Options{URL: url, Backoff: device.Backoff{Min: time.Millisecond, Max: time.Millisecond}, Sleep: stuck})
+	runAgent(t, a)
+	<-asleep
+	if err := a.Check(); err != nil {
+		t.Errorf("Check at the start of a back-off = %v, want nil", err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for a.Check() == nil {
+		if time.Now().After(deadline) {
+			t.Fatal("Check still content 5s into a 1ms back-off")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := a.Check(); !strings.Contains(err.Error(), "backing off for") {
+		t.Errorf("Check = %v, want it to name the stuck back-off", err)
+	}
+
+	// Registered, with pongs every 20ms: content for longer than a ping interval and timeout.
+	srv := startServer(t, nil)
+	b := newAgent(t, device.Options{URL: srv.URL(), Dial: &transport.DialOptions{PingInterval: 20 * time.Millisecond, PingTimeout: 50 * time.Millisecond}})
+	runAgent(t, b)
+	waitDevice(t, srv)
+	waitState(t, b, device.Registered)
+	for range 15 {
+		if err := b.Check(); err != nil {
+			t.Fatalf("Check on a live line = %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
