@@ -90,6 +90,7 @@ func runDaemon(ctx context.Context, c *Config, stdout, stderr io.Writer, getenv 
 		Color:        colorOn(c.Render.Color, stderr),
 		Logger:       log,
 	})
+	var sd *sdNotifier // set before Run, the first to call OnState
 	agent, err := device.New(agentOptions(c, agentSettings{
 		MAC:      mac,
 		ClientID: clientID,
@@ -98,7 +99,10 @@ func runDaemon(ctx context.Context, c *Config, stdout, stderr io.Writer, getenv 
 		Registry: reg,
 		Render:   speakingRender(renderer.Render, hw.Speech),
 		Logger:   log,
-		OnState:  state.set, // transport.Dial warns at every connect when verification is off
+		OnState: func(st device.State) {
+			state.set(st)
+			sd.state(st)
+		},
 	}))
 	if err != nil {
 		return fmt.Errorf("starting the agent: %w", err)
@@ -106,12 +110,11 @@ func runDaemon(ctx context.Context, c *Config, stdout, stderr io.Writer, getenv 
 
 	log.Info("starting", "version", buildVersion(), "server", c.Server.URL, "mac", mac,
 		"hardware", hw.String(), "tools", toolNames(reg), "token", token != "")
-	// Ready once configured: systemd's start must not wait for a server that may be down.
 	sdCtx, stopSystemd := context.WithCancel(ctx)
-	waitSystemd := notifySystemd(sdCtx, log)
+	sd = startSystemd(sdCtx, c.Server.URL, agent.Check, log)
 	defer func() {
 		stopSystemd()
-		waitSystemd()
+		sd.wait()
 	}()
 	if err := agent.Run(ctx); err != nil {
 		return err

@@ -7,42 +7,111 @@ import (
 	"time"
 
 	"github.com/coreos/go-systemd/v22/daemon"
+
+	"github.com/devicectl/devicectl/device"
 )
 
-// notifySystemd speaks sd_notify for a Type=notify unit: READY=1 now, WATCHDOG=1 at half the
-// unit's WatchdogSec while ctx lives, STOPPING=1 when ctx is done. Outside systemd (no
-// NOTIFY_SOCKET) it sends nothing. The returned func waits for its goroutine; call it after ctx
-// is done.
-func notifySystemd(ctx context.Context, log *slog.Logger) (wait func()) {
-	notify := func(state string) {
-		if _, err := daemon.SdNotify(false, state); err != nil {
-			log.Warn("telling systemd", "state", state, "err", err)
-		}
-	}
-	notify(daemon.SdNotifyReady)
+// readyWait is how long run waits for its first registration before telling systemd it is ready
+// anyway: a unit whose server is down must still start (and be seen backing off), not time out
+// and be restarted in a loop.
+var readyWait = 30 * time.Second
+
+// sdNotifier speaks sd_notify for a Type=notify unit. READY=1 goes out at the first registration,
+// or after readyWait with a STATUS= saying what it still waits for; STATUS= follows the session
+// loop; WATCHDOG=1 is sent at half the unit's WatchdogSec only while check says the loop is
+// healthy, so a stuck loop is restarted by systemd; STOPPING=1 when ctx ends. Outside systemd (no
+// NOTIFY_SOCKET) it sends nothing.
+type sdNotifier struct {
+	log    *slog.Logger
+	server string
+
+	mu    sync.Mutex
+	ready bool
+
+	wg sync.WaitGroup
+}
+
+func startSystemd(ctx context.Context, server string, check func() error, log *slog.Logger) *sdNotifier {
+	n := &sdNotifier{log: log.With("component", "systemd"), server: server}
 	interval, err := daemon.SdWatchdogEnabled(false)
 	if err != nil {
-		log.Warn("reading the systemd watchdog settings", "err", err)
+		n.log.Warn("reading the systemd watchdog settings", "err", err)
 	}
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	n.wg.Go(func() {
 		var tick <-chan time.Time
 		if interval > 0 {
 			t := time.NewTicker(interval / 2)
 			defer t.Stop()
 			tick = t.C
 		}
+		wait := time.NewTimer(readyWait)
+		defer wait.Stop()
+		var sick error // the last reason the watchdog was not fed; logged when it changes
 		for {
 			select {
 			case <-tick:
-				notify(daemon.SdNotifyWatchdog)
+				err := check()
+				if err == nil {
+					if sick != nil {
+						n.log.Info("healthy again; feeding the watchdog")
+					}
+					n.notify(daemon.SdNotifyWatchdog)
+				} else if sick == nil || sick.Error() != err.Error() {
+					n.log.Warn("not feeding the watchdog: the session loop is stuck", "why", err)
+				}
+				sick = err
+			case <-wait.C:
+				n.becomeReady("STATUS=started; still waiting for the first registration with " + n.server)
 			case <-ctx.Done():
-				notify(daemon.SdNotifyStopping)
+				n.notify(daemon.SdNotifyStopping)
 				return
 			}
 		}
-	}()
-	return wg.Wait
+	})
+	return n
 }
+
+// state is the agent's OnState hook: it keeps STATUS= current and says READY=1 at the first
+// registration.
+func (n *sdNotifier) state(st device.State) {
+	var status string
+	switch st {
+	case device.Connecting:
+		status = "connecting to " + n.server
+	case device.Registering:
+		status = "connected; registering the tools with " + n.server
+	case device.Registered:
+		if status := "STATUS=registered with " + n.server; !n.becomeReady(status) {
+			n.notify(status)
+		}
+		return
+	case device.BackingOff:
+		status = "not connected to " + n.server + "; backing off before the next try"
+	case device.Stopping:
+		status = "stopping: letting running calls finish"
+	default:
+		return
+	}
+	n.notify("STATUS=" + status)
+}
+
+// becomeReady sends READY=1 with status the first time it is called, and reports whether it did.
+func (n *sdNotifier) becomeReady(status string) bool {
+	n.mu.Lock()
+	first := !n.ready
+	n.ready = true
+	n.mu.Unlock()
+	if first {
+		n.notify(daemon.SdNotifyReady + "\n" + status)
+	}
+	return first
+}
+
+func (n *sdNotifier) notify(state string) {
+	if _, err := daemon.SdNotify(false, state); err != nil {
+		n.log.Warn("telling systemd", "state", state, "err", err)
+	}
+}
+
+// wait returns once the notifier's goroutine has; call it after ctx is done.
+func (n *sdNotifier) wait() { n.wg.Wait() }

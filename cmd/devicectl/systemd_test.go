@@ -4,22 +4,65 @@ import (
 	"context"
 	"net"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/devicectl/devicectl/device/agenttest"
 )
 
-// Under systemd (NOTIFY_SOCKET, WATCHDOG_USEC) run says READY, feeds the watchdog, says STOPPING.
-func TestRunNotifiesSystemd(t *testing.T) {
+// notifySocket listens where run's sd_notify messages go, as systemd does for a Type=notify unit,
+// with the given WatchdogSec.
+func notifySocket(t *testing.T, watchdog string) <-chan string {
+	t.Helper()
 	sock := filepath.Join(t.TempDir(), "notify")
 	conn, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: sock, Net: "unixgram"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
 	t.Setenv("NOTIFY_SOCKET", sock)
-	t.Setenv("WATCHDOG_USEC", "20000") // 20ms: a feed every 10ms
+	t.Setenv("WATCHDOG_USEC", watchdog)
+	msgs := make(chan string, 1024)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		buf := make([]byte, 512)
+		for {
+			n, err := conn.Read(buf)
+			if err != nil {
+				return
+			}
+			select {
+			case msgs <- string(buf[:n]):
+			default: // a test that stopped listening
+			}
+		}
+	}()
+	t.Cleanup(func() { conn.Close(); <-done })
+	return msgs
+}
 
+// await reads messages until one satisfies want, and returns those before it.
+func await(t *testing.T, msgs <-chan string, what string, want func(string) bool) (before []string) {
+	t.Helper()
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case m := <-msgs:
+			if want(m) {
+				return before
+			}
+			before = append(before, m)
+		case <-timeout:
+			t.Fatalf("no %s within 10s; got %q", what, before)
+		}
+	}
+}
+
+// Under systemd run says what it does in STATUS=, READY=1 once registered, feeds the watchdog
+// while healthy, and says STOPPING=1 on the way out.
+func TestRunNotifiesSystemd(t *testing.T) {
+	msgs := notifySocket(t, "20000") // 20ms: a feed every 10ms
 	srv, err := agenttest.Start(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -33,48 +76,46 @@ func TestRunNotifiesSystemd(t *testing.T) {
 			"--state-dir", t.TempDir(), "--log-level", "error")
 	}()
 
-	msgs := make(chan string, 64)
-	go func() {
-		defer close(msgs)
-		buf := make([]byte, 256)
-		for {
-			n, err := conn.Read(buf)
-			if err != nil {
-				return
-			}
-			msgs <- string(buf[:n])
-		}
-	}()
-	next := func() string {
-		t.Helper()
-		select {
-		case m := <-msgs:
-			return m
-		case <-waitCtx(t).Done():
-			t.Fatal("no sd_notify message within 10s")
-		}
-		return ""
+	before := await(t, msgs, "READY=1", func(m string) bool { return strings.HasPrefix(m, "READY=1\n") })
+	want := []string{"STATUS=connecting to " + srv.URL(), "STATUS=connected; registering the tools with " + srv.URL()}
+	if strings.Join(before, "|") != strings.Join(want, "|") {
+		t.Errorf("before READY=1: %q, want %q", before, want)
 	}
-	if m := next(); m != "READY=1" {
-		t.Fatalf("first message %q, want READY=1", m)
-	}
-	if m := next(); m != "WATCHDOG=1" {
-		t.Fatalf("second message %q, want WATCHDOG=1", m)
-	}
+	await(t, msgs, "WATCHDOG=1", func(m string) bool { return m == "WATCHDOG=1" })
 	cancel()
 	if r := <-done; r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	for {
-		m := next()
-		if m == "STOPPING=1" {
-			break
-		}
-		if m != "WATCHDOG=1" {
-			t.Fatalf("message %q, want WATCHDOG=1 or STOPPING=1", m)
-		}
+	await(t, msgs, "STOPPING=1", func(m string) bool { return m == "STOPPING=1" })
+}
+
+// With the server down, run still says READY=1 after a bounded wait, with a STATUS= saying what
+// it waits for, so systemd does not kill and restart it in a loop.
+func TestRunReadyWithoutServer(t *testing.T) {
+	msgs := notifySocket(t, "0")
+	old := readyWait
+	readyWait = 200 * time.Millisecond
+	defer func() { readyWait = old }()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
 	}
-	conn.Close()
-	for range msgs { // the reader has ended once msgs is closed
+	url := "ws://" + ln.Addr().String() + "/"
+	ln.Close()
+
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	done := make(chan result, 1)
+	go func() {
+		done <- runCLI(ctx, "", "run", "--config", "/dev/null", "--server", url, "--mac", "AA-BB-CC-DD-EE-03",
+			"--state-dir", t.TempDir(), "--log-level", "error")
+	}()
+	before := await(t, msgs, "READY=1", func(m string) bool {
+		return m == "READY=1\nSTATUS=started; still waiting for the first registration with "+url
+	})
+	if !strings.Contains(strings.Join(before, "|"), "STATUS=not connected to "+url+"; backing off") {
+		t.Errorf("no back-off STATUS before READY=1: %q", before)
 	}
+	cancel()
+	<-done
 }
