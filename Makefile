@@ -7,6 +7,8 @@
 #   make fuzz    every fuzz target for FUZZTIME each
 #   make lint    go vet and gofmt only
 #   make test-arm  the tests under qemu as an ARMv6 (Pi Zero) and an ARM64 board run them
+#   make deb     .deb packages (armhf, arm64, amd64) in dist/ from make cross's binaries
+#   make deb-test  builds, installs, removes and purges the package here (root, Debian)
 
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -63,3 +65,12 @@ test-arm64:
 
 clean:
 	rm -rf bin dist
+
+# Debian packages, with nfpm run as a Go tool (go.mod's tool directive): run `make cross deb`.
+.PHONY: deb deb-test
+deb:
+	bash scripts/deb.sh
+
+# Installs the package on this machine and purges it again: root on a Debian machine, as CI.
+deb-test:
+	bash scripts/deb-test.sh
