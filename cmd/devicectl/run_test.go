@@ -131,8 +131,11 @@ func TestRunSIGTERM(t *testing.T) {
 	}
 	defer srv.Close()
 
-	cmd := exec.Command(bin, "run", "--server", srv.URL(), "--mac", "AA-BB-CC-DD-EE-FF", "--hardware", "sim", "--ping-interval", "1s")
-	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+t.TempDir(), tokenEnv+"=")
+	// The harness's command line, plus a state directory of the test's own: run as root, the
+	// default (/var/lib/devicectl) would leave a client-id on the machine.
+	cmd := exec.Command(bin, "run", "--server", srv.URL(), "--mac", "AA-BB-CC-DD-EE-FF", "--hardware", "sim", "--ping-interval", "1s",
+		"--state-dir", t.TempDir())
+	cmd.Env = append(os.Environ(), tokenEnv+"=")
 	var stderr lockedBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
