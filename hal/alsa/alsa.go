@@ -50,7 +50,7 @@ type Speaker struct {
 	// turn is held for a whole operation, so a SetVolume's read-back sees
 	// its own write; a channel rather than a mutex lets a waiter give up
 	// when its context ends.
-	turn chan struct{}
+	turn mixerexec.Turn
 }
 
 var _ hal.Speaker = (*Speaker)(nil)
@@ -79,7 +79,7 @@ func New(ctx context.Context, opts *Options) (*Speaker, error) {
 		device:  o.Device,
 		control: o.Control,
 		command: o.Command,
-		turn:    make(chan struct{}, 1),
+		turn:    mixerexec.NewTurn(),
 	}
 	s.log = o.Logger.With("component", s.String())
 
@@ -174,18 +174,13 @@ func (s *Speaker) setArgs(level, sw string) []string {
 }
 
 func (s *Speaker) acquire(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
+	if err := s.turn.Take(ctx); err != nil {
 		return fmt.Errorf("%s: %w", s, err)
 	}
-	select {
-	case s.turn <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("%s: %w", s, ctx.Err())
-	}
+	return nil
 }
 
-func (s *Speaker) release() { <-s.turn }
+func (s *Speaker) release() { s.turn.Give() }
 
 // amixer runs the command with -D device and args, returning its standard
 // output.

@@ -12,44 +12,13 @@ import (
 	"time"
 
 	"github.com/devicectl/devicectl/hal"
+	"github.com/devicectl/devicectl/internal/pulsetest"
 )
 
-// fakeAmixer writes a shell script standing in for amixer and returns its
-// path. Each run appends its arguments, one a line, then "--", to the file
-// argv beside it, so a test can check what was asked and that nothing went
-// through a shell.
+// fakeAmixer stands in for amixer, running body.
 func fakeAmixer(t *testing.T, body string) string {
 	t.Helper()
-	dir := t.TempDir()
-	path := filepath.Join(dir, "amixer")
-	script := "#!/bin/sh\ndir=$(dirname \"$0\")\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done >> \"$dir/argv\"\necho -- >> \"$dir/argv\"\n" + body
-	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-// calls returns the argument lists the fake at path was run with.
-func calls(t *testing.T, path string) [][]string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(filepath.Dir(path), "argv"))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out [][]string
-	cur := []string{}
-	for _, l := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
-		if l == "--" {
-			out = append(out, cur)
-			cur = []string{}
-			continue
-		}
-		cur = append(cur, l)
-	}
-	return out
+	return pulsetest.Fake(t, "amixer", body)
 }
 
 // coarseMixer is a fake amixer with a stereo control of 32 raw steps and a
@@ -115,7 +84,7 @@ func TestFakeCoarseControl(t *testing.T) {
 		{"-D", "hw:1", "sset", "Speaker", "0%", "mute"},
 		{"-D", "hw:1", "sget", "Speaker"},
 	}
-	if got := calls(t, cmd); !reflect.DeepEqual(got, want) {
+	if got := pulsetest.Calls(t, cmd); !reflect.DeepEqual(got, want) {
 		t.Errorf("amixer runs:\n got %q\nwant %q", got, want)
 	}
 }
@@ -136,7 +105,7 @@ func TestFakeDefaultsAndVerbatimArguments(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := [][]string{{"-D", "default", "sget", "Master"}, {"-D", "default", "sget", odd}}
-	if got := calls(t, cmd); !reflect.DeepEqual(got, want) {
+	if got := pulsetest.Calls(t, cmd); !reflect.DeepEqual(got, want) {
 		t.Errorf("amixer runs:\n got %q\nwant %q", got, want)
 	}
 }
@@ -158,7 +127,7 @@ END
 	if err := s.Halt(); err != nil {
 		t.Fatal(err)
 	}
-	got := calls(t, cmd)
+	got := pulsetest.Calls(t, cmd)
 	if want := []string{"-D", "default", "sset", "PCM", "0%"}; !reflect.DeepEqual(got[len(got)-1], want) {
 		t.Errorf("Halt ran %q, want %q (no mute word for a control without a switch)", got[len(got)-1], want)
 	}
@@ -198,7 +167,7 @@ func TestOutOfRangeRunsNothing(t *testing.T) {
 			t.Errorf("SetVolume(%d) = %v, want an error wrapping hal.ErrOutOfRange", v, err)
 		}
 	}
-	if n := len(calls(t, cmd)); n != 1 {
+	if n := len(pulsetest.Calls(t, cmd)); n != 1 {
 		t.Errorf("amixer ran %d times, want 1 (New only)", n)
 	}
 }
@@ -372,7 +341,7 @@ func TestNilOptionsFindAmixerOnPath(t *testing.T) {
 	if got, want := s.String(), "alsa:default/Master"; got != want {
 		t.Errorf("String() = %q, want %q", got, want)
 	}
-	if n := len(calls(t, cmd)); n != 1 {
+	if n := len(pulsetest.Calls(t, cmd)); n != 1 {
 		t.Errorf("the amixer on PATH ran %d times, want 1", n)
 	}
 }

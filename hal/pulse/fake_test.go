@@ -11,42 +11,13 @@ import (
 	"time"
 
 	"github.com/devicectl/devicectl/hal"
+	"github.com/devicectl/devicectl/internal/pulsetest"
 )
 
-// fake writes a shell script standing in for a program and returns its
-// path. Each run appends its arguments, one a line, then "--", to the file
-// argv beside it.
+// fake stands in for the program name, running body.
 func fake(t *testing.T, name, body string) string {
 	t.Helper()
-	dir := t.TempDir()
-	path := filepath.Join(dir, name)
-	script := "#!/bin/sh\ndir=$(dirname \"$0\")\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done >> \"$dir/argv\"\necho -- >> \"$dir/argv\"\n" + body
-	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-func calls(t *testing.T, path string) [][]string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(filepath.Dir(path), "argv"))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out [][]string
-	cur := []string{}
-	for _, l := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
-		if l == "--" {
-			out = append(out, cur)
-			cur = []string{}
-			continue
-		}
-		cur = append(cur, l)
-	}
-	return out
+	return pulsetest.Fake(t, name, body)
 }
 
 // fakeWpctl is a wpctl for one node, keeping volume and mute in a file and
@@ -104,7 +75,7 @@ func TestFakeWpctl(t *testing.T) {
 		{"get-volume", n},
 		{"set-volume", n, "1.00"}, {"set-mute", n, "0"}, {"get-volume", n},
 	}
-	if got := calls(t, cmd); !reflect.DeepEqual(got, want) {
+	if got := pulsetest.Calls(t, cmd); !reflect.DeepEqual(got, want) {
 		t.Errorf("wpctl runs:\n got %q\nwant %q", got, want)
 	}
 }
@@ -198,7 +169,7 @@ func TestOutOfRangeRunsNothing(t *testing.T) {
 			t.Errorf("SetVolume(%d) = %v, want an error wrapping hal.ErrOutOfRange", v, err)
 		}
 	}
-	if n := len(calls(t, cmd)); n != 1 {
+	if n := len(pulsetest.Calls(t, cmd)); n != 1 {
 		t.Errorf("wpctl ran %d times, want 1 (New only)", n)
 	}
 }

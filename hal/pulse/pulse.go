@@ -51,7 +51,7 @@ type Speaker struct {
 	// turn is held for a whole operation, so a SetVolume's read-back sees
 	// its own write; a channel rather than a mutex lets a waiter give up
 	// when its context ends.
-	turn chan struct{}
+	turn mixerexec.Turn
 }
 
 var _ hal.Speaker = (*Speaker)(nil)
@@ -83,7 +83,7 @@ func New(ctx context.Context, opts *Options) (*Speaker, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Speaker{tool: o.Tool, sink: o.Sink, command: o.Command, turn: make(chan struct{}, 1)}
+	s := &Speaker{tool: o.Tool, sink: o.Sink, command: o.Command, turn: mixerexec.NewTurn()}
 	s.log = o.Logger.With("component", s.String())
 	if _, err := s.read(ctx); err != nil {
 		return nil, fmt.Errorf("%s: cannot read sink %q with %s: %w", s, s.sink, s.tool, err)
@@ -205,18 +205,13 @@ func (s *Speaker) run(ctx context.Context, args ...string) (string, error) {
 }
 
 func (s *Speaker) acquire(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
+	if err := s.turn.Take(ctx); err != nil {
 		return fmt.Errorf("%s: %w", s, err)
 	}
-	select {
-	case s.turn <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("%s: %w", s, ctx.Err())
-	}
+	return nil
 }
 
-func (s *Speaker) release() { <-s.turn }
+func (s *Speaker) release() { s.turn.Give() }
 
 // pactlPercent matches the percentages in
 // "Volume: front-left: 21626 /  33% / -28.89 dB,   front-right: ...".

@@ -1,6 +1,6 @@
 // Package mixerexec runs the command-line mixers (amixer, pactl, wpctl) for the speaker
-// backends: no shell, bounded by the caller's context, a fixed locale, and errors that read as
-// sentences for the agent server.
+// backends: no shell, bounded by the caller's context, a fixed locale, errors that read as
+// sentences for the agent server, and a Turn so one operation runs at a time.
 package mixerexec
 
 import (
