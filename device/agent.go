@@ -1,11 +1,14 @@
 package device
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -46,18 +49,45 @@ type Options struct {
 
 	Logger  *slog.Logger
 	OnState func(State) // called on every change of state, from the agent's goroutine
+
+	// OnLineLost is called, from the agent's goroutine, once for every line that was connected,
+	// after it is closed: with why it was lost, or nil when the device closed it (a stop, or a
+	// Restart). Together with OnState it tells an observer (event hooks) when the line was up.
+	OnLineLost func(error)
+
+	// OnCall is told of every call the device ran and answered, from that call's goroutine, after
+	// the answer was sent. Calls refused before they ran (invalid params, busy) are not reported.
+	OnCall func(CallReport)
+}
+
+// CallReport is one answered mcp/tool/execute, for Options.OnCall.
+type CallReport struct {
+	Tool     string
+	Input    json.RawMessage
+	Result   json.RawMessage // the result sent; nil when the call was answered with an error
+	Code     int64           // the JSON-RPC error code sent (CodeToolFailed, ...); 0 on success
+	Message  string          // the error message sent; "" on success
+	Duration time.Duration   // from admission to the answer
 }
 
 // Agent is the device side of the protocol: it keeps one session with the server alive, declares
 // the registry's tools on every connection, runs the server's calls and renders its messages.
 type Agent struct {
-	opts  Options
+	cur   atomic.Pointer[Options] // the options in force; replaced between sessions by Restart
 	log   *slog.Logger
-	disp  *dispatcher
+	disp  *dispatcher // the current session's; replaced only by Run's goroutine, between sessions
 	state atomic.Int32
 	rand  func() float64
 	regID atomic.Uint64
 	once  sync.Once // Run may be called once
+
+	// Restart and SetRegistry hand their work to the session loop through these: next holds the
+	// options of a pending Restart, and the channels (capacity 1) wake the loop.
+	mu        sync.Mutex // serialises Restart and SetRegistry
+	next      atomic.Pointer[Options]
+	restartCh chan struct{}
+	reregCh   chan struct{}
+	done      atomic.Bool // Run has returned
 
 	// For Check: when the state last changed, how long the current back-off is, and the line.
 	since  atomic.Int64 // unix nanoseconds
@@ -67,6 +97,23 @@ type Agent struct {
 
 // New checks opts and returns an Agent ready to Run.
 func New(opts *Options) (*Agent, error) {
+	o, err := checkOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	a := &Agent{
+		log:       o.Logger.With("component", "agent"),
+		rand:      defaultRand,
+		restartCh: make(chan struct{}, 1),
+		reregCh:   make(chan struct{}, 1),
+	}
+	a.cur.Store(o)
+	a.disp = newDispatcher(o)
+	return a, nil
+}
+
+// checkOptions copies opts with the defaults filled in, or says what is wrong with them.
+func checkOptions(opts *Options) (*Options, error) {
 	if opts == nil {
 		return nil, errors.New("device: nil options")
 	}
@@ -126,10 +173,76 @@ func New(opts *Options) (*Agent, error) {
 		dial.Logger = o.Logger // transport names its own component
 	}
 	o.Dial = &dial
+	return &o, nil
+}
 
-	a := &Agent{opts: o, log: o.Logger.With("component", "agent"), rand: defaultRand}
-	a.disp = newDispatcher(o.Registry, o.Render, o.MaxInFlight, o.ToolTimeout, o.Logger.With("component", "dispatch"))
-	return a, nil
+// opts returns the options in force.
+func (a *Agent) opts() *Options { return a.cur.Load() }
+
+// SetRegistry makes reg the tools the device serves from now on: calls that arrive after it
+// returns run reg's tools. When reg declares something else than what the server was last sent
+// (a tool added, removed or described anew), the tools are registered again on the line that is
+// up; a server that refuses them ends the session, and the next one registers from scratch.
+// Safe to call from any goroutine, before or during Run.
+func (a *Agent) SetRegistry(reg *tools.Registry) {
+	if reg == nil {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	o := *a.opts()
+	o.Registry = reg
+	a.cur.Store(&o)
+	if next := a.next.Load(); next != nil {
+		n := *next
+		n.Registry = reg
+		a.next.Store(&n)
+	}
+	a.disp.setRegistry(reg)
+	kick(a.reregCh)
+}
+
+// Restart replaces every option (server, identity, credentials, limits, tools) and starts a new
+// session with them at once, without back-off: a line that is up is closed the way a stop closes
+// it (running calls may finish within the old DrainTimeout, close 1000), and a back-off wait is
+// cut short. opts are checked as New checks them; on an error nothing changes. Sleep and OnState
+// are taken from opts as well, so pass the same ones. It returns at once; the new session follows.
+func (a *Agent) Restart(opts *Options) error {
+	o, err := checkOptions(opts)
+	if err != nil {
+		return err
+	}
+	if a.done.Load() {
+		return errors.New("device: Restart after Run returned")
+	}
+	a.mu.Lock()
+	a.next.Store(o)
+	a.mu.Unlock()
+	kick(a.restartCh)
+	return nil
+}
+
+// kick wakes whoever waits on ch, or leaves a wake-up there for the next wait.
+func kick(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
+// applyRestart puts a pending Restart's options in force, with a fresh dispatcher (the old one
+// was stopped with its session). Called by Run's goroutine between sessions.
+func (a *Agent) applyRestart() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	o := a.next.Swap(nil)
+	if o == nil {
+		return false
+	}
+	a.cur.Store(o)
+	a.log = o.Logger.With("component", "agent")
+	a.disp = newDispatcher(o)
+	return true
 }
 
 // State reports where the session loop is; safe to call from any goroutine.
@@ -140,8 +253,8 @@ func (a *Agent) setState(s State) {
 		return
 	}
 	a.since.Store(time.Now().UnixNano())
-	if a.opts.OnState != nil {
-		a.opts.OnState(s)
+	if on := a.opts().OnState; on != nil {
+		on(s)
 	}
 }
 
@@ -156,26 +269,27 @@ const healthSlack = time.Second
 func (a *Agent) Check() error {
 	st := a.State()
 	in := time.Since(time.Unix(0, a.since.Load()))
+	o := a.opts()
 	var bound time.Duration
 	switch st {
 	case Idle, Stopped:
 		return nil
 	case Connecting:
-		bound = a.opts.Dial.HandshakeTimeout
+		bound = o.Dial.HandshakeTimeout
 		if bound <= 0 {
 			bound = transport.DefaultHandshakeTimeout
 		}
 	case Registering:
-		bound = a.opts.RegisterTimeout
+		bound = o.RegisterTimeout
 	case BackingOff:
 		bound = time.Duration(a.wait.Load())
 	case Stopping:
 		// The drain, stop's grace for cancelled calls, and a close handshake with a peer that may
 		// not answer (coder/websocket waits up to 5s to write and 5s to read it).
-		bound = a.opts.DrainTimeout + 11*time.Second
+		bound = o.DrainTimeout + 11*time.Second
 	case Registered:
 		s := a.stream.Load()
-		ping, timeout := a.opts.Dial.PingInterval, a.opts.Dial.PingTimeout
+		ping, timeout := o.Dial.PingInterval, o.Dial.PingTimeout
 		if s == nil || ping < 0 {
 			return nil // no keepalive: nothing to judge the line by
 		}
@@ -205,45 +319,100 @@ func (a *Agent) Run(ctx context.Context) error {
 	if !first {
 		return errors.New("device: Agent.Run called twice")
 	}
+	defer a.done.Store(true)
 	defer a.setState(Stopped)
 	attempt := 0
 	for {
+		if a.applyRestart() {
+			attempt = 0
+		}
 		registeredFor, err := a.session(ctx)
 		if ctx.Err() != nil {
 			return nil
 		}
-		if registeredFor >= a.opts.Backoff.ResetAfter {
+		if errors.Is(err, errRestart) {
+			continue // at once: the line was closed on purpose
+		}
+		o := a.opts()
+		if registeredFor >= o.Backoff.ResetAfter {
 			attempt = 0
 		}
-		wait := a.opts.Backoff.delay(attempt, a.rand)
+		wait := o.Backoff.delay(attempt, a.rand)
 		attempt++
 		a.wait.Store(int64(wait))
 		a.setState(BackingOff)
 		a.log.Warn("not connected; retrying", "err", err, "retry_in", wait.Round(time.Millisecond), "attempt", attempt)
-		if err := a.opts.Sleep(ctx, wait); err != nil || ctx.Err() != nil {
+		if !a.backOff(ctx, o, wait) {
 			return nil
 		}
 	}
 }
 
+// errRestart ends a session that Restart asked to replace.
+var errRestart = errors.New("reconnecting with new settings")
+
+// backOff waits d, or less when a Restart comes, and reports whether to go on (false: stopped).
+func (a *Agent) backOff(ctx context.Context, o *Options, d time.Duration) bool {
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		for {
+			select {
+			case <-a.restartCh:
+				if a.next.Load() != nil { // else a late wake-up of a Restart already applied
+					cancel()
+					return
+				}
+			case <-sctx.Done():
+				return
+			}
+		}
+	}()
+	err := o.Sleep(sctx, d)
+	cancel()
+	<-watched
+	if ctx.Err() != nil {
+		return false
+	}
+	return err == nil || a.next.Load() != nil
+}
+
 // session runs one connection from dial to loss. It reports how long the session was registered
 // (zero if it never was) and why it ended.
 func (a *Agent) session(ctx context.Context) (time.Duration, error) {
+	o := a.opts()
 	a.setState(Connecting)
-	stream, err := transport.Dial(ctx, a.opts.URL, a.opts.Dial)
+	stream, err := transport.Dial(ctx, o.URL, o.Dial)
 	if err != nil {
-		return 0, fmt.Errorf("connecting to %s: %w", a.opts.URL, err)
+		return 0, fmt.Errorf("connecting to %s: %w", o.URL, err)
 	}
+	registeredFor, err := a.serve(ctx, o, stream)
+	if o.OnLineLost != nil {
+		lost := err
+		if ctx.Err() != nil || errors.Is(err, errRestart) {
+			lost = nil
+		}
+		o.OnLineLost(lost)
+	}
+	return registeredFor, err
+}
+
+// serve registers on the connected stream, then serves it until it is lost, ctx is cancelled or
+// a Restart comes, and closes it.
+func (a *Agent) serve(ctx context.Context, o *Options, stream *transport.Stream) (time.Duration, error) {
 	a.stream.Store(stream)
 	defer a.stream.Store(nil)
 	// The jsonrpc2 connection's context is not ctx: a stop must let running calls finish and
 	// answer before the line is closed, so the line outlives ctx by the drain.
-	conn := transport.NewConn(context.Background(), stream, a.disp, a.opts.Logger,
+	conn := transport.NewConn(context.Background(), stream, a.disp, o.Logger,
 		jsonrpc2.OnRecv(a.noteRegistered))
 	defer conn.Close()
 
 	a.setState(Registering)
-	if err := a.register(ctx, conn); err != nil {
+	declared, err := a.register(ctx, conn)
+	if err != nil {
 		if ctx.Err() != nil {
 			a.stop(conn)
 		}
@@ -251,19 +420,47 @@ func (a *Agent) session(ctx context.Context) (time.Duration, error) {
 	}
 	registeredAt := time.Now()
 	a.setState(Registered)
-	a.log.Info("registered", "server", a.opts.URL, "mac", a.opts.MAC, "tools", len(a.opts.Registry.Tools()))
+	a.log.Info("registered", "server", o.URL, "mac", o.MAC, "tools", len(declared))
 
-	select {
-	case <-conn.DisconnectNotify():
-		err := stream.Err()
-		if err == nil {
-			err = errors.New("connection closed")
+	for {
+		select {
+		case <-conn.DisconnectNotify():
+			err := stream.Err()
+			if err == nil {
+				err = errors.New("connection closed")
+			}
+			return time.Since(registeredAt), fmt.Errorf("connection lost: %w", err)
+		case <-ctx.Done():
+			a.stop(conn)
+			return time.Since(registeredAt), nil
+		case <-a.restartCh:
+			if a.next.Load() == nil {
+				continue // a late wake-up of a Restart this session already runs with
+			}
+			a.log.Info("reconnecting with new settings")
+			a.stop(conn)
+			return time.Since(registeredAt), errRestart
+		case <-a.reregCh:
+			if slices.EqualFunc(declared, a.opts().Registry.Declarations(), sameDeclaration) {
+				continue // what the server has already
+			}
+			if declared, err = a.register(ctx, conn); err != nil {
+				if ctx.Err() != nil {
+					a.stop(conn)
+					return time.Since(registeredAt), nil
+				}
+				return time.Since(registeredAt), fmt.Errorf("registering the changed tools: %w", err)
+			}
+			a.log.Info("changed tools registered", "tools", len(declared))
 		}
-		return time.Since(registeredAt), fmt.Errorf("connection lost: %w", err)
-	case <-ctx.Done():
-		a.stop(conn)
-		return time.Since(registeredAt), nil
 	}
+}
+
+// sameDeclaration compares two declarations as the server sees them: by their JSON.
+func sameDeclaration(x, y tools.Declaration) bool {
+	bx, errx := json.Marshal(x)
+	by, erry := json.Marshal(y)
+	return errx == nil && erry == nil && bytes.Equal(bx, by)
 }
 
 // noteRegistered runs in the connection's read loop. It marks the session registered as soon as
@@ -276,10 +473,13 @@ func (a *Agent) noteRegistered(req *jsonrpc2.Request, resp *jsonrpc2.Response) {
 	}
 }
 
-func (a *Agent) register(ctx context.Context, conn *jsonrpc2.Conn) error {
-	ctx, cancel := context.WithTimeout(ctx, a.opts.RegisterTimeout)
+// register sends the registry's tools and waits for the server's answer. It returns what it
+// declared, so a later SetRegistry can tell whether the server needs to hear of a change.
+func (a *Agent) register(ctx context.Context, conn *jsonrpc2.Conn) ([]tools.Declaration, error) {
+	o := a.opts()
+	ctx, cancel := context.WithTimeout(ctx, o.RegisterTimeout)
 	defer cancel()
-	params := RegisterParams{MAC: a.opts.MAC, Tools: a.opts.Registry.Declarations()}
+	params := RegisterParams{MAC: o.MAC, Tools: o.Registry.Declarations()}
 	id := jsonrpc2.ID{Str: "reg-" + strconv.FormatUint(a.regID.Add(1), 10), IsString: true}
 	var res RegisterResult
 	err := conn.Call(ctx, MethodRegisterTools, params, &res, jsonrpc2.PickID(id))
@@ -287,13 +487,13 @@ func (a *Agent) register(ctx context.Context, conn *jsonrpc2.Conn) error {
 	switch {
 	case err == nil:
 		a.log.Debug("registration accepted", "status", res.Status, "message", res.Message)
-		return nil
+		return params.Tools, nil
 	case errors.As(err, &rpcErr):
-		return fmt.Errorf("registration refused: %d %s", rpcErr.Code, rpcErr.Message)
+		return nil, fmt.Errorf("registration refused: %d %s", rpcErr.Code, rpcErr.Message)
 	case errors.Is(err, context.DeadlineExceeded):
-		return fmt.Errorf("no answer to registration within %s", a.opts.RegisterTimeout)
+		return nil, fmt.Errorf("no answer to registration within %s", o.RegisterTimeout)
 	default:
-		return fmt.Errorf("registering: %w", err)
+		return nil, fmt.Errorf("registering: %w", err)
 	}
 }
 
@@ -301,10 +501,11 @@ func (a *Agent) register(ctx context.Context, conn *jsonrpc2.Conn) error {
 func (a *Agent) stop(conn *jsonrpc2.Conn) {
 	a.setState(Stopping)
 	a.disp.stop()
-	drain, cancel := context.WithTimeout(context.Background(), a.opts.DrainTimeout)
+	drainTimeout := a.opts().DrainTimeout
+	drain, cancel := context.WithTimeout(context.Background(), drainTimeout)
 	defer cancel()
 	if !a.disp.wait(drain) {
-		a.log.Warn("calls still running at stop; closing anyway", "drain_timeout", a.opts.DrainTimeout)
+		a.log.Warn("calls still running at stop; closing anyway", "drain_timeout", drainTimeout)
 	}
 	if err := conn.Close(); err != nil && !errors.Is(err, jsonrpc2.ErrClosed) {
 		a.log.Debug("closing connection", "err", err)

@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -21,9 +22,10 @@ import (
 // admitted or refused at once and run on goroutines the dispatcher owns. Notifications are handled
 // inline, which keeps them in arrival order.
 type dispatcher struct {
-	registry    *tools.Registry
+	registry    atomic.Pointer[tools.Registry] // swapped by Agent.SetRegistry
 	render      func(AIMessage)
 	toolTimeout time.Duration
+	onCall      func(CallReport) // nil: nobody listens, and results are not marshalled twice
 	log         *slog.Logger
 
 	slots chan struct{} // one token per call in flight; full means busy
@@ -35,16 +37,22 @@ type dispatcher struct {
 	wg sync.WaitGroup // running calls
 }
 
-func newDispatcher(reg *tools.Registry, render func(AIMessage), maxInFlight int, toolTimeout time.Duration, log *slog.Logger) *dispatcher {
-	return &dispatcher{
-		registry:    reg,
-		render:      render,
-		toolTimeout: toolTimeout,
-		log:         log,
-		slots:       make(chan struct{}, maxInFlight),
+func newDispatcher(o *Options) *dispatcher {
+	d := &dispatcher{
+		render:      o.Render,
+		toolTimeout: o.ToolTimeout,
+		onCall:      o.OnCall,
+		log:         o.Logger.With("component", "dispatch"),
+		slots:       make(chan struct{}, o.MaxInFlight),
 		resources:   make(map[string]chan struct{}),
 	}
+	d.registry.Store(o.Registry)
+	return d
 }
+
+// setRegistry makes reg the tools that calls from now on run. Calls already admitted keep the
+// tool they were admitted with.
+func (d *dispatcher) setRegistry(reg *tools.Registry) { d.registry.Store(reg) }
 
 // Handle implements jsonrpc2.Handler.
 func (d *dispatcher) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
@@ -86,6 +94,7 @@ type call struct {
 	id    jsonrpc2.ID
 	tool  *tools.Tool
 	input json.RawMessage
+	start time.Time
 	once  sync.Once // the single response
 }
 
@@ -95,7 +104,7 @@ func (d *dispatcher) execute(ctx context.Context, conn *jsonrpc2.Conn, req *json
 		d.replyError(conn, req.ID, CodeInvalidParams, "Invalid params", err.Error())
 		return
 	}
-	tool, err := d.registry.Validate(p.ToolName, p.ToolInput)
+	tool, err := d.registry.Load().Validate(p.ToolName, p.ToolInput)
 	if err != nil {
 		var pe *tools.ParamsError
 		if errors.As(err, &pe) {
@@ -110,6 +119,9 @@ func (d *dispatcher) execute(ctx context.Context, conn *jsonrpc2.Conn, req *json
 		return
 	}
 	c := &call{id: req.ID, tool: tool, input: p.ToolInput}
+	if d.onCall != nil {
+		c.start = time.Now()
+	}
 	go d.run(ctx, conn, c)
 }
 
@@ -186,19 +198,42 @@ func (d *dispatcher) run(ctx context.Context, conn *jsonrpc2.Conn, c *call) {
 				// The result did not marshal: that is a bug in the tool, not a domain failure.
 				d.log.Error("cannot send tool result", "tool", c.tool.Name, "err", rerr)
 				d.replyError(conn, c.id, CodeInternal, "Internal error", "")
+				d.report(c, nil, CodeInternal, "Internal error")
+				return
 			}
+			d.report(c, result, 0, "")
 		case errors.Is(err, errPanic):
 			d.replyError(conn, c.id, CodeInternal, "Internal error", "")
+			d.report(c, nil, CodeInternal, "Internal error")
 		default:
 			d.log.Info("tool failed", "tool", c.tool.Name, "err", err)
 			d.replyError(conn, c.id, CodeToolFailed, err.Error(), "")
+			d.report(c, nil, CodeToolFailed, err.Error())
 		}
 	})
 }
 
 func (d *dispatcher) replyTimeout(conn *jsonrpc2.Conn, c *call, timeout time.Duration) {
 	d.log.Warn("tool timed out", "tool", c.tool.Name, "timeout", timeout)
-	d.replyError(conn, c.id, CodeToolTimeout, fmt.Sprintf("tool timed out after %s", timeout), "")
+	msg := fmt.Sprintf("tool timed out after %s", timeout)
+	d.replyError(conn, c.id, CodeToolTimeout, msg, "")
+	d.report(c, nil, CodeToolTimeout, msg)
+}
+
+// report tells OnCall how c was answered.
+func (d *dispatcher) report(c *call, result any, code int64, message string) {
+	if d.onCall == nil {
+		return
+	}
+	r := CallReport{Tool: c.tool.Name, Input: c.input, Code: code, Message: message, Duration: time.Since(c.start)}
+	if code == 0 {
+		b, err := json.Marshal(result)
+		if err != nil {
+			return // unreachable: the same value was just sent
+		}
+		r.Result = b
+	}
+	d.onCall(r)
 }
 
 var errPanic = errors.New("tool panicked")

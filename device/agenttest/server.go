@@ -256,6 +256,12 @@ func (s *Server) Close() error {
 func (s *Server) register(d *Device) {
 	s.mu.Lock()
 	old := s.devices[d.MAC]
+	if old != nil && old.conn == d.conn {
+		// The device registered again on the same line (its tools changed): the line, and with
+		// it the device's lifetime, goes on.
+		d.done = old.done
+		old = nil
+	}
 	s.devices[d.MAC] = d
 	waiters := s.waiters
 	s.waiters = nil
