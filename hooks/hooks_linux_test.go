@@ -1,0 +1,168 @@
+package hooks_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/devicectl/devicectl/hooks"
+)
+
+// groupMembers returns the pids of the processes of process group pgid that are alive: a killed
+// process whose parent is gone may linger as a zombie until something reaps it (in a container,
+// maybe never), and a zombie does nothing.
+func groupMembers(t *testing.T, pgid int) []int {
+	t.Helper()
+	stats, err := filepath.Glob("/proc/[0-9]*/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	for _, path := range stats {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			continue // it ended while we looked
+		}
+		// pid (comm) state ppid pgrp ...; comm may hold spaces and parentheses.
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		if len(f) < 3 || f[0] == "Z" {
+			continue
+		}
+		if g, _ := strconv.Atoi(f[2]); g == pgid {
+			pid, _ := strconv.Atoi(strings.Fields(s)[0])
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// alive reports whether pid runs, a zombie counting as gone.
+func alive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i >= 0 && i+2 < len(s) && s[i+2] != 'Z'
+}
+
+// readPID reads the pid a hook wrote to path.
+func readPID(t *testing.T, path string) int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || pid <= 1 {
+		t.Fatalf("pid file %s: %q", path, b)
+	}
+	return pid
+}
+
+// A timeout stops everything the hook started: a child it left in the background must not
+// outlive it, nor keep its output open and so wedge the queue.
+func TestTimeoutKillsTheProcessGroup(t *testing.T) {
+	dir := t.TempDir()
+	var log logBuffer
+	prog := script(t, `dir=$1
+echo $$ > "$dir/pid"
+set -- $(cat /proc/$$/stat)
+echo $5 > "$dir/pgid"
+sleep 30 &
+echo $! > "$dir/child"
+sleep 30
+`)
+	next := newHolder(t)
+	r := newRunner(t, &hooks.Options{
+		Commands: map[hooks.Event][]string{hooks.Connected: {prog, dir}, hooks.Registered: next.argv},
+		Timeout:  300 * time.Millisecond,
+		Logger:   log.logger(),
+	})
+	r.Fire(hooks.Connected, nil)
+	r.Fire(hooks.Registered, map[string]string{"N": "next"})
+	start := time.Now()
+	closeRunner(t, r)
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("the runs took %v; the hook's child held the queue", took)
+	}
+	if d := diff(next.ran(t), []string{"next"}); d != "" {
+		t.Errorf("the hook after the timed-out one: %s", d)
+	}
+	warns := log.records(t, "hook failed")
+	if len(warns) != 1 || warns[0]["status"] != "timed out after 300ms" {
+		t.Errorf("failures logged: %v, want a timeout after 300ms", warns)
+	}
+	pid := readPID(t, filepath.Join(dir, "pid"))
+	pgid := readPID(t, filepath.Join(dir, "pgid"))
+	child := readPID(t, filepath.Join(dir, "child"))
+	if pgid != pid {
+		syscall.Kill(child, syscall.SIGKILL)
+		t.Fatalf("the hook %d ran in process group %d, not its own", pid, pgid)
+	}
+	end := time.Now().Add(deadline)
+	for {
+		left := groupMembers(t, pid)
+		if alive(child) {
+			left = append(left, child)
+		}
+		if len(left) == 0 {
+			break
+		}
+		if time.Now().After(end) {
+			syscall.Kill(-pid, syscall.SIGKILL)
+			syscall.Kill(child, syscall.SIGKILL)
+			t.Fatalf("processes %v of the hook's group %d (child %d) outlived the timeout", left, pgid, child)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestChildHoldingOutput: a hook that succeeds but leaves a child holding its output does not
+// hold up the queue beyond a moment, and is a success.
+func TestChildHoldingOutput(t *testing.T) {
+	dir := t.TempDir()
+	var log logBuffer
+	prog := script(t, `sleep 60 &
+echo $! > "$1/child"
+exit 0
+`)
+	next := newHolder(t)
+	r := newRunner(t, &hooks.Options{
+		Commands: map[hooks.Event][]string{hooks.Connected: {prog, dir}, hooks.Registered: next.argv},
+		Logger:   log.logger(),
+	})
+	r.Fire(hooks.Connected, nil)
+	r.Fire(hooks.Registered, map[string]string{"N": "next"})
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	err := r.Close(ctx)
+	took := time.Since(start)
+	// The child is ours to stop: a successful hook may leave a process running on purpose.
+	child := readPID(t, filepath.Join(dir, "child"))
+	syscall.Kill(child, syscall.SIGKILL)
+	if err != nil {
+		t.Fatalf("Close = %v", err)
+	}
+	if took > 10*time.Second {
+		t.Errorf("the runs took %v; the hook's child held the queue", took)
+	}
+	if d := diff(next.ran(t), []string{"next"}); d != "" {
+		t.Errorf("the hook after: %s", d)
+	}
+	if w := log.records(t, "hook failed"); len(w) != 0 {
+		t.Errorf("failures logged: %v", w)
+	}
+}
