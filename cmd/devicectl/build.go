@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/internal/logging"
 	"github.com/devicectl/devicectl/tools"
 	"github.com/devicectl/devicectl/tools/builtin"
 	"github.com/devicectl/devicectl/transport"
@@ -27,15 +28,28 @@ const systemStateDir = "/var/lib/devicectl"
 
 // newLogger returns the logger c asks for, writing to w.
 func newLogger(c LogConfig, w io.Writer) *slog.Logger {
+	return slog.New(logging.NewHandler(w, logOptions(c, w)))
+}
+
+// logOptions resolves c for output to w: format auto is human on a terminal and text elsewhere;
+// in the systemd journal every format leaves the time to journald and marks each line with its
+// priority, so `journalctl -p warning` finds the warnings.
+func logOptions(c LogConfig, w io.Writer) *logging.Options {
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(c.Level)); err != nil {
 		level = slog.LevelInfo // unreachable: log.level is checked when parsed
 	}
-	opts := &slog.HandlerOptions{Level: level}
-	if c.Format == "json" {
-		return slog.New(slog.NewJSONHandler(w, opts))
+	f, _ := w.(*os.File)
+	journal := f != nil && logging.IsJournal(f, os.Getenv)
+	term := !journal && isTerminal(w)
+	format := c.Format
+	if format == "auto" {
+		format = "text"
+		if term {
+			format = "human"
+		}
 	}
-	return slog.New(slog.NewTextHandler(w, opts))
+	return &logging.Options{Level: level, Format: format, Journal: journal, Color: term && os.Getenv("NO_COLOR") == ""}
 }
 
 // newRegistry returns the device's tools on hw, with the per-tool timeouts of c applied.
@@ -55,6 +69,12 @@ func newRegistry(hw *hardware, c *Config, connState func() string) (*tools.Regis
 	for name, d := range c.Execution.ToolTimeouts {
 		t, ok := r.Lookup(name)
 		if !ok {
+			if all, _ := newRegistry(simHardware(nil), &Config{Device: c.Device}, nil); all != nil {
+				if _, known := all.Lookup(name); known {
+					continue // its part is missing (optional), and with it the tool
+				}
+				r = all // name every tool there could be
+			}
 			return nil, &ConfigError{Key: "execution.tool_timeouts." + name, Err: fmt.Errorf("no such tool (the tools are %s)", toolNames(r))}
 		}
 		t.Timeout = d
@@ -196,6 +216,8 @@ type agentSettings struct {
 	Render               func(device.AIMessage)
 	Logger               *slog.Logger
 	OnState              func(device.State)
+	OnLineLost           func(error)
+	OnCall               func(device.CallReport)
 }
 
 // agentOptions maps the configuration onto device.Options.
@@ -225,8 +247,10 @@ func agentOptions(c *Config, s agentSettings) *device.Options {
 			Max:        c.Connection.BackoffMax,
 			ResetAfter: c.Connection.BackoffReset,
 		},
-		Logger:  s.Logger,
-		OnState: s.OnState,
+		Logger:     s.Logger,
+		OnState:    s.OnState,
+		OnLineLost: s.OnLineLost,
+		OnCall:     s.OnCall,
 	}
 }
 

@@ -23,6 +23,7 @@ type Config struct {
 	Execution  ExecutionConfig
 	Render     RenderConfig
 	Hardware   HardwareConfig
+	Hooks      HooksConfig
 	Log        LogConfig
 }
 
@@ -74,7 +75,7 @@ type RenderConfig struct {
 // LogConfig configures the slog logger on stderr.
 type LogConfig struct {
 	Level  string // debug, info, warn, error
-	Format string // text, json
+	Format string // auto, human, text, json
 }
 
 // Defaults returns the configuration used when neither the file nor a flag says otherwise.
@@ -99,7 +100,8 @@ func Defaults() *Config {
 		},
 		Render:   RenderConfig{Color: "auto"},
 		Hardware: defaultHardware(),
-		Log:      LogConfig{Level: "info", Format: "text"},
+		Hooks:    HooksConfig{Timeout: 10 * time.Second},
+		Log:      LogConfig{Level: "info", Format: "auto"},
 	}
 }
 
@@ -120,7 +122,7 @@ type setting struct {
 }
 
 // settings lists every key, in the order of configs/devicectl.yaml and the README table.
-var settings = slices.Concat(coreSettings, hardwareSettings(), logSettings)
+var settings = slices.Concat(coreSettings, hardwareSettings(), hookSettings(), logSettings)
 
 var coreSettings = []setting{
 	stringKey("server.url", "server", "agent server address, ws://host:port/path or wss://...", func(c *Config) *string { return &c.Server.URL }, checkServerURL),
@@ -170,7 +172,7 @@ var coreSettings = []setting{
 
 var logSettings = []setting{
 	enumKey("log.level", "log-level", "log level", func(c *Config) *string { return &c.Log.Level }, "debug", "info", "warn", "error"),
-	enumKey("log.format", "log-format", "log format on stderr", func(c *Config) *string { return &c.Log.Format }, "text", "json"),
+	enumKey("log.format", "log-format", "log format on stderr; auto: human on a terminal, text (with journald priorities, no time) in the systemd journal, text elsewhere", func(c *Config) *string { return &c.Log.Format }, "auto", "human", "text", "json"),
 }
 
 func stringKey(key, flag, usage string, p func(*Config) *string, check func(string) (string, error)) setting {

@@ -60,7 +60,9 @@ func TestDefaults(t *testing.T) {
 		{"hardware.face.command", "[]"},
 		{"hardware.speech.driver", "none"},
 		{"log.level", "info"},
-		{"log.format", "text"},
+		{"log.format", "auto"},
+		{"hooks.timeout", "10s"},
+		{"hooks.final_reply", "[]"},
 		{"server.url", ""},
 		{"server.insecure_skip_verify", "false"},
 		{"device.mac", ""},
@@ -255,7 +257,13 @@ func TestBadValues(t *testing.T) {
 		{"hardware.speech.command", "{a: b}", "want a list"},
 		{"hardware.speech.sentences", "some", "is not true or false"},
 		{"log.level", "verbose", `"verbose" is not one of debug, info, warn, error`},
-		{"log.format", "xml", `"xml" is not one of text, json`},
+		{"log.format", "xml", `"xml" is not one of auto, human, text, json`},
+		{"hooks.connected", "on-connect", `want a list, e.g. [program, arg], got the value "on-connect"`},
+		{"hooks.registered", `[on-registered, ""]`, "item 2 is empty"},
+		{"hooks.disconnected", "{a: b}", "want a list"},
+		{"hooks.tool_executed", "[[a]]", "item 1: want a single value, got a list"},
+		{"hooks.final_reply", "7", "want a list"},
+		{"hooks.timeout", "0s", "must be positive"},
 	}
 	tested := map[string]bool{}
 	for _, tc := range cases {
@@ -435,7 +443,7 @@ func TestPrecedence(t *testing.T) {
 		{"mac (flag, normalised)", c.Device.MAC, "AA-BB-CC-DD-EE-FF"},
 		{"show_thoughts (bool flag without value)", c.Render.ShowThoughts, true},
 		{"backoff_max (default)", c.Connection.BackoffMax, 30 * time.Second},
-		{"log.format (default)", c.Log.Format, "text"},
+		{"log.format (default)", c.Log.Format, "auto"},
 	}
 	for _, ch := range checks {
 		if ch.got != ch.want {

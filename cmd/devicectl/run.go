@@ -1,13 +1,11 @@
 package main
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"io"
 	"log/slog"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -22,7 +20,9 @@ func newRunCmd() *cobra.Command {
 		Long: `run is the device daemon: it dials the agent server, registers the device's tools with its MAC
 address, runs the server's tool calls on the hardware and shows the server's AI messages, and
 reconnects with back-off whenever the line is lost. SIGINT or SIGTERM stops it gracefully:
-running calls may finish (execution.drain_timeout), the line is closed, and it exits 0.
+running calls may finish (execution.drain_timeout), the line is closed, and it exits 0. SIGHUP
+(systemctl reload devicectl) reads the config file again: a bad one is refused with a log line
+and the old one stays in force; changed tools are registered again.
 
 Settings come from flags, over the config file, over the defaults. The bearer token is read from
 server.token_file or the DEVICECTL_TOKEN environment variable, never from a flag.
@@ -35,7 +35,17 @@ A bad flag or config value exits 2 with a message naming it.`,
 			if err != nil {
 				return err
 			}
-			return runDaemon(cmd.Context(), c, cmd.OutOrStdout(), cmd.ErrOrStderr(), os.Getenv)
+			// SIGHUP reloads; caught from here on, it no longer ends the process.
+			hup := make(chan os.Signal, 1)
+			signal.Notify(hup, syscall.SIGHUP)
+			defer signal.Stop(hup)
+			return runDaemon(cmd.Context(), c, daemonIO{
+				stdout: cmd.OutOrStdout(),
+				stderr: cmd.ErrOrStderr(),
+				getenv: os.Getenv,
+				load:   func() (*Config, error) { return resolveConfig(configPath, cmd.Flags()) },
+				reload: hup,
+			})
 		},
 	}
 	cmd.Flags().StringVar(&configPath, "config", "", "config file (default "+defaultConfigPath+" when it exists)")
@@ -43,84 +53,6 @@ A bad flag or config value exits 2 with a message naming it.`,
 		"server", "mac", "interface", "state-dir", "language", "hardware",
 		"ping-interval", "show-thoughts", "color", "log-level", "log-format")
 	return cmd
-}
-
-// runDaemon runs the agent until ctx is cancelled (a signal), then returns nil.
-func runDaemon(ctx context.Context, c *Config, stdout, stderr io.Writer, getenv func(string) string) (err error) {
-	if c.Server.URL == "" {
-		return &ConfigError{Key: "server.url", Err: errors.New("not set; set it in the config file or with --server")}
-	}
-	log := newLogger(c.Log, stderr)
-	mac, err := deviceMAC(c.Device)
-	if err != nil {
-		return err
-	}
-	token, err := loadToken(c.Server, getenv, log)
-	if err != nil {
-		return err
-	}
-	// The programs devicectl starts (a face, a speech command, amixer) inherit its environment;
-	// the token is the server's business, not theirs.
-	os.Unsetenv(tokenEnv)
-	tlsConf, err := tlsConfig(c.Server, log)
-	if err != nil {
-		return err
-	}
-	clientID, err := clientID(c.Device, getenv, log)
-	if err != nil {
-		return err
-	}
-	hw, err := openHardware(ctx, c, log)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if herr := hw.Halt(); herr != nil {
-			err = errors.Join(err, herr)
-		}
-	}()
-	state := newConnState()
-	reg, err := newRegistry(hw, c, state.String)
-	if err != nil {
-		return err
-	}
-
-	renderer := device.NewRenderer(stdout, stderr, &device.RenderOptions{
-		ShowThoughts: c.Render.ShowThoughts,
-		Color:        colorOn(c.Render.Color, stderr),
-		Logger:       log,
-	})
-	var sd *sdNotifier // set before Run, the first to call OnState
-	agent, err := device.New(agentOptions(c, agentSettings{
-		MAC:      mac,
-		ClientID: clientID,
-		Token:    token,
-		TLS:      tlsConf,
-		Registry: reg,
-		Render:   speakingRender(renderer.Render, hw.Speech),
-		Logger:   log,
-		OnState: func(st device.State) {
-			state.set(st)
-			sd.state(st)
-		},
-	}))
-	if err != nil {
-		return fmt.Errorf("starting the agent: %w", err)
-	}
-
-	log.Info("starting", "version", buildVersion(), "server", c.Server.URL, "mac", mac,
-		"hardware", hw.String(), "tools", toolNames(reg), "token", token != "")
-	sdCtx, stopSystemd := context.WithCancel(ctx)
-	sd = startSystemd(sdCtx, c.Server.URL, agent.Check, log)
-	defer func() {
-		stopSystemd()
-		sd.wait()
-	}()
-	if err := agent.Run(ctx); err != nil {
-		return err
-	}
-	log.Info("stopped")
-	return nil
 }
 
 // clientID returns the installation's persistent Client-Id. A configured device.state_dir that
@@ -146,16 +78,4 @@ func clientID(c DeviceConfig, getenv func(string) string, log *slog.Logger) (str
 		return "", nil
 	}
 	return id, nil
-}
-
-// speakingRender shows each message and, when speech is on, hands it to speech too. Speech only
-// queues, so a reply is never held up by the voice reading the one before.
-func speakingRender(show func(device.AIMessage), speech speechOut) func(device.AIMessage) {
-	if speech == nil {
-		return show
-	}
-	return func(m device.AIMessage) {
-		show(m)
-		speech.Observe(m)
-	}
 }

@@ -3,10 +3,11 @@ package main
 import (
 	"context"
 	"log/slog"
+	"strconv"
 	"sync"
 	"time"
 
-	"github.com/coreos/go-systemd/v22/daemon"
+	sd "github.com/coreos/go-systemd/v22/daemon"
 
 	"github.com/devicectl/devicectl/device"
 )
@@ -22,18 +23,18 @@ var readyWait = 30 * time.Second
 // healthy, so a stuck loop is restarted by systemd; STOPPING=1 when ctx ends. Outside systemd (no
 // NOTIFY_SOCKET) it sends nothing.
 type sdNotifier struct {
-	log    *slog.Logger
-	server string
+	log *slog.Logger
 
-	mu    sync.Mutex
-	ready bool
+	mu     sync.Mutex
+	ready  bool
+	server string // changed by a reload
 
 	wg sync.WaitGroup
 }
 
 func startSystemd(ctx context.Context, server string, check func() error, log *slog.Logger) *sdNotifier {
 	n := &sdNotifier{log: log.With("component", "systemd"), server: server}
-	interval, err := daemon.SdWatchdogEnabled(false)
+	interval, err := sd.SdWatchdogEnabled(false)
 	if err != nil {
 		n.log.Warn("reading the systemd watchdog settings", "err", err)
 	}
@@ -55,15 +56,15 @@ func startSystemd(ctx context.Context, server string, check func() error, log *s
 					if sick != nil {
 						n.log.Info("healthy again; feeding the watchdog")
 					}
-					n.notify(daemon.SdNotifyWatchdog)
+					n.notify(sd.SdNotifyWatchdog)
 				} else if sick == nil || sick.Error() != err.Error() {
 					n.log.Warn("not feeding the watchdog: the session loop is stuck", "why", err)
 				}
 				sick = err
 			case <-wait.C:
-				n.becomeReady("STATUS=started; still waiting for the first registration with " + n.server)
+				n.becomeReady("STATUS=started; still waiting for the first registration with " + n.serverURL())
 			case <-ctx.Done():
-				n.notify(daemon.SdNotifyStopping)
+				n.notify(sd.SdNotifyStopping)
 				return
 			}
 		}
@@ -74,19 +75,20 @@ func startSystemd(ctx context.Context, server string, check func() error, log *s
 // state is the agent's OnState hook: it keeps STATUS= current and says READY=1 at the first
 // registration.
 func (n *sdNotifier) state(st device.State) {
+	server := n.serverURL()
 	var status string
 	switch st {
 	case device.Connecting:
-		status = "connecting to " + n.server
+		status = "connecting to " + server
 	case device.Registering:
-		status = "connected; registering the tools with " + n.server
+		status = "connected; registering the tools with " + server
 	case device.Registered:
-		if status := "STATUS=registered with " + n.server; !n.becomeReady(status) {
+		if status := "STATUS=registered with " + server; !n.becomeReady(status) {
 			n.notify(status)
 		}
 		return
 	case device.BackingOff:
-		status = "not connected to " + n.server + "; backing off before the next try"
+		status = "not connected to " + server + "; backing off before the next try"
 	case device.Stopping:
 		status = "stopping: letting running calls finish"
 	default:
@@ -102,13 +104,46 @@ func (n *sdNotifier) becomeReady(status string) bool {
 	n.ready = true
 	n.mu.Unlock()
 	if first {
-		n.notify(daemon.SdNotifyReady + "\n" + status)
+		n.notify(sd.SdNotifyReady + "\n" + status)
 	}
 	return first
 }
 
+func (n *sdNotifier) serverURL() string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.server
+}
+
+func (n *sdNotifier) setServer(url string) {
+	n.mu.Lock()
+	n.server = url
+	n.mu.Unlock()
+}
+
+// reloading tells systemd a reload (SIGHUP) has begun; reloaded that it is over. systemd 253 and
+// later want MONOTONIC_USEC with RELOADING=1 to match the reload to its request. Before the unit
+// is ready there is nothing to say: READY=1 is still to come.
+func (n *sdNotifier) reloading() {
+	if n.isReady() {
+		n.notify(sd.SdNotifyReloading + "\nMONOTONIC_USEC=" + strconv.FormatInt(monotonicUsec(), 10))
+	}
+}
+
+func (n *sdNotifier) reloaded() {
+	if n.isReady() {
+		n.notify(sd.SdNotifyReady)
+	}
+}
+
+func (n *sdNotifier) isReady() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.ready
+}
+
 func (n *sdNotifier) notify(state string) {
-	if _, err := daemon.SdNotify(false, state); err != nil {
+	if _, err := sd.SdNotify(false, state); err != nil {
 		n.log.Warn("telling systemd", "state", state, "err", err)
 	}
 }

@@ -1,0 +1,463 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/hooks"
+	"github.com/devicectl/devicectl/internal/logging"
+	"github.com/devicectl/devicectl/tools"
+)
+
+// daemonIO is what `devicectl run` gets from its process: streams, environment, and, for
+// reloads, a way to read the configuration again and the signal to do it.
+type daemonIO struct {
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	// load reads the configuration again as at start-up (file, then flags); reload (SIGHUP)
+	// makes the daemon call it. Either nil: no reloads.
+	load   func() (*Config, error)
+	reload <-chan os.Signal
+}
+
+// daemon is `devicectl run`: the agent and the parts it is built from. A reload builds the parts
+// of the new configuration beside the old ones and puts them in force only when all of them are
+// good, so a bad new configuration changes nothing.
+type daemon struct {
+	io       daemonIO
+	envToken string // DEVICECTL_TOKEN as the process started; removed from the environment since
+	redact   *logging.Redactor
+	logs     *logging.Switch
+	log      *slog.Logger
+	state    *connState
+	reply    replyText
+	sd       *sdNotifier
+	agent    *device.Agent
+
+	cur atomic.Pointer[parts] // in force; read by the agent's callbacks on any goroutine
+
+	wg sync.WaitGroup // hook runners being closed after a reload
+}
+
+// parts are what one configuration builds. They are replaced as a whole by a reload.
+type parts struct {
+	cfg      *Config
+	ident    identity
+	hw       *hardware
+	reg      *tools.Registry
+	renderer *device.Renderer
+	hooks    *hooks.Runner
+}
+
+// identity is who the device is to the server, and how it proves it.
+type identity struct {
+	mac, clientID, token string
+	tls                  *tls.Config
+}
+
+// runDaemon runs the agent until ctx is cancelled (a signal), then returns nil.
+func runDaemon(ctx context.Context, c *Config, dio daemonIO) (err error) {
+	if dio.getenv == nil {
+		dio.getenv = os.Getenv
+	}
+	d := &daemon{io: dio, envToken: dio.getenv(tokenEnv), state: newConnState()}
+	d.redact = logging.NewRedactor(dio.stderr)
+	d.logs = logging.NewSwitch(logHandler(c.Log, d.redact, dio.stderr))
+	d.log = slog.New(d.logs)
+	// Whatever goes wrong, the message printed on the way out must not carry a secret either.
+	defer func() {
+		if err != nil {
+			err = &scrubbedError{err: err, text: d.redact.Scrub(err.Error())}
+		}
+	}()
+	if c.Server.URL == "" {
+		return &ConfigError{Key: "server.url", Err: errors.New("not set; set it in the config file or with --server")}
+	}
+	ident, err := d.identity(c, d.log)
+	if err != nil {
+		return err
+	}
+	// The programs devicectl starts (a face, a speech command, amixer, hooks) inherit its
+	// environment; the token is the server's business, not theirs.
+	os.Unsetenv(tokenEnv)
+	hk, err := newHookRunner(c, ident.mac, d.log)
+	if err != nil {
+		return err
+	}
+	hw, err := openHardware(ctx, c, d.log)
+	if err != nil {
+		hk.Close(context.Background())
+		return err
+	}
+	p := &parts{cfg: c, ident: ident, hw: hw, hooks: hk, renderer: d.newRenderer(c)}
+	defer func() {
+		p := d.cur.Load()
+		// The last events (disconnected) get their hooks run, within a hook's time.
+		closeHooks(p.hooks, p.cfg.Hooks.Timeout)
+		d.wg.Wait()
+		if herr := p.hw.Halt(); herr != nil {
+			err = errors.Join(err, herr)
+		}
+	}()
+	if p.reg, err = newRegistry(hw, c, d.state.String); err != nil {
+		d.cur.Store(p) // for the deferred clean-up
+		return err
+	}
+	d.cur.Store(p)
+
+	d.agent, err = device.New(d.agentOptions(p))
+	if err != nil {
+		return fmt.Errorf("starting the agent: %w", err)
+	}
+	d.log.Info("starting", "version", buildVersion(), "server", c.Server.URL, "mac", ident.mac,
+		"hardware", hw.String(), "tools", toolNames(p.reg), "token", ident.token != "")
+	sdCtx, stopSystemd := context.WithCancel(ctx)
+	d.sd = startSystemd(sdCtx, c.Server.URL, d.agent.Check, d.log)
+	defer func() {
+		stopSystemd()
+		d.sd.wait()
+	}()
+
+	ran := make(chan error, 1)
+	go func() { ran <- d.agent.Run(ctx) }()
+	for {
+		select {
+		case err := <-ran:
+			if err != nil {
+				return err
+			}
+			d.log.Info("stopped")
+			return nil
+		case <-dio.reload:
+			if dio.load != nil {
+				d.reload(ctx)
+			}
+		}
+	}
+}
+
+// identity works out the MAC, Client-Id, token and TLS settings of c.
+func (d *daemon) identity(c *Config, log *slog.Logger) (identity, error) {
+	var id identity
+	var err error
+	if id.mac, err = deviceMAC(c.Device); err != nil {
+		return id, err
+	}
+	getenv := func(k string) string {
+		if k == tokenEnv {
+			return d.envToken
+		}
+		return d.io.getenv(k)
+	}
+	if id.token, err = loadToken(c.Server, getenv, log); err != nil {
+		return id, err
+	}
+	d.redact.Add(id.token)
+	if id.tls, err = tlsConfig(c.Server, log); err != nil {
+		return id, err
+	}
+	if id.clientID, err = clientID(c.Device, d.io.getenv, log); err != nil {
+		return id, err
+	}
+	return id, nil
+}
+
+func (d *daemon) newRenderer(c *Config) *device.Renderer {
+	return device.NewRenderer(d.io.stdout, d.io.stderr, &device.RenderOptions{
+		ShowThoughts: c.Render.ShowThoughts,
+		Color:        colorOn(c.Render.Color, d.io.stderr),
+		Logger:       d.log,
+	})
+}
+
+// agentOptions are the agent's options for p. The callbacks read the parts in force when they
+// run, so a reload that keeps the line changes what they do without a new agent.
+func (d *daemon) agentOptions(p *parts) *device.Options {
+	return agentOptions(p.cfg, agentSettings{
+		MAC:        p.ident.mac,
+		ClientID:   p.ident.clientID,
+		Token:      p.ident.token,
+		TLS:        p.ident.tls,
+		Registry:   p.reg,
+		Render:     d.render,
+		Logger:     d.log,
+		OnState:    d.onState,
+		OnLineLost: d.onLineLost,
+		OnCall:     d.onCall,
+	})
+}
+
+// render shows an AI message, hands it to speech (which only queues, so a reply is never held
+// up by the voice reading the one before) and, at the end of a reply, to the final_reply hook.
+func (d *daemon) render(m device.AIMessage) {
+	p := d.cur.Load()
+	p.renderer.Render(m)
+	if p.hw.Speech != nil {
+		p.hw.Speech.Observe(m)
+	}
+	if !p.hooks.Has(hooks.FinalReply) {
+		return
+	}
+	if text, done := d.reply.observe(m); done {
+		p.hooks.Fire(hooks.FinalReply, map[string]string{"REPLY": text})
+	}
+}
+
+func (d *daemon) onState(st device.State) {
+	d.state.set(st)
+	d.sd.state(st)
+	p := d.cur.Load()
+	switch st {
+	case device.Registering: // dialled: the line is up
+		p.hooks.Fire(hooks.Connected, nil)
+	case device.Registered:
+		p.hooks.Fire(hooks.Registered, map[string]string{"TOOLS": toolNames(p.reg)})
+	}
+}
+
+func (d *daemon) onLineLost(err error) {
+	reason := "closed by the device"
+	if err != nil {
+		reason = err.Error()
+	}
+	d.cur.Load().hooks.Fire(hooks.Disconnected, map[string]string{"REASON": d.redact.Scrub(reason)})
+}
+
+func (d *daemon) onCall(r device.CallReport) {
+	p := d.cur.Load()
+	if !p.hooks.Has(hooks.ToolExecuted) {
+		return
+	}
+	vars := map[string]string{
+		"TOOL":        r.Tool,
+		"INPUT":       string(r.Input),
+		"DURATION_MS": strconv.FormatInt(r.Duration.Milliseconds(), 10),
+		"STATUS":      "ok",
+	}
+	if r.Code != 0 {
+		vars["STATUS"] = "error"
+		vars["ERROR_CODE"] = strconv.FormatInt(r.Code, 10)
+		vars["ERROR_MESSAGE"] = r.Message
+	} else {
+		vars["RESULT"] = string(r.Result)
+	}
+	p.hooks.Fire(hooks.ToolExecuted, vars)
+}
+
+// reload reads the configuration again and puts it in force; a bad one is refused with a log
+// line, and the old one stays.
+func (d *daemon) reload(ctx context.Context) {
+	d.sd.reloading()
+	defer d.sd.reloaded()
+	d.log.Info("reloading the configuration (SIGHUP)")
+	c, err := d.io.load()
+	if err == nil {
+		err = d.apply(ctx, c)
+	}
+	if err != nil {
+		d.log.Error("reload refused; the configuration in force is unchanged", "err", err)
+	}
+}
+
+// apply builds the parts of c and, when all are good, puts them in force: the logger, hooks and
+// renderer at once, the hardware reopened when its section changed, the tools re-registered when
+// they changed, and a new session when the server, identity or limits changed.
+func (d *daemon) apply(ctx context.Context, c *Config) error {
+	old := d.cur.Load()
+	if c.Server.URL == "" {
+		return &ConfigError{Key: "server.url", Err: errors.New("not set")}
+	}
+	changed := changedSections(old.cfg, c)
+	if len(changed) == 0 {
+		d.log.Info("configuration reloaded; nothing changed")
+		return nil
+	}
+	log := slog.New(logHandler(c.Log, d.redact, d.io.stderr))
+	ident, err := d.identity(c, log)
+	if err != nil {
+		return err
+	}
+	// Tool timeouts naming no tool are caught here, before any part is touched.
+	if _, err := newRegistry(simHardware(nil), c, nil); err != nil {
+		return err
+	}
+	hk, err := newHookRunner(c, ident.mac, log)
+	if err != nil {
+		return err
+	}
+	p := &parts{cfg: c, ident: ident, hw: old.hw, hooks: hk, renderer: old.renderer}
+	if !reflect.DeepEqual(old.cfg.Render, c.Render) {
+		p.renderer = d.newRenderer(c)
+	}
+	if hardwareChanged(old.cfg, c) {
+		hw, openErr := d.reopenHardware(ctx, old, c)
+		if openErr != nil {
+			// The old parts were opened again; tools of parts that vanished meanwhile are gone.
+			hk.Close(context.Background())
+			back := &parts{cfg: old.cfg, ident: old.ident, hw: hw, hooks: old.hooks, renderer: old.renderer}
+			if back.reg, err = newRegistry(hw, old.cfg, d.state.String); err != nil {
+				d.log.Error("rebuilding the tools on the reopened hardware", "err", err)
+				back.reg = old.reg
+			}
+			d.cur.Store(back)
+			d.agent.SetRegistry(back.reg)
+			return fmt.Errorf("opening the new hardware: %w", openErr)
+		}
+		p.hw = hw
+	}
+	if p.reg, err = newRegistry(p.hw, c, d.state.String); err != nil {
+		return err // unreachable: checked against every tool above
+	}
+	d.logs.Set(logHandler(c.Log, d.redact, d.io.stderr))
+	d.cur.Store(p)
+	d.sd.setServer(c.Server.URL)
+	d.wg.Go(func() { closeHooks(old.hooks, old.cfg.Hooks.Timeout) })
+
+	if needsNewSession(old, p) {
+		if err := d.agent.Restart(d.agentOptions(p)); err != nil {
+			return fmt.Errorf("reconnecting with the new settings: %w", err)
+		}
+	} else {
+		d.agent.SetRegistry(p.reg)
+	}
+	d.log.Info("configuration reloaded", "changed", strings.Join(changed, ", "), "tools", toolNames(p.reg))
+	return nil
+}
+
+// reopenHardware halts the parts in force and opens those of c. Two handles on one part would
+// fight (the old speaker's halt muting the new one's volume, a display switched off under its
+// successor), so the old parts are halted first; if the new ones will not open, the old
+// configuration is opened again, with every part optional, since one may have vanished since.
+func (d *daemon) reopenHardware(ctx context.Context, old *parts, c *Config) (*hardware, error) {
+	if err := old.hw.Halt(); err != nil {
+		d.log.Warn("halting the old hardware", "err", err)
+	}
+	hw, err := openHardware(ctx, c, d.log)
+	if err == nil {
+		return hw, nil
+	}
+	again := *old.cfg
+	again.Hardware.Speaker.Optional = true
+	again.Hardware.Face.Optional = true
+	back, berr := openHardware(ctx, &again, d.log)
+	if berr != nil {
+		// Only speech can fail now; run with simulated parts rather than none.
+		d.log.Error("reopening the old hardware failed; simulating it", "err", berr)
+		back = simHardware(nil)
+	}
+	return back, err
+}
+
+// hardwareChanged reports whether c needs other parts than old: its hardware section changed, or
+// the language that picks the default voice.
+func hardwareChanged(old, c *Config) bool {
+	return !reflect.DeepEqual(old.Hardware, c.Hardware) ||
+		(c.Hardware.Speech.Driver != "none" && old.Device.Language != c.Device.Language)
+}
+
+// needsNewSession reports whether the line must be dialled again for p: the server, identity,
+// credentials, connection or execution limits changed. Tools and timeouts alone do not.
+func needsNewSession(old, p *parts) bool {
+	oc, c := old.cfg, p.cfg
+	return oc.Server != c.Server || old.ident.mac != p.ident.mac || old.ident.clientID != p.ident.clientID ||
+		old.ident.token != p.ident.token || oc.Connection != c.Connection ||
+		oc.Execution.MaxInFlight != c.Execution.MaxInFlight || oc.Execution.ToolTimeout != c.Execution.ToolTimeout ||
+		oc.Execution.DrainTimeout != c.Execution.DrainTimeout
+}
+
+// changedSections names the sections of the config file that differ between old and c.
+func changedSections(old, c *Config) []string {
+	var out []string
+	ov, nv := reflect.ValueOf(old).Elem(), reflect.ValueOf(c).Elem()
+	for i := range ov.NumField() {
+		if !reflect.DeepEqual(ov.Field(i).Interface(), nv.Field(i).Interface()) {
+			out = append(out, strings.ToLower(ov.Type().Field(i).Name))
+		}
+	}
+	return out
+}
+
+// newHookRunner starts the hooks c configures, for the device mac.
+func newHookRunner(c *Config, mac string, log *slog.Logger) (*hooks.Runner, error) {
+	r, err := hooks.New(&hooks.Options{
+		Commands: c.Hooks.commands(),
+		Timeout:  c.Hooks.Timeout,
+		Common:   map[string]string{"SERVER": c.Server.URL, "MAC": mac},
+		Logger:   log,
+	})
+	if err != nil {
+		var he *hooks.CommandError
+		if errors.As(err, &he) {
+			return nil, &ConfigError{Key: "hooks." + string(he.Event), Err: he.Err}
+		}
+		return nil, &ConfigError{Key: "hooks", Err: err}
+	}
+	return r, nil
+}
+
+// closeHooks lets r's queued hooks run for at most one hook's time, then stops them.
+func closeHooks(r *hooks.Runner, timeout time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	r.Close(ctx)
+}
+
+// replyText gathers the text of the AI reply in progress, by the renderer's rule: the chunks when
+// any carried text, else the content of "final".
+type replyText struct {
+	mu       sync.Mutex
+	b        strings.Builder
+	streamed bool
+}
+
+// maxReply bounds what one reply may hold; the rest of a longer one is dropped.
+const maxReply = 1 << 20
+
+// observe takes the next message and, when it ends a reply, returns the reply's text.
+func (r *replyText) observe(m device.AIMessage) (string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch m.Type {
+	case device.MessageChunk:
+		if m.Content != "" && r.b.Len()+len(m.Content) <= maxReply {
+			r.b.WriteString(m.Content)
+		}
+		r.streamed = r.streamed || m.Content != ""
+	case device.MessageFinal:
+		text := m.Content
+		if r.streamed {
+			text = r.b.String()
+		}
+		r.b.Reset()
+		r.streamed = false
+		return text, true
+	}
+	return "", false
+}
+
+// logHandler is the handler c asks for on w (stderr), writing through redact.
+func logHandler(c LogConfig, redact io.Writer, w io.Writer) slog.Handler {
+	return logging.NewHandler(redact, logOptions(c, w))
+}
+
+// scrubbedError is an error whose message has had the secrets taken out; errors.Is and As still
+// see the original.
+type scrubbedError struct {
+	err  error
+	text string
+}
+
+func (e *scrubbedError) Error() string { return e.text }
+func (e *scrubbedError) Unwrap() error { return e.err }
