@@ -26,6 +26,7 @@ build armv6 GOARCH=arm GOARM=6 # Raspberry Pi Zero / 1
 build armv7 GOARCH=arm GOARM=7 # Raspberry Pi 2, most 32-bit boards
 build arm64 GOARCH=arm64       # Raspberry Pi 3/4/5 with a 64-bit OS, Jetson, RK3588
 build amd64 GOARCH=amd64
+build riscv64 GOARCH=riscv64   # VisionFive 2, Milk-V, Lichee Pi 4A
 
 (cd "$DIST" && sha256sum devicectl-linux-* >SHA256SUMS)
 ls -l "$DIST"

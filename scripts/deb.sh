@@ -3,12 +3,13 @@
 #   dist/devicectl_VERSION_armhf.deb   from dist/devicectl-linux-armv6 (see below)
 #   dist/devicectl_VERSION_arm64.deb   from dist/devicectl-linux-arm64
 #   dist/devicectl_VERSION_amd64.deb   from dist/devicectl-linux-amd64
+#   dist/devicectl_VERSION_riscv64.deb from dist/devicectl-linux-riscv64
 # with nfpm, pinned in go.mod as a Go tool (`go tool nfpm`, nothing to install), configured by
 # packaging/nfpm.yaml. Run `make cross deb` so the binaries and the package carry the same VERSION.
 # nfpm is v2.45.2: v2.46.0 and later need go.digitalxero.dev modules that the Go module proxy here
 # refuses (403). Tools are not linked into devicectl; `go version -m` on a binary shows no nfpm.
 #
-#   ARCHES="amd64"    build only these (default: armhf arm64 amd64)
+#   ARCHES="amd64"    build only these (default: armhf arm64 amd64 riscv64)
 #   VERSION=v1.2.3    the version to package (default: git describe, as the Makefile's VERSION)
 #   DEB_MAINTAINER    the Maintainer field, "Name <email>"
 #   scripts/deb.sh --version-of V   prints the Debian version made from V, builds nothing
@@ -17,7 +18,7 @@ cd "$(dirname "$0")/.."
 
 GO=${GO:-go}
 DIST=${DIST:-dist}
-ARCHES=${ARCHES:-armhf arm64 amd64}
+ARCHES=${ARCHES:-armhf arm64 amd64 riscv64}
 export DEB_MAINTAINER=${DEB_MAINTAINER:-devicectl maintainers <maintainers@devicectl.invalid>}
 
 die() {
@@ -85,7 +86,8 @@ for arch in $ARCHES; do
 	armhf) bin=$DIST/devicectl-linux-armv6 ;;
 	arm64) bin=$DIST/devicectl-linux-arm64 ;;
 	amd64) bin=$DIST/devicectl-linux-amd64 ;;
-	*) die "unknown architecture '$arch' (armhf, arm64 or amd64)" ;;
+	riscv64) bin=$DIST/devicectl-linux-riscv64 ;;
+	*) die "unknown architecture '$arch' (armhf, arm64, amd64 or riscv64)" ;;
 	esac
 	[ -f "$bin" ] || die "$bin is missing: run make cross first"
 	rm -f "$DIST"/devicectl_*_"$arch".deb

@@ -62,6 +62,7 @@ if [ -z "$binary" ]; then
 	aarch64 | arm64) arch=arm64 ;;
 	armv7l | armv8l) arch=armv7 ;;
 	armv6l) arch=armv6 ;;
+	riscv64) arch=riscv64 ;;
 	*) arch=unknown ;;
 	esac
 	for b in "$root/devicectl" "$root/dist/devicectl-linux-$arch"; do

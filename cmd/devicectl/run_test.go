@@ -109,22 +109,7 @@ func TestRunSIGTERM(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	// Built for the machine the test runs on, which is not runtime.GOARCH when this test binary
-	// is cross-compiled and run under qemu (make test-armv6).
-	hostEnv, err := exec.CommandContext(waitCtx(t), "go", "env", "GOHOSTOS", "GOHOSTARCH").Output()
-	if err != nil {
-		t.Fatalf("go env: %v", err)
-	}
-	host := strings.Fields(string(hostEnv))
-	if len(host) != 2 {
-		t.Fatalf("go env GOHOSTOS GOHOSTARCH printed %q", hostEnv)
-	}
-	bin := filepath.Join(t.TempDir(), "devicectl")
-	build := exec.CommandContext(waitCtx(t), "go", "build", "-o", bin, ".")
-	build.Env = append(os.Environ(), "GOOS="+host[0], "GOARCH="+host[1])
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildHostBinary(t)
 	srv, err := agenttest.Start(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -167,5 +152,78 @@ func TestRunSIGTERM(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "msg=stopped") {
 		t.Errorf("no graceful stop in the log:\n%s", stderr.String())
+	}
+}
+
+// buildHostBinary builds devicectl for the machine the test runs on, which is not runtime.GOARCH
+// when this test binary is cross-compiled and run under qemu (make test-armv6).
+func buildHostBinary(t *testing.T) string {
+	t.Helper()
+	hostEnv, err := exec.CommandContext(waitCtx(t), "go", "env", "GOHOSTOS", "GOHOSTARCH").Output()
+	if err != nil {
+		t.Fatalf("go env: %v", err)
+	}
+	host := strings.Fields(string(hostEnv))
+	if len(host) != 2 {
+		t.Fatalf("go env GOHOSTOS GOHOSTARCH printed %q", hostEnv)
+	}
+	bin := filepath.Join(t.TempDir(), "devicectl")
+	build := exec.CommandContext(waitCtx(t), "go", "build", "-o", bin, ".")
+	build.Env = append(os.Environ(), "GOOS="+host[0], "GOARCH="+host[1])
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// The real binary catches SIGHUP (whose default would end it) and reloads: the changed tools are
+// registered again on the same line, and the process goes on until SIGTERM.
+func TestRunSIGHUP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildHostBinary(t)
+	srv := startStandIn(t, nil)
+	config := filepath.Join(t.TempDir(), "devicectl.yaml")
+	cfg := baseConfig(t, srv.URL())
+	if err := os.WriteFile(config, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "run", "--config", config)
+	cmd.Env = append(os.Environ(), tokenEnv+"=")
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	first := nextRegistration(t, srv)
+
+	if err := os.WriteFile(config, []byte(strings.Replace(cfg, "language: en", "language: zh", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	again := nextRegistration(t, srv)
+	if again.RemoteAddr != first.RemoteAddr || !strings.HasPrefix(description(again, "amplify_volume"), "设置") {
+		t.Errorf("after SIGHUP: registered from %s (first %s) with %q; want the Chinese tools on the same line",
+			again.RemoteAddr, first.RemoteAddr, description(again, "amplify_volume"))
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("after SIGTERM: %v, want exit 0; stderr:\n%s", err, stderr.String())
+		}
+	case <-waitCtx(t).Done():
+		t.Fatalf("still running 10s after SIGTERM; stderr:\n%s", stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "configuration reloaded") {
+		t.Errorf("no reload in the log:\n%s", stderr.String())
 	}
 }
