@@ -41,17 +41,3 @@ func TestValidKey(t *testing.T) {
 		}
 	}
 }
-
-func TestTail(t *testing.T) {
-	var tl tail
-	tl.Write([]byte("  start\n"))
-	if got := tl.String(); got != "start" {
-		t.Errorf("short output: %q", got)
-	}
-	tl.Write([]byte(strings.Repeat("é", maxOutput))) // a cut falls inside an é
-	tl.Write([]byte("end\n"))
-	got := tl.String()
-	if !strings.HasPrefix(got, "…é") || !strings.HasSuffix(got, "éend") || len(got) > maxOutput+len("…") {
-		t.Errorf("long output kept as %d bytes: %.20q…%q", len(got), got, got[len(got)-10:])
-	}
-}

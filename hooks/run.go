@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/devicectl/devicectl/internal/procgroup"
+	"github.com/devicectl/devicectl/internal/tail"
 )
 
 const (
@@ -47,7 +48,7 @@ func (r *Runner) run(e event) (killed bool) {
 	ctx, cancel := context.WithTimeout(r.stop, r.timeout)
 	defer cancel()
 
-	var out tail // stdout and stderr both: the same writer makes exec use one pipe for the two
+	out := tail.Buffer{Max: maxOutput} // stdout and stderr both: the same writer makes exec use one pipe for the two
 	cmd := exec.CommandContext(ctx, h.path, h.args...)
 	cmd.Args[0] = h.name
 	cmd.Env = env
@@ -195,31 +196,4 @@ func cut(s string, max int) string {
 		n--
 	}
 	return s[:n]
-}
-
-// tail keeps the end of a hook's output, where the reason for a failure usually is, without
-// letting a chatty hook grow memory without bound. exec writes to it from one goroutine, and Run
-// returns after the last write.
-type tail struct {
-	b   []byte
-	cut bool
-}
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.b = append(t.b, p...)
-	if over := len(t.b) - maxOutput; over > 0 {
-		t.b = t.b[:copy(t.b, t.b[over:])]
-		t.cut = true
-	}
-	return len(p), nil
-}
-
-// String returns the text kept, trimmed, "…" marking a cut.
-func (t *tail) String() string {
-	// A cut may split a character: drop its remains.
-	s := strings.TrimSpace(strings.ToValidUTF8(string(t.b), ""))
-	if t.cut && s != "" {
-		s = "…" + s
-	}
-	return s
 }

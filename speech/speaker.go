@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/devicectl/devicectl/internal/procgroup"
+	"github.com/devicectl/devicectl/internal/tail"
 )
 
 // waitDelay bounds how long a killed command's leftover children may hold its stderr pipe open
@@ -221,7 +222,7 @@ func (s *Speaker) say(ctx context.Context, text string) {
 		// that lacks its newline.
 		text += "\n"
 	}
-	stderr := &tailBuffer{max: 512}
+	stderr := &tail.Buffer{Max: 512}
 	cmd := exec.CommandContext(ctx, s.path, s.args...)
 	cmd.Args[0] = s.name
 	cmd.Stdin = strings.NewReader(text)
@@ -235,25 +236,8 @@ func (s *Speaker) say(ctx context.Context, text string) {
 	case ctx.Err() != nil:
 		s.log.Debug("utterance interrupted", "chars", len(text), "after", time.Since(start))
 	case err != nil:
-		s.log.Warn("speech command failed", "err", err, "stderr", strings.TrimSpace(stderr.String()))
+		s.log.Warn("speech command failed", "err", err, "stderr", stderr.String())
 	default:
 		s.log.Debug("utterance spoken", "chars", len(text), "took", time.Since(start))
 	}
 }
-
-// tailBuffer keeps the last max bytes written to it: the end of a failing command's stderr is
-// where the reason usually is, and an unbounded buffer would let a chatty command grow memory.
-type tailBuffer struct {
-	max int
-	buf []byte
-}
-
-func (b *tailBuffer) Write(p []byte) (int, error) {
-	b.buf = append(b.buf, p...)
-	if over := len(b.buf) - b.max; over > 0 {
-		b.buf = append(b.buf[:0], b.buf[over:]...)
-	}
-	return len(p), nil
-}
-
-func (b *tailBuffer) String() string { return string(b.buf) }

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"os/exec"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/devicectl/devicectl/hal"
 	"github.com/devicectl/devicectl/internal/procgroup"
+	"github.com/devicectl/devicectl/internal/tail"
 )
 
 // DefaultTimeout bounds a run when Options do not.
@@ -137,7 +137,7 @@ func (f *Face) run(ctx context.Context, e hal.Expression) error {
 	rctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
 	cmd := exec.CommandContext(rctx, f.path, append(slices.Clip(f.args), string(e))...)
-	var stderr tail
+	stderr := tail.Buffer{Max: maxStderr}
 	cmd.Stderr = &stderr
 	cmd.WaitDelay = waitDelay
 	procgroup.KillGroup(cmd) // a timeout stops what the program started, too
@@ -158,32 +158,4 @@ func (f *Face) run(ctx context.Context, e hal.Expression) error {
 		return fmt.Errorf("%s %s: %w; stderr: %s", f, e, err, s)
 	}
 	return fmt.Errorf("%s %s: %w", f, e, err)
-}
-
-// tail keeps the end of a program's stderr, where the reason for a failure
-// usually is, without letting a chatty program grow an error without
-// bound. exec writes to it from one goroutine and Run returns after the
-// last write.
-type tail struct {
-	b   []byte
-	cut bool
-}
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.b = append(t.b, p...)
-	if over := len(t.b) - maxStderr; over > 0 {
-		t.b = t.b[:copy(t.b, t.b[over:])]
-		t.cut = true
-	}
-	return len(p), nil
-}
-
-// String returns the text kept, trimmed, "…" marking a cut.
-func (t *tail) String() string {
-	// A cut may split a character: drop its remains.
-	s := strings.TrimSpace(strings.ToValidUTF8(string(t.b), ""))
-	if t.cut && s != "" {
-		s = "…" + s
-	}
-	return s
 }
