@@ -64,10 +64,10 @@ type Options struct {
 type CallReport struct {
 	Tool     string
 	Input    json.RawMessage
-	Result   json.RawMessage // the result sent; nil when the call was answered with an error
-	Code     int64           // the JSON-RPC error code sent (CodeToolFailed, ...); 0 on success
-	Message  string          // the error message sent; "" on success
-	Duration time.Duration   // from admission to the answer
+	Result   any           // the result sent, as the tool returned it; nil for an error
+	Code     int64         // the JSON-RPC error code sent (CodeToolFailed, ...); 0 on success
+	Message  string        // the error message sent; "" on success
+	Duration time.Duration // from admission to the answer
 }
 
 // Agent is the device side of the protocol: it keeps one session with the server alive, declares
@@ -75,7 +75,7 @@ type CallReport struct {
 type Agent struct {
 	cur   atomic.Pointer[Options] // the options in force; replaced between sessions by Restart
 	log   *slog.Logger
-	disp  *dispatcher // the current session's; replaced only by Run's goroutine, between sessions
+	disp  *dispatcher // for the agent's life: its hardware semaphores outlast a session
 	state atomic.Int32
 	rand  func() float64
 	regID atomic.Uint64
@@ -230,8 +230,8 @@ func kick(ch chan struct{}) {
 	}
 }
 
-// applyRestart puts a pending Restart's options in force, with a fresh dispatcher (the old one
-// was stopped with its session). Called by Run's goroutine between sessions.
+// applyRestart puts a pending Restart's options in force. Called by Run's goroutine between
+// sessions.
 func (a *Agent) applyRestart() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -241,8 +241,16 @@ func (a *Agent) applyRestart() bool {
 	}
 	a.cur.Store(o)
 	a.log = o.Logger.With("component", "agent")
-	a.disp = newDispatcher(o)
+	a.disp.configure(o)
 	return true
+}
+
+// Hold takes the named hardware resources (tools.Tool.Resources) the way a call does: it waits,
+// until ctx is done, for the calls that drive them to finish, and keeps every new call on them
+// waiting until release is called. Replacing a part goes: Hold, halt the old part, open the new
+// one, SetRegistry, release; the calls that waited then run the new registry's tool.
+func (a *Agent) Hold(ctx context.Context, resources []string) (release func(), err error) {
+	return a.disp.acquire(ctx, resources)
 }
 
 // State reports where the session loop is; safe to call from any goroutine.
@@ -384,11 +392,17 @@ func (a *Agent) backOff(ctx context.Context, o *Options, d time.Duration) bool {
 func (a *Agent) session(ctx context.Context) (time.Duration, error) {
 	o := a.opts()
 	a.setState(Connecting)
-	stream, err := transport.Dial(ctx, o.URL, o.Dial)
+	// A Restart cuts a dial or a registration short: a server that does not answer is often why
+	// the settings were changed.
+	setup, endSetup := a.watchRestart(ctx)
+	stream, err := transport.Dial(setup, o.URL, o.Dial)
 	if err != nil {
+		if endSetup() {
+			return 0, errRestart
+		}
 		return 0, fmt.Errorf("connecting to %s: %w", o.URL, err)
 	}
-	registeredFor, err := a.serve(ctx, o, stream)
+	registeredFor, err := a.serve(ctx, o, stream, setup, endSetup)
 	if o.OnLineLost != nil {
 		lost := err
 		if ctx.Err() != nil || errors.Is(err, errRestart) {
@@ -399,11 +413,50 @@ func (a *Agent) session(ctx context.Context) (time.Duration, error) {
 	return registeredFor, err
 }
 
+// watchRestart returns a context that a Restart cancels, and the func that ends it and reports
+// whether a Restart came. Call end once the dial and registration are over.
+func (a *Agent) watchRestart(ctx context.Context) (setup context.Context, end func() bool) {
+	ctx, cancel := context.WithCancel(ctx)
+	restarted := make(chan struct{})
+	stop := make(chan struct{})
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		for {
+			select {
+			case <-a.restartCh:
+				if a.next.Load() != nil {
+					close(restarted)
+					cancel()
+					return
+				}
+			case <-stop:
+				return
+			}
+		}
+	}()
+	var once sync.Once
+	return ctx, func() bool {
+		once.Do(func() {
+			close(stop)
+			<-watched
+			cancel()
+		})
+		select {
+		case <-restarted:
+			return true
+		default:
+			return false
+		}
+	}
+}
+
 // serve registers on the connected stream, then serves it until it is lost, ctx is cancelled or
 // a Restart comes, and closes it.
-func (a *Agent) serve(ctx context.Context, o *Options, stream *transport.Stream) (time.Duration, error) {
+func (a *Agent) serve(ctx context.Context, o *Options, stream *transport.Stream, setup context.Context, endSetup func() bool) (time.Duration, error) {
 	a.stream.Store(stream)
 	defer a.stream.Store(nil)
+	a.disp.resume()
 	// The jsonrpc2 connection's context is not ctx: a stop must let running calls finish and
 	// answer before the line is closed, so the line outlives ctx by the drain.
 	conn := transport.NewConn(context.Background(), stream, a.disp, o.Logger,
@@ -411,7 +464,11 @@ func (a *Agent) serve(ctx context.Context, o *Options, stream *transport.Stream)
 	defer conn.Close()
 
 	a.setState(Registering)
-	declared, err := a.register(ctx, conn)
+	declared, err := a.register(setup, conn)
+	if endSetup() {
+		a.stop(conn)
+		return 0, errRestart
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			a.stop(conn)
@@ -445,8 +502,9 @@ func (a *Agent) serve(ctx context.Context, o *Options, stream *transport.Stream)
 				continue // what the server has already
 			}
 			if declared, err = a.register(ctx, conn); err != nil {
+				// Running calls still get to answer before the line is closed.
+				a.stop(conn)
 				if ctx.Err() != nil {
-					a.stop(conn)
 					return time.Since(registeredAt), nil
 				}
 				return time.Since(registeredAt), fmt.Errorf("registering the changed tools: %w", err)

@@ -22,13 +22,8 @@ import (
 // admitted or refused at once and run on goroutines the dispatcher owns. Notifications are handled
 // inline, which keeps them in arrival order.
 type dispatcher struct {
-	registry    atomic.Pointer[tools.Registry] // swapped by Agent.SetRegistry
-	render      func(AIMessage)
-	toolTimeout time.Duration
-	onCall      func(CallReport) // nil: nobody listens, and results are not marshalled twice
-	log         *slog.Logger
-
-	slots chan struct{} // one token per call in flight; full means busy
+	registry atomic.Pointer[tools.Registry]   // swapped by Agent.SetRegistry
+	settings atomic.Pointer[dispatchSettings] // swapped by a Restart
 
 	mu        sync.Mutex
 	resources map[string]chan struct{} // one-token semaphores, created on first use
@@ -37,56 +32,80 @@ type dispatcher struct {
 	wg sync.WaitGroup // running calls
 }
 
+// dispatchSettings are the options calls run with. A call keeps the ones it was admitted with,
+// so a Restart never changes them under a call still running.
+type dispatchSettings struct {
+	render      func(AIMessage)
+	toolTimeout time.Duration
+	onCall      func(CallReport) // nil: nobody listens
+	log         *slog.Logger
+	slots       chan struct{} // one token per call in flight; full means busy
+}
+
+// The dispatcher lives as long as the agent, across sessions and Restarts: a tool stuck past a
+// drain still holds its hardware's semaphore, and a call on the next session must wait for it
+// rather than drive the same part at the same time.
 func newDispatcher(o *Options) *dispatcher {
-	d := &dispatcher{
+	d := &dispatcher{resources: make(map[string]chan struct{})}
+	d.configure(o)
+	return d
+}
+
+// configure takes o's settings and tools for the calls admitted from now on. The in-flight
+// slots are kept unless the bound changed, so calls still running count against it.
+func (d *dispatcher) configure(o *Options) {
+	s := &dispatchSettings{
 		render:      o.Render,
 		toolTimeout: o.ToolTimeout,
 		onCall:      o.OnCall,
 		log:         o.Logger.With("component", "dispatch"),
-		slots:       make(chan struct{}, o.MaxInFlight),
-		resources:   make(map[string]chan struct{}),
 	}
+	if old := d.settings.Load(); old != nil && cap(old.slots) == o.MaxInFlight {
+		s.slots = old.slots
+	} else {
+		s.slots = make(chan struct{}, o.MaxInFlight)
+	}
+	d.settings.Store(s)
 	d.registry.Store(o.Registry)
-	return d
 }
 
-// setRegistry makes reg the tools that calls from now on run. Calls already admitted keep the
-// tool they were admitted with.
+// setRegistry makes reg the tools that calls from now on run.
 func (d *dispatcher) setRegistry(reg *tools.Registry) { d.registry.Store(reg) }
 
 // Handle implements jsonrpc2.Handler.
 func (d *dispatcher) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	set := d.settings.Load()
 	defer func() {
 		if p := recover(); p != nil {
-			d.log.Error("panic handling message", "method", req.Method, "panic", p, "stack", string(debug.Stack()))
+			set.log.Error("panic handling message", "method", req.Method, "panic", p, "stack", string(debug.Stack()))
 			if !req.Notif {
 				d.replyError(conn, req.ID, CodeInternal, "Internal error", "")
 			}
 		}
 	}()
 	if req.Notif {
-		d.notification(req)
+		d.notification(set, req)
 		return
 	}
 	switch req.Method {
 	case MethodExecute:
-		d.execute(ctx, conn, req)
+		d.execute(ctx, conn, set, req)
 	default:
 		d.replyError(conn, req.ID, CodeMethodNotFound, "Method not found", fmt.Sprintf("method %q is not served by this device", req.Method))
 	}
 }
 
-func (d *dispatcher) notification(req *jsonrpc2.Request) {
+func (d *dispatcher) notification(set *dispatchSettings, req *jsonrpc2.Request) {
 	if req.Method != MethodAIMessage {
-		d.log.Debug("ignoring notification", "method", req.Method)
+		set.log.Debug("ignoring notification", "method", req.Method)
 		return
 	}
 	var m AIMessage
 	if req.Params == nil || json.Unmarshal(*req.Params, &m) != nil {
-		d.log.Debug("ignoring ai message with unreadable params")
+		set.log.Debug("ignoring ai message with unreadable params")
 		return
 	}
-	d.render(m)
+	set.render(m)
 }
 
 // call is one admitted execute.
@@ -94,17 +113,20 @@ type call struct {
 	id    jsonrpc2.ID
 	tool  *tools.Tool
 	input json.RawMessage
+	reg   *tools.Registry   // the tools in force at admission
+	set   *dispatchSettings // as admitted
 	start time.Time
 	once  sync.Once // the single response
 }
 
-func (d *dispatcher) execute(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+func (d *dispatcher) execute(ctx context.Context, conn *jsonrpc2.Conn, set *dispatchSettings, req *jsonrpc2.Request) {
 	p, err := parseExecute(req.Params)
 	if err != nil {
 		d.replyError(conn, req.ID, CodeInvalidParams, "Invalid params", err.Error())
 		return
 	}
-	tool, err := d.registry.Load().Validate(p.ToolName, p.ToolInput)
+	reg := d.registry.Load()
+	tool, err := reg.Validate(p.ToolName, p.ToolInput)
 	if err != nil {
 		var pe *tools.ParamsError
 		if errors.As(err, &pe) {
@@ -114,12 +136,12 @@ func (d *dispatcher) execute(ctx context.Context, conn *jsonrpc2.Conn, req *json
 		}
 		return
 	}
-	if why := d.admit(); why != "" {
+	if why := d.admit(set.slots); why != "" {
 		d.replyError(conn, req.ID, CodeBusy, "device busy", why)
 		return
 	}
-	c := &call{id: req.ID, tool: tool, input: p.ToolInput}
-	if d.onCall != nil {
+	c := &call{id: req.ID, tool: tool, input: p.ToolInput, reg: reg, set: set}
+	if set.onCall != nil {
 		c.start = time.Now()
 	}
 	go d.run(ctx, conn, c)
@@ -128,18 +150,18 @@ func (d *dispatcher) execute(ctx context.Context, conn *jsonrpc2.Conn, req *json
 // admit takes an in-flight slot without waiting; a device that is full or stopping refuses at once
 // rather than queueing behind calls the server may already have given up on.
 // It returns why it refused, or "" when the call was admitted.
-func (d *dispatcher) admit() string {
+func (d *dispatcher) admit(slots chan struct{}) string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.stopping {
 		return "the device is shutting down"
 	}
 	select {
-	case d.slots <- struct{}{}:
+	case slots <- struct{}{}:
 		d.wg.Add(1)
 		return ""
 	default:
-		return fmt.Sprintf("%d calls already in flight", cap(d.slots))
+		return fmt.Sprintf("%d calls already in flight", cap(slots))
 	}
 }
 
@@ -164,7 +186,8 @@ func parseExecute(raw *json.RawMessage) (ExecuteParams, error) {
 // the answer goes out: a server that sends its next call on reading the answer finds room for it.
 func (d *dispatcher) run(ctx context.Context, conn *jsonrpc2.Conn, c *call) {
 	defer d.wg.Done() // after the answer, so a drain waits for it to be sent
-	timeout := d.toolTimeout
+	log := c.set.log
+	timeout := c.set.toolTimeout
 	if c.tool.Timeout > 0 {
 		timeout = c.tool.Timeout
 	}
@@ -180,12 +203,22 @@ func (d *dispatcher) run(ctx context.Context, conn *jsonrpc2.Conn, c *call) {
 
 	release, err := d.acquire(ctx, c.tool.Resources)
 	if err != nil {
-		<-d.slots
-		return // the timer answers: the deadline passed while waiting for the hardware
+		// The deadline passed while waiting for the hardware. Answered here, not by the timer:
+		// the deferred Stop would cancel it before it fires.
+		<-c.set.slots
+		c.once.Do(func() { d.replyTimeout(conn, c, timeout) })
+		return
+	}
+	if reg := d.registry.Load(); reg != c.reg {
+		// The tools were replaced while this call waited for its hardware (a reload that reopened
+		// it, see Agent.Hold): run the tool now in force, on the parts now open.
+		if t, err := reg.Validate(c.tool.Name, c.input); err == nil {
+			c.tool = t
+		}
 	}
 	result, err := d.invoke(ctx, c)
 	release()
-	<-d.slots
+	<-c.set.slots
 
 	c.once.Do(func() {
 		timer.Stop()
@@ -194,19 +227,23 @@ func (d *dispatcher) run(ctx context.Context, conn *jsonrpc2.Conn, c *call) {
 			// The tool gave up because its deadline passed, just before the timer could say so.
 			d.replyTimeout(conn, c, timeout)
 		case err == nil:
-			if rerr := conn.Reply(ctx, c.id, result); rerr != nil && !errors.Is(rerr, jsonrpc2.ErrClosed) {
+			rerr := conn.Reply(ctx, c.id, result)
+			switch {
+			case errors.Is(rerr, jsonrpc2.ErrClosed):
+				log.Debug("line closed before the result could be sent", "tool", c.tool.Name)
+			case rerr != nil:
 				// The result did not marshal: that is a bug in the tool, not a domain failure.
-				d.log.Error("cannot send tool result", "tool", c.tool.Name, "err", rerr)
+				log.Error("cannot send tool result", "tool", c.tool.Name, "err", rerr)
 				d.replyError(conn, c.id, CodeInternal, "Internal error", "")
 				d.report(c, nil, CodeInternal, "Internal error")
-				return
+			default:
+				d.report(c, result, 0, "")
 			}
-			d.report(c, result, 0, "")
 		case errors.Is(err, errPanic):
 			d.replyError(conn, c.id, CodeInternal, "Internal error", "")
 			d.report(c, nil, CodeInternal, "Internal error")
 		default:
-			d.log.Info("tool failed", "tool", c.tool.Name, "err", err)
+			log.Info("tool failed", "tool", c.tool.Name, "err", err)
 			d.replyError(conn, c.id, CodeToolFailed, err.Error(), "")
 			d.report(c, nil, CodeToolFailed, err.Error())
 		}
@@ -214,7 +251,7 @@ func (d *dispatcher) run(ctx context.Context, conn *jsonrpc2.Conn, c *call) {
 }
 
 func (d *dispatcher) replyTimeout(conn *jsonrpc2.Conn, c *call, timeout time.Duration) {
-	d.log.Warn("tool timed out", "tool", c.tool.Name, "timeout", timeout)
+	c.set.log.Warn("tool timed out", "tool", c.tool.Name, "timeout", timeout)
 	msg := fmt.Sprintf("tool timed out after %s", timeout)
 	d.replyError(conn, c.id, CodeToolTimeout, msg, "")
 	d.report(c, nil, CodeToolTimeout, msg)
@@ -222,18 +259,10 @@ func (d *dispatcher) replyTimeout(conn *jsonrpc2.Conn, c *call, timeout time.Dur
 
 // report tells OnCall how c was answered.
 func (d *dispatcher) report(c *call, result any, code int64, message string) {
-	if d.onCall == nil {
+	if c.set.onCall == nil {
 		return
 	}
-	r := CallReport{Tool: c.tool.Name, Input: c.input, Code: code, Message: message, Duration: time.Since(c.start)}
-	if code == 0 {
-		b, err := json.Marshal(result)
-		if err != nil {
-			return // unreachable: the same value was just sent
-		}
-		r.Result = b
-	}
-	d.onCall(r)
+	c.set.onCall(CallReport{Tool: c.tool.Name, Input: c.input, Result: result, Code: code, Message: message, Duration: time.Since(c.start)})
 }
 
 var errPanic = errors.New("tool panicked")
@@ -244,7 +273,7 @@ const timeoutGrace = 100 * time.Millisecond
 func (d *dispatcher) invoke(ctx context.Context, c *call) (result any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			d.log.Error("tool panicked", "tool", c.tool.Name, "panic", p, "stack", string(debug.Stack()))
+			c.set.log.Error("tool panicked", "tool", c.tool.Name, "panic", p, "stack", string(debug.Stack()))
 			err = errPanic
 		}
 	}()
@@ -296,14 +325,21 @@ func (d *dispatcher) replyError(conn *jsonrpc2.Conn, id jsonrpc2.ID, code int64,
 		e.SetError(ErrorData{Details: details})
 	}
 	if err := conn.ReplyWithError(context.Background(), id, e); err != nil && !errors.Is(err, jsonrpc2.ErrClosed) {
-		d.log.Debug("cannot send error response", "code", code, "err", err)
+		d.settings.Load().log.Debug("cannot send error response", "code", code, "err", err)
 	}
 }
 
-// stop refuses new calls from now on.
+// stop refuses new calls until resume.
 func (d *dispatcher) stop() {
 	d.mu.Lock()
 	d.stopping = true
+	d.mu.Unlock()
+}
+
+// resume takes calls again, on a new line.
+func (d *dispatcher) resume() {
+	d.mu.Lock()
+	d.stopping = false
 	d.mu.Unlock()
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"slices"
 	"strings"
 	"sync"
@@ -17,6 +18,7 @@ import (
 	"github.com/devicectl/devicectl/device/agenttest"
 	"github.com/devicectl/devicectl/hal/sim"
 	"github.com/devicectl/devicectl/tools"
+	"github.com/devicectl/devicectl/transport"
 )
 
 // registryOf returns a registry of no-parameter tools, each answering its own name.
@@ -84,21 +86,18 @@ func TestSetRegistryRegistersChangedToolsOnTheSameLine(t *testing.T) {
 	}
 
 	// A registry declaring the same tools (a timeout changed, say) is served without a word to
-	// the server.
-	same := registryOf(t, "alpha", "beta")
-	a.SetRegistry(same)
+	// the server: the next registration the server sees is the one of the change after it.
+	a.SetRegistry(registryOf(t, "alpha", "beta"))
 	if resp := execute(t, e.Device, "alpha", `{}`); resp.Error != nil {
 		t.Errorf("calling alpha after an unchanged registry: %s", resultOrError(resp))
 	}
-	// The call above was read after SetRegistry's wake-up; let the loop look at it.
-	time.Sleep(50 * time.Millisecond)
-	if n := registrations.Load(); n != 2 {
-		t.Errorf("server saw %d registrations, want 2 (the first and the change)", n)
+	a.SetRegistry(registryOf(t, "gamma"))
+	e = nextEvent(t, srv)
+	if !slices.Equal(toolNamesOf(e.Device), []string{"gamma"}) {
+		t.Errorf("next registration declared %v, want [gamma]: the unchanged registry was sent", toolNamesOf(e.Device))
 	}
-	select {
-	case e := <-srv.Events():
-		t.Errorf("unexpected event %v after an unchanged registry", e.Kind)
-	default:
+	if n := registrations.Load(); n != 3 {
+		t.Errorf("server saw %d registrations, want 3 (the first and the two changes)", n)
 	}
 }
 
@@ -252,7 +251,12 @@ func TestOnCallAndOnLineLost(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatalf("%s: no report", tc.tool)
 		}
-		if r.Tool != tc.tool || string(r.Result) != tc.result || r.Code != tc.code || r.Message != tc.message || string(r.Input) != `{}` {
+		result := ""
+		if r.Result != nil {
+			b, _ := json.Marshal(r.Result)
+			result = string(b)
+		}
+		if r.Tool != tc.tool || result != tc.result || r.Code != tc.code || r.Message != tc.message || string(r.Input) != `{}` {
 			t.Errorf("%s: report %+v, want result %s code %d message %q", tc.tool, r, tc.result, tc.code, tc.message)
 		}
 		if r.Duration <= 0 {
@@ -275,5 +279,222 @@ func TestOnCallAndOnLineLost(t *testing.T) {
 	case r := <-reports:
 		t.Errorf("unexpected report %+v", r)
 	default:
+	}
+}
+
+// A Restart cuts short a dial to a server that never answers the handshake.
+func TestRestartCutsADialShort(t *testing.T) {
+	checkLeaks(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var held []net.Conn
+	var mu sync.Mutex
+	go func() {
+		for {
+			c, err := ln.Accept() // and never answer
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			held = append(held, c)
+			mu.Unlock()
+		}
+	}()
+	defer func() {
+		mu.Lock()
+		for _, c := range held {
+			c.Close()
+		}
+		mu.Unlock()
+	}()
+	srv := startServer(t, nil)
+	opts := device.Options{URL: "ws://" + ln.Addr().String() + "/", MAC: testMAC, Registry: registryOf(t, "alpha"),
+		Dial: &transport.DialOptions{HandshakeTimeout: time.Minute}}
+	a := newAgent(t, opts)
+	runAgent(t, a)
+	waitState(t, a, device.Connecting)
+	opts.URL = srv.URL()
+	if err := a.Restart(&opts); err != nil {
+		t.Fatal(err)
+	}
+	waitDevice(t, srv) // within 10s, where the hung handshake would take a minute
+}
+
+// A server that refuses the changed tools ends the session, but not before the calls running on
+// it have answered.
+func TestRefusedReregistrationDrainsRunningCalls(t *testing.T) {
+	checkLeaks(t)
+	var n atomic.Int32
+	srv := startServer(t, &agenttest.Options{Register: func(context.Context, *agenttest.Device) *jsonrpc2.Error {
+		if n.Add(1) == 2 {
+			return &jsonrpc2.Error{Code: -32000, Message: "no new tools today"}
+		}
+		return nil
+	}})
+	started, finish := make(chan struct{}), make(chan struct{})
+	reg := tools.NewRegistry()
+	if err := reg.Add(testTool(t, "slow", time.Minute, nil, func(context.Context, json.RawMessage) (any, error) {
+		close(started)
+		<-finish
+		return "finished", nil
+	})); err != nil {
+		t.Fatal(err)
+	}
+	a := newAgent(t, device.Options{URL: srv.URL(), Registry: reg, DrainTimeout: 10 * time.Second})
+	runAgent(t, a)
+	d := waitDevice(t, srv)
+	answered := make(chan *jsonrpc2.Response, 1)
+	go func() {
+		resp, err := d.Execute(context.Background(), "slow", json.RawMessage(`{}`))
+		if err != nil {
+			t.Errorf("the running call got no answer: %v", err)
+		}
+		answered <- resp
+	}()
+	<-started
+	a.SetRegistry(registryOf(t, "other"))
+	waitState(t, a, device.Stopping) // refused, draining
+	close(finish)
+	if resp := <-answered; resp == nil || resp.Error != nil || string(*resp.Result) != `"finished"` {
+		t.Errorf("the running call was answered %s, want its result", resultOrError(resp))
+	}
+	if e := nextEvent(t, srv); e.Kind != agenttest.Registered {
+		t.Errorf("first event %v, want the first registration", e.Kind)
+	}
+	if e := nextEvent(t, srv); e.Kind != agenttest.Disconnected {
+		t.Errorf("after the refusal: %v, want disconnected", e.Kind)
+	}
+	if e := nextEvent(t, srv); e.Kind != agenttest.Registered || !slices.Equal(toolNamesOf(e.Device), []string{"other"}) {
+		t.Errorf("then %v with %v, want a new line registering [other]", e.Kind, toolNamesOf(e.Device))
+	}
+}
+
+// A tool stuck past the drain of a Restart keeps its hardware: a call on the next session that
+// needs the same part waits (and times out) instead of driving it at the same time.
+func TestRestartKeepsHardwareExclusive(t *testing.T) {
+	srv := startServer(t, nil)
+	stuck, unstick := make(chan struct{}), make(chan struct{})
+	var overlapped atomic.Bool
+	reg := tools.NewRegistry()
+	for _, tl := range []*tools.Tool{
+		testTool(t, "stuck", time.Minute, []string{"motor"}, func(context.Context, json.RawMessage) (any, error) {
+			close(stuck)
+			<-unstick // ignores its context, as a hung bus transfer does
+			return nil, nil
+		}),
+		testTool(t, "move", 100*time.Millisecond, []string{"motor"}, func(context.Context, json.RawMessage) (any, error) {
+			overlapped.Store(true)
+			return nil, nil
+		}),
+	} {
+		if err := reg.Add(tl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opts := device.Options{URL: srv.URL(), MAC: testMAC, Registry: reg, DrainTimeout: 50 * time.Millisecond, Sleep: (&sleeps{}).sleep}
+	a := newAgent(t, opts)
+	runAgent(t, a)
+	defer close(unstick)
+	d := waitDevice(t, srv)
+	go d.Execute(context.Background(), "stuck", json.RawMessage(`{}`))
+	<-stuck
+	if e := nextEvent(t, srv); e.Kind != agenttest.Registered {
+		t.Fatalf("event %v", e.Kind)
+	}
+	if err := a.Restart(&opts); err != nil {
+		t.Fatal(err)
+	}
+	var d2 *agenttest.Device
+	for d2 == nil {
+		if e := nextEvent(t, srv); e.Kind == agenttest.Registered {
+			d2 = e.Device
+		}
+	}
+	resp := execute(t, d2, "move", `{}`)
+	if resp.Error == nil || resp.Error.Code != device.CodeToolTimeout {
+		t.Errorf("move while the motor is held: %s, want -32001", resultOrError(resp))
+	}
+	if overlapped.Load() {
+		t.Error("move ran while stuck still held the motor")
+	}
+}
+
+// Hold keeps calls off a part while it is replaced; a call that waited runs the new tool.
+func TestHoldThenSetRegistry(t *testing.T) {
+	checkLeaks(t)
+	srv := startServer(t, nil)
+	tool := func(answer string) *tools.Registry {
+		reg := tools.NewRegistry()
+		if err := reg.Add(testTool(t, "speak", 5*time.Second, []string{"speaker"}, func(context.Context, json.RawMessage) (any, error) {
+			return answer, nil
+		})); err != nil {
+			t.Fatal(err)
+		}
+		return reg
+	}
+	a := newAgent(t, device.Options{URL: srv.URL(), Registry: tool("old part")})
+	runAgent(t, a)
+	d := waitDevice(t, srv)
+	release, err := a.Hold(context.Background(), []string{"speaker"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	answered := make(chan *jsonrpc2.Response, 1)
+	go func() {
+		resp, _ := d.Execute(context.Background(), "speak", json.RawMessage(`{}`))
+		answered <- resp
+	}()
+	select {
+	case resp := <-answered:
+		t.Fatalf("the call ran while the speaker was held: %s", resultOrError(resp))
+	case <-time.After(100 * time.Millisecond):
+	}
+	a.SetRegistry(tool("new part"))
+	release()
+	if resp := <-answered; resp == nil || resp.Error != nil || string(*resp.Result) != `"new part"` {
+		t.Errorf("the call that waited was answered %s, want the new tool's answer", resultOrError(resp))
+	}
+}
+
+// A call whose deadline passes while another holds its hardware is answered -32001, not left
+// without an answer.
+func TestTimeoutWaitingForHardwareIsAnswered(t *testing.T) {
+	checkLeaks(t)
+	srv := startServer(t, nil)
+	holding, done := make(chan struct{}), make(chan struct{})
+	reg := tools.NewRegistry()
+	for _, tl := range []*tools.Tool{
+		testTool(t, "long", 10*time.Second, []string{"arm"}, func(ctx context.Context, _ json.RawMessage) (any, error) {
+			close(holding)
+			<-done
+			return "long done", nil
+		}),
+		testTool(t, "short", 50*time.Millisecond, []string{"arm"}, func(context.Context, json.RawMessage) (any, error) {
+			return "short done", nil
+		}),
+	} {
+		if err := reg.Add(tl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := newAgent(t, device.Options{URL: srv.URL(), Registry: reg})
+	runAgent(t, a)
+	d := waitDevice(t, srv)
+	longAnswer := make(chan *jsonrpc2.Response, 1)
+	go func() {
+		resp, _ := d.Execute(context.Background(), "long", json.RawMessage(`{}`))
+		longAnswer <- resp
+	}()
+	<-holding
+	resp := execute(t, d, "short", `{}`)
+	if resp.Error == nil || resp.Error.Code != device.CodeToolTimeout || resp.Error.Message != "tool timed out after 50ms" {
+		t.Errorf("short while the arm is held: %s, want -32001 tool timed out after 50ms", resultOrError(resp))
+	}
+	close(done)
+	if resp := <-longAnswer; resp == nil || resp.Error != nil {
+		t.Errorf("long: %s", resultOrError(resp))
 	}
 }
