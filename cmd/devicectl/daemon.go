@@ -2,13 +2,16 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"crypto/tls"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -37,8 +40,9 @@ type daemonIO struct {
 // good, so a bad new configuration changes nothing.
 type daemon struct {
 	io       daemonIO
-	envToken string // DEVICECTL_TOKEN as the process started; removed from the environment since
-	redact   *logging.Redactor
+	envToken string            // DEVICECTL_TOKEN as the process started; removed from the environment since
+	redact   *logging.Redactor // stderr: the log, errors, thoughts
+	out      *logging.Redactor // stdout: the replies
 	logs     *logging.Switch
 	log      *slog.Logger
 	state    *connState
@@ -65,6 +69,29 @@ type parts struct {
 type identity struct {
 	mac, clientID, token string
 	tls                  *tls.Config
+	tlsFiles             [sha256.Size]byte // of the CA, certificate and key files: renewed in place, they still count as a change
+}
+
+// same reports whether the server would see no difference between id and o.
+func (id identity) same(o identity) bool {
+	return id.mac == o.mac && id.clientID == o.clientID && id.token == o.token && id.tlsFiles == o.tlsFiles
+}
+
+// fileSums hashes the contents of the named files ("" skipped), in order.
+func fileSums(names ...string) ([sha256.Size]byte, error) {
+	h := sha256.New()
+	for _, name := range names {
+		if name == "" {
+			continue
+		}
+		b, err := os.ReadFile(name)
+		if err != nil {
+			return [sha256.Size]byte{}, err
+		}
+		fmt.Fprintf(h, "%s:%d:", name, len(b))
+		h.Write(b)
+	}
+	return [sha256.Size]byte(h.Sum(nil)), nil
 }
 
 // runDaemon runs the agent until ctx is cancelled (a signal), then returns nil.
@@ -74,6 +101,7 @@ func runDaemon(ctx context.Context, c *Config, dio daemonIO) (err error) {
 	}
 	d := &daemon{io: dio, envToken: dio.getenv(tokenEnv), state: newConnState()}
 	d.redact = logging.NewRedactor(dio.stderr)
+	d.out = logging.NewRedactor(dio.stdout)
 	d.logs = logging.NewSwitch(logHandler(c.Log, d.redact, dio.stderr))
 	d.log = slog.New(d.logs)
 	// Whatever goes wrong, the message printed on the way out must not carry a secret either.
@@ -165,8 +193,12 @@ func (d *daemon) identity(c *Config, log *slog.Logger) (identity, error) {
 		return id, err
 	}
 	d.redact.Add(id.token)
+	d.out.Add(id.token)
 	if id.tls, err = tlsConfig(c.Server, log); err != nil {
 		return id, err
+	}
+	if id.tlsFiles, err = fileSums(c.Server.CAFile, c.Server.CertFile, c.Server.KeyFile); err != nil {
+		return id, &ConfigError{Key: "server", Err: err}
 	}
 	if id.clientID, err = clientID(c.Device, d.io.getenv, log); err != nil {
 		return id, err
@@ -175,7 +207,8 @@ func (d *daemon) identity(c *Config, log *slog.Logger) (identity, error) {
 }
 
 func (d *daemon) newRenderer(c *Config) *device.Renderer {
-	return device.NewRenderer(d.io.stdout, d.io.stderr, &device.RenderOptions{
+	// Through the redactors too: a server that echoes the token has it shown nowhere.
+	return device.NewRenderer(d.out, d.redact, &device.RenderOptions{
 		ShowThoughts: c.Render.ShowThoughts,
 		Color:        colorOn(c.Render.Color, d.io.stderr),
 		Logger:       d.log,
@@ -211,7 +244,7 @@ func (d *daemon) render(m device.AIMessage) {
 		return
 	}
 	if text, done := d.reply.observe(m); done {
-		p.hooks.Fire(hooks.FinalReply, map[string]string{"REPLY": text})
+		p.hooks.Fire(hooks.FinalReply, map[string]string{"REPLY": d.redact.Scrub(text)})
 	}
 }
 
@@ -242,16 +275,16 @@ func (d *daemon) onCall(r device.CallReport) {
 	}
 	vars := map[string]string{
 		"TOOL":        r.Tool,
-		"INPUT":       string(r.Input),
+		"INPUT":       d.redact.Scrub(string(r.Input)),
 		"DURATION_MS": strconv.FormatInt(r.Duration.Milliseconds(), 10),
 		"STATUS":      "ok",
 	}
 	if r.Code != 0 {
 		vars["STATUS"] = "error"
 		vars["ERROR_CODE"] = strconv.FormatInt(r.Code, 10)
-		vars["ERROR_MESSAGE"] = r.Message
-	} else {
-		vars["RESULT"] = string(r.Result)
+		vars["ERROR_MESSAGE"] = d.redact.Scrub(r.Message)
+	} else if b, err := json.Marshal(r.Result); err == nil {
+		vars["RESULT"] = d.redact.Scrub(string(b))
 	}
 	p.hooks.Fire(hooks.ToolExecuted, vars)
 }
@@ -279,15 +312,20 @@ func (d *daemon) apply(ctx context.Context, c *Config) error {
 	if c.Server.URL == "" {
 		return &ConfigError{Key: "server.url", Err: errors.New("not set")}
 	}
-	changed := changedSections(old.cfg, c)
-	if len(changed) == 0 {
-		d.log.Info("configuration reloaded; nothing changed")
-		return nil
-	}
 	log := slog.New(logHandler(c.Log, d.redact, d.io.stderr))
+	// The identity is read again even when the file is the same: a token or certificate renewed
+	// in place is the usual reason for a reload.
 	ident, err := d.identity(c, log)
 	if err != nil {
 		return err
+	}
+	changed := changedSections(old.cfg, c)
+	if !ident.same(old.ident) {
+		changed = append(changed, "credentials")
+	}
+	if len(changed) == 0 {
+		d.log.Info("configuration reloaded; nothing changed")
+		return nil
 	}
 	// Tool timeouts naming no tool are caught here, before any part is touched.
 	if _, err := newRegistry(simHardware(nil), c, nil); err != nil {
@@ -302,32 +340,23 @@ func (d *daemon) apply(ctx context.Context, c *Config) error {
 		p.renderer = d.newRenderer(c)
 	}
 	if hardwareChanged(old.cfg, c) {
-		hw, openErr := d.reopenHardware(ctx, old, c)
-		if openErr != nil {
-			// The old parts were opened again; tools of parts that vanished meanwhile are gone.
+		if err := d.swapHardware(ctx, old, p); err != nil {
 			hk.Close(context.Background())
-			back := &parts{cfg: old.cfg, ident: old.ident, hw: hw, hooks: old.hooks, renderer: old.renderer}
-			if back.reg, err = newRegistry(hw, old.cfg, d.state.String); err != nil {
-				d.log.Error("rebuilding the tools on the reopened hardware", "err", err)
-				back.reg = old.reg
-			}
-			d.cur.Store(back)
-			d.agent.SetRegistry(back.reg)
-			return fmt.Errorf("opening the new hardware: %w", openErr)
+			return err
 		}
-		p.hw = hw
-	}
-	if p.reg, err = newRegistry(p.hw, c, d.state.String); err != nil {
+	} else if p.reg, err = newRegistry(p.hw, c, d.state.String); err != nil {
+		hk.Close(context.Background())
 		return err // unreachable: checked against every tool above
 	}
+	newSession := needsNewSession(old, p)
 	d.logs.Set(logHandler(c.Log, d.redact, d.io.stderr))
-	d.cur.Store(p)
 	d.sd.setServer(c.Server.URL)
+	d.cur.Store(p)
 	d.wg.Go(func() { closeHooks(old.hooks, old.cfg.Hooks.Timeout) })
-
-	if needsNewSession(old, p) {
+	if newSession {
+		// Checked as at start-up; Restart refuses only after Run has returned, a stop.
 		if err := d.agent.Restart(d.agentOptions(p)); err != nil {
-			return fmt.Errorf("reconnecting with the new settings: %w", err)
+			d.log.Warn("not reconnecting with the new settings", "err", err)
 		}
 	} else {
 		d.agent.SetRegistry(p.reg)
@@ -336,28 +365,65 @@ func (d *daemon) apply(ctx context.Context, c *Config) error {
 	return nil
 }
 
-// reopenHardware halts the parts in force and opens those of c. Two handles on one part would
-// fight (the old speaker's halt muting the new one's volume, a display switched off under its
-// successor), so the old parts are halted first; if the new ones will not open, the old
-// configuration is opened again, with every part optional, since one may have vanished since.
-func (d *daemon) reopenHardware(ctx context.Context, old *parts, c *Config) (*hardware, error) {
+// swapHardware replaces the parts of old with those p.cfg configures and builds p.reg on them.
+// Two handles on one part would fight (the old speaker's halt muting the new one, a display
+// switched off under its successor), so the old parts are halted before the new ones open; while
+// that happens, calls that drive them wait, then run the tools of the new parts. If the new parts
+// will not open, the old configuration's are opened again and put in force, and the error says why.
+func (d *daemon) swapHardware(ctx context.Context, old, p *parts) error {
+	release, err := d.agent.Hold(ctx, hardwareResources(old.reg))
+	if err != nil {
+		return fmt.Errorf("waiting for the calls on the hardware: %w", err)
+	}
+	defer release()
 	if err := old.hw.Halt(); err != nil {
 		d.log.Warn("halting the old hardware", "err", err)
 	}
-	hw, err := openHardware(ctx, c, d.log)
+	hw, err := openHardware(ctx, p.cfg, d.log)
 	if err == nil {
-		return hw, nil
+		if p.reg, err = newRegistry(hw, p.cfg, d.state.String); err == nil {
+			p.hw = hw
+			d.agent.SetRegistry(p.reg)
+			return nil
+		}
+		// Unreachable: the timeouts were checked against every tool, and a missing part's skipped.
+		hw.Halt()
 	}
-	again := *old.cfg
+	openErr := err
+	back := *old
+	back.hw = d.reopen(ctx, old.cfg)
+	if back.reg, err = newRegistry(back.hw, old.cfg, d.state.String); err != nil {
+		d.log.Error("rebuilding the tools on the reopened hardware", "err", err)
+		back.reg = old.reg
+	}
+	d.cur.Store(&back)
+	d.agent.SetRegistry(back.reg)
+	return fmt.Errorf("opening the new hardware: %w", openErr)
+}
+
+// reopen opens the parts of c again after a failed swap, every part optional, since one may have
+// vanished since it was first opened; tools of parts that did are left out.
+func (d *daemon) reopen(ctx context.Context, c *Config) *hardware {
+	again := *c
 	again.Hardware.Speaker.Optional = true
 	again.Hardware.Face.Optional = true
-	back, berr := openHardware(ctx, &again, d.log)
-	if berr != nil {
+	hw, err := openHardware(ctx, &again, d.log)
+	if err != nil {
 		// Only speech can fail now; run with simulated parts rather than none.
-		d.log.Error("reopening the old hardware failed; simulating it", "err", berr)
-		back = simHardware(nil)
+		d.log.Error("reopening the old hardware failed; simulating it", "err", err)
+		return simHardware(nil)
 	}
-	return back, err
+	return hw
+}
+
+// hardwareResources lists the resources the tools of reg drive.
+func hardwareResources(reg *tools.Registry) []string {
+	var names []string
+	for _, t := range reg.Tools() {
+		names = append(names, t.Resources...)
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
 }
 
 // hardwareChanged reports whether c needs other parts than old: its hardware section changed, or
@@ -371,8 +437,7 @@ func hardwareChanged(old, c *Config) bool {
 // credentials, connection or execution limits changed. Tools and timeouts alone do not.
 func needsNewSession(old, p *parts) bool {
 	oc, c := old.cfg, p.cfg
-	return oc.Server != c.Server || old.ident.mac != p.ident.mac || old.ident.clientID != p.ident.clientID ||
-		old.ident.token != p.ident.token || oc.Connection != c.Connection ||
+	return oc.Server != c.Server || !old.ident.same(p.ident) || oc.Connection != c.Connection ||
 		oc.Execution.MaxInFlight != c.Execution.MaxInFlight || oc.Execution.ToolTimeout != c.Execution.ToolTimeout ||
 		oc.Execution.DrainTimeout != c.Execution.DrainTimeout
 }

@@ -308,3 +308,76 @@ func TestTokenNeverLogged(t *testing.T) {
 		})
 	}
 }
+
+// A token renewed in place (same file) is a change a reload acts on: the line is dialled again
+// with the new one.
+func TestReloadRenewedToken(t *testing.T) {
+	srv := startStandIn(t, nil)
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenFile, []byte("first-token-1234\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := strings.Replace(baseConfig(t, srv.URL()), "server:\n", "server:\n  token_file: "+tokenFile+"\n", 1)
+	d := startDaemon(t, cfg, nil)
+	if got := nextRegistration(t, srv).Header.Get("Authorization"); got != "Bearer first-token-1234" {
+		t.Fatalf("Authorization %q", got)
+	}
+	if err := os.WriteFile(tokenFile, []byte("second-token-5678\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d.reload(t, cfg, "configuration reloaded")
+	if got := nextRegistration(t, srv).Header.Get("Authorization"); got != "Bearer second-token-5678" {
+		t.Errorf("after the reload: Authorization %q, want the new token", got)
+	}
+	if log := d.stderr.String(); strings.Contains(log, "first-token") || strings.Contains(log, "second-token") {
+		t.Errorf("a token is in the log:\n%s", log)
+	}
+}
+
+// A reload that changes the hardware opens the new parts and serves the tools on them; one whose
+// parts will not open is refused, and the parts in force before it are opened again.
+func TestReloadHardware(t *testing.T) {
+	srv := startStandIn(t, nil)
+	dir := t.TempDir()
+	shown := filepath.Join(dir, "shown")
+	face := filepath.Join(dir, "face.sh")
+	if err := os.WriteFile(face, []byte("#!/bin/sh\necho \"$1\" >> "+shown+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	broken := filepath.Join(dir, "broken.sh")
+	if err := os.WriteFile(broken, []byte("#!/bin/sh\necho no display >&2\nexit 3\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sim := baseConfig(t, srv.URL())
+	withFace := func(prog string) string {
+		return strings.Replace(sim, "  mode: sim\n", "  mode: config\n  face:\n    driver: command\n    command: ["+prog+"]\n", 1)
+	}
+	lines := func() string {
+		b, _ := os.ReadFile(shown)
+		return strings.Join(strings.Fields(string(b)), " ")
+	}
+	d := startDaemon(t, sim, nil)
+	dev := nextRegistration(t, srv)
+
+	d.reload(t, withFace(face), "configuration reloaded")
+	resp, err := dev.Execute(waitCtx(t), "set_virtual_human_expression", json.RawMessage(`{"expression": "smile"}`))
+	if err != nil || resp.Error != nil {
+		t.Fatalf("smile on the new face: %+v, %v", resp, err)
+	}
+	if got := lines(); got != "idle smile" {
+		t.Errorf("the face program showed %q, want \"idle smile\" (opened, then the call)", got)
+	}
+
+	d.reload(t, withFace(broken), "reload refused")
+	if log := d.stderr.String(); !strings.Contains(log, "no display") {
+		t.Errorf("the refusal does not say why the face would not open:\n%s", log)
+	}
+	resp, err = dev.Execute(waitCtx(t), "set_virtual_human_expression", json.RawMessage(`{"expression": "cry"}`))
+	if err != nil || resp.Error != nil {
+		t.Fatalf("cry after the refused reload: %+v, %v", resp, err)
+	}
+	// idle (halted for the swap), idle (reopened), cry.
+	if got := lines(); got != "idle smile idle idle cry" {
+		t.Errorf("the face program showed %q, want the old face back in force", got)
+	}
+}
