@@ -371,9 +371,12 @@ func (d *daemon) apply(ctx context.Context, c *Config) error {
 // that happens, calls that drive them wait, then run the tools of the new parts. If the new parts
 // will not open, the old configuration's are opened again and put in force, and the error says why.
 func (d *daemon) swapHardware(ctx context.Context, old, p *parts) error {
-	release, err := d.agent.Hold(ctx, hardwareResources(old.reg))
+	// A tool stuck on its part must not hang the reload: give the running calls a drain's time.
+	hctx, cancel := context.WithTimeout(ctx, old.cfg.Execution.DrainTimeout)
+	defer cancel()
+	release, err := d.agent.Hold(hctx, hardwareResources(old.reg))
 	if err != nil {
-		return fmt.Errorf("waiting for the calls on the hardware: %w", err)
+		return fmt.Errorf("waiting %s for the calls on the hardware to finish: %w", old.cfg.Execution.DrainTimeout, err)
 	}
 	defer release()
 	if err := old.hw.Halt(); err != nil {
