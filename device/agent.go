@@ -361,30 +361,12 @@ var errRestart = errors.New("reconnecting with new settings")
 
 // backOff waits d, or less when a Restart comes, and reports whether to go on (false: stopped).
 func (a *Agent) backOff(ctx context.Context, o *Options, d time.Duration) bool {
-	sctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	watched := make(chan struct{})
-	go func() {
-		defer close(watched)
-		for {
-			select {
-			case <-a.restartCh:
-				if a.next.Load() != nil { // else a late wake-up of a Restart already applied
-					cancel()
-					return
-				}
-			case <-sctx.Done():
-				return
-			}
-		}
-	}()
-	err := o.Sleep(sctx, d)
-	cancel()
-	<-watched
-	if ctx.Err() != nil {
-		return false
+	wait, restarted := a.watchRestart(ctx)
+	err := o.Sleep(wait, d)
+	if restarted() {
+		return ctx.Err() == nil
 	}
-	return err == nil || a.next.Load() != nil
+	return err == nil && ctx.Err() == nil
 }
 
 // session runs one connection from dial to loss. It reports how long the session was registered
@@ -414,7 +396,8 @@ func (a *Agent) session(ctx context.Context) (time.Duration, error) {
 }
 
 // watchRestart returns a context that a Restart cancels, and the func that ends it and reports
-// whether a Restart came. Call end once the dial and registration are over.
+// whether a Restart came. Call end once the wait (a dial and registration, a back-off) is over.
+// A late wake-up of a Restart already applied is no Restart.
 func (a *Agent) watchRestart(ctx context.Context) (setup context.Context, end func() bool) {
 	ctx, cancel := context.WithCancel(ctx)
 	restarted := make(chan struct{})

@@ -130,6 +130,7 @@ func runDaemon(ctx context.Context, c *Config, dio daemonIO) (err error) {
 		return err
 	}
 	p := &parts{cfg: c, ident: ident, hw: hw, hooks: hk, renderer: d.newRenderer(c)}
+	d.cur.Store(p) // before the agent starts: nothing reads it yet, and the clean-up below needs it
 	defer func() {
 		p := d.cur.Load()
 		// The last events (disconnected) get their hooks run, within a hook's time.
@@ -140,10 +141,8 @@ func runDaemon(ctx context.Context, c *Config, dio daemonIO) (err error) {
 		}
 	}()
 	if p.reg, err = newRegistry(hw, c, d.state.String); err != nil {
-		d.cur.Store(p) // for the deferred clean-up
 		return err
 	}
-	d.cur.Store(p)
 
 	d.agent, err = device.New(d.agentOptions(p))
 	if err != nil {
