@@ -55,14 +55,16 @@ type Options struct {
 	// Restart). Together with OnState it tells an observer (event hooks) when the line was up.
 	OnLineLost func(error)
 
-	// OnCall is told of every call the device ran and answered, from that call's goroutine, after
-	// the answer was sent. Calls refused before they ran (invalid params, busy) are not reported.
+	// OnCall is told of every call the device ran and answered, the server's and those of
+	// Agent.Call, from that call's goroutine, after the answer was sent. Calls refused before
+	// they ran (invalid params, busy) are not reported.
 	OnCall func(CallReport)
 }
 
 // CallReport is one answered mcp/tool/execute, for Options.OnCall.
 type CallReport struct {
 	Tool     string
+	Via      string // ViaServer or ViaLocal (Agent.Call)
 	Input    json.RawMessage
 	Result   any           // the result sent, as the tool returned it; nil for an error
 	Code     int64         // the JSON-RPC error code sent (CodeToolFailed, ...); 0 on success
@@ -329,6 +331,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	}
 	defer a.done.Store(true)
 	defer a.setState(Stopped)
+	defer a.disp.close()
 	attempt := 0
 	for {
 		if a.applyRestart() {

@@ -27,7 +27,8 @@ type dispatcher struct {
 
 	mu        sync.Mutex
 	resources map[string]chan struct{} // one-token semaphores, created on first use
-	stopping  bool
+	stopping  bool                     // the line is draining or down: the server's calls are refused
+	closed    bool                     // the agent has stopped: every call is refused
 
 	wg sync.WaitGroup // running calls
 }
@@ -110,13 +111,45 @@ func (d *dispatcher) notification(set *dispatchSettings, req *jsonrpc2.Request) 
 
 // call is one admitted execute.
 type call struct {
-	id    jsonrpc2.ID
 	tool  *tools.Tool
 	input json.RawMessage
 	reg   *tools.Registry   // the tools in force at admission
 	set   *dispatchSettings // as admitted
+	via   string            // who asked: ViaServer or ViaLocal
 	start time.Time
+	reply replier
 	once  sync.Once // the single response
+}
+
+// replier sends a call's single answer to whoever asked: the server on the line, or a local
+// caller (Agent.Call).
+type replier interface {
+	// result sends v. An error says it was not sent: errNotSent when the asker is gone, else
+	// v did not marshal.
+	result(ctx context.Context, v any) error
+	fail(code int64, message, details string)
+}
+
+// errNotSent is a result whose asker is gone: the line closed, or the local caller gave up.
+var errNotSent = errors.New("nobody to answer")
+
+// lineReply answers a request of the server on the line.
+type lineReply struct {
+	d    *dispatcher
+	conn *jsonrpc2.Conn
+	id   jsonrpc2.ID
+}
+
+func (r lineReply) result(ctx context.Context, v any) error {
+	err := r.conn.Reply(ctx, r.id, v)
+	if errors.Is(err, jsonrpc2.ErrClosed) {
+		return errNotSent
+	}
+	return err
+}
+
+func (r lineReply) fail(code int64, message, details string) {
+	r.d.replyError(r.conn, r.id, code, message, details)
 }
 
 func (d *dispatcher) execute(ctx context.Context, conn *jsonrpc2.Conn, set *dispatchSettings, req *jsonrpc2.Request) {
@@ -136,24 +169,25 @@ func (d *dispatcher) execute(ctx context.Context, conn *jsonrpc2.Conn, set *disp
 		}
 		return
 	}
-	if why := d.admit(set.slots); why != "" {
+	if why := d.admit(set.slots, false); why != "" {
 		d.replyError(conn, req.ID, CodeBusy, "device busy", why)
 		return
 	}
-	c := &call{id: req.ID, tool: tool, input: p.ToolInput, reg: reg, set: set}
+	c := &call{tool: tool, input: p.ToolInput, reg: reg, set: set, via: ViaServer, reply: lineReply{d, conn, req.ID}}
 	if set.onCall != nil {
 		c.start = time.Now()
 	}
-	go d.run(ctx, conn, c)
+	go d.run(ctx, c)
 }
 
 // admit takes an in-flight slot without waiting; a device that is full or stopping refuses at once
 // rather than queueing behind calls the server may already have given up on.
-// It returns why it refused, or "" when the call was admitted.
-func (d *dispatcher) admit(slots chan struct{}) string {
+// It returns why it refused, or "" when the call was admitted. A local call does not depend on
+// the line, so only the agent's end refuses it; a drain in progress waits for it too.
+func (d *dispatcher) admit(slots chan struct{}, local bool) string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.stopping {
+	if d.closed || (d.stopping && !local) {
 		return "the device is shutting down"
 	}
 	select {
@@ -184,7 +218,7 @@ func parseExecute(raw *json.RawMessage) (ExecuteParams, error) {
 // resources stay held until the tool has really returned, so a stuck tool keeps its hardware and
 // counts against the in-flight bound instead of being silently overrun. They are released before
 // the answer goes out: a server that sends its next call on reading the answer finds room for it.
-func (d *dispatcher) run(ctx context.Context, conn *jsonrpc2.Conn, c *call) {
+func (d *dispatcher) run(ctx context.Context, c *call) {
 	defer d.wg.Done() // after the answer, so a drain waits for it to be sent
 	log := c.set.log
 	timeout := c.set.toolTimeout
@@ -197,7 +231,7 @@ func (d *dispatcher) run(ctx context.Context, conn *jsonrpc2.Conn, c *call) {
 	// is answered -32001 below. The timer is for a tool stuck where no context reaches (a hung bus
 	// transfer): it answers for it a moment later, while the tool keeps its slot.
 	timer := time.AfterFunc(timeout+timeoutGrace, func() {
-		c.once.Do(func() { d.replyTimeout(conn, c, timeout) })
+		c.once.Do(func() { d.replyTimeout(c, timeout) })
 	})
 	defer timer.Stop()
 
@@ -206,7 +240,7 @@ func (d *dispatcher) run(ctx context.Context, conn *jsonrpc2.Conn, c *call) {
 		// The deadline passed while waiting for the hardware. Answered here, not by the timer:
 		// the deferred Stop would cancel it before it fires.
 		<-c.set.slots
-		c.once.Do(func() { d.replyTimeout(conn, c, timeout) })
+		c.once.Do(func() { d.replyTimeout(c, timeout) })
 		return
 	}
 	if reg := d.registry.Load(); reg != c.reg {
@@ -225,35 +259,35 @@ func (d *dispatcher) run(ctx context.Context, conn *jsonrpc2.Conn, c *call) {
 		switch {
 		case err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
 			// The tool gave up because its deadline passed, just before the timer could say so.
-			d.replyTimeout(conn, c, timeout)
+			d.replyTimeout(c, timeout)
 		case err == nil:
-			rerr := conn.Reply(ctx, c.id, result)
+			rerr := c.reply.result(ctx, result)
 			switch {
-			case errors.Is(rerr, jsonrpc2.ErrClosed):
-				log.Debug("line closed before the result could be sent", "tool", c.tool.Name)
+			case errors.Is(rerr, errNotSent):
+				log.Debug("the asker left before the result could be sent", "tool", c.tool.Name, "via", c.via)
 			case rerr != nil:
 				// The result did not marshal: that is a bug in the tool, not a domain failure.
 				log.Error("cannot send tool result", "tool", c.tool.Name, "err", rerr)
-				d.replyError(conn, c.id, CodeInternal, "Internal error", "")
+				c.reply.fail(CodeInternal, "Internal error", "")
 				d.report(c, nil, CodeInternal, "Internal error")
 			default:
 				d.report(c, result, 0, "")
 			}
 		case errors.Is(err, errPanic):
-			d.replyError(conn, c.id, CodeInternal, "Internal error", "")
+			c.reply.fail(CodeInternal, "Internal error", "")
 			d.report(c, nil, CodeInternal, "Internal error")
 		default:
-			log.Info("tool failed", "tool", c.tool.Name, "err", err)
-			d.replyError(conn, c.id, CodeToolFailed, err.Error(), "")
+			log.Info("tool failed", "tool", c.tool.Name, "err", err, "via", c.via)
+			c.reply.fail(CodeToolFailed, err.Error(), "")
 			d.report(c, nil, CodeToolFailed, err.Error())
 		}
 	})
 }
 
-func (d *dispatcher) replyTimeout(conn *jsonrpc2.Conn, c *call, timeout time.Duration) {
-	c.set.log.Warn("tool timed out", "tool", c.tool.Name, "timeout", timeout)
+func (d *dispatcher) replyTimeout(c *call, timeout time.Duration) {
+	c.set.log.Warn("tool timed out", "tool", c.tool.Name, "timeout", timeout, "via", c.via)
 	msg := fmt.Sprintf("tool timed out after %s", timeout)
-	d.replyError(conn, c.id, CodeToolTimeout, msg, "")
+	c.reply.fail(CodeToolTimeout, msg, "")
 	d.report(c, nil, CodeToolTimeout, msg)
 }
 
@@ -262,7 +296,7 @@ func (d *dispatcher) report(c *call, result any, code int64, message string) {
 	if c.set.onCall == nil {
 		return
 	}
-	c.set.onCall(CallReport{Tool: c.tool.Name, Input: c.input, Result: result, Code: code, Message: message, Duration: time.Since(c.start)})
+	c.set.onCall(CallReport{Tool: c.tool.Name, Via: c.via, Input: c.input, Result: result, Code: code, Message: message, Duration: time.Since(c.start)})
 }
 
 var errPanic = errors.New("tool panicked")
@@ -333,6 +367,13 @@ func (d *dispatcher) replyError(conn *jsonrpc2.Conn, id jsonrpc2.ID, code int64,
 func (d *dispatcher) stop() {
 	d.mu.Lock()
 	d.stopping = true
+	d.mu.Unlock()
+}
+
+// close refuses every call from now on, local ones included: the agent has stopped.
+func (d *dispatcher) close() {
+	d.mu.Lock()
+	d.closed = true
 	d.mu.Unlock()
 }
 
