@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/devicectl/devicectl/device"
 )
@@ -24,6 +25,8 @@ type Config struct {
 	Render     RenderConfig
 	Hardware   HardwareConfig
 	Hooks      HooksConfig
+	OpenTool   OpenToolConfig
+	ToolSets   ToolSetsConfig
 	Log        LogConfig
 }
 
@@ -119,10 +122,14 @@ type setting struct {
 	setEntry func(c *Config, name, v string) error
 	// setList, instead of set, takes a list of strings (a program's argv).
 	setList func(c *Config, items []string) error
+	// setItems, instead of set, takes a list of mappings (toolsets.opentool); rows lists the
+	// keys of its mappings for the README.
+	setItems func(c *Config, n *yaml.Node) error
+	rows     func() []itemRow
 }
 
 // settings lists every key, in the order of configs/devicectl.yaml and the README table.
-var settings = slices.Concat(coreSettings, hardwareSettings(), hookSettings(), logSettings)
+var settings = slices.Concat(coreSettings, hardwareSettings(), hookSettings(), toolSetSettings(), logSettings)
 
 var coreSettings = []setting{
 	stringKey("server.url", "server", "agent server address, ws://host:port/path or wss://...", func(c *Config) *string { return &c.Server.URL }, checkServerURL),
@@ -362,6 +369,9 @@ func checkMAC(v string) (string, error) {
 func (c *Config) check() error {
 	if c.Connection.BackoffMin > c.Connection.BackoffMax {
 		return &ConfigError{Key: "connection.backoff_min", Err: fmt.Errorf("%s is greater than connection.backoff_max (%s)", c.Connection.BackoffMin, c.Connection.BackoffMax)}
+	}
+	if c.OpenTool.Listen != "" && c.OpenTool.APIKeysFile == "" && !isLoopback(c.OpenTool.Listen) {
+		return &ConfigError{Key: "opentool.listen", Err: fmt.Errorf("%s is reachable beyond this machine, and opentool.api_keys_file is not set: set it, or listen on 127.0.0.1", c.OpenTool.Listen)}
 	}
 	if (c.Server.CertFile == "") != (c.Server.KeyFile == "") {
 		return &ConfigError{Key: "server.cert_file", Err: errors.New("server.cert_file and server.key_file go together: set both or neither")}

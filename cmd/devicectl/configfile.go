@@ -121,6 +121,10 @@ func walk(n *yaml.Node, prefix string, c *Config) error {
 			if err := setList(s, v, c); err != nil {
 				return err
 			}
+		case s != nil && s.setItems != nil:
+			if err := s.setItems(c, v); err != nil {
+				return err
+			}
 		case s != nil:
 			if isNull(v) {
 				continue // "key:" with no value keeps the default

@@ -83,6 +83,14 @@ func configTable() string {
 			def = `""`
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | `%s` | %s |\n", s.key, flag, def, strings.ReplaceAll(s.usage, "|", `\|`))
+		if s.rows != nil {
+			for _, r := range s.rows() {
+				if r.def == "" {
+					r.def = `""`
+				}
+				fmt.Fprintf(&b, "| `%s` | | `%s` | %s |\n", r.key, r.def, strings.ReplaceAll(r.usage, "|", `\|`))
+			}
+		}
 	}
 	return b.String()
 }
