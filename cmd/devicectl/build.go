@@ -112,31 +112,37 @@ func loadToken(c ServerConfig, getenv func(string) string, log *slog.Logger) (st
 	if getenv(tokenEnv) != "" {
 		log.Warn("both server.token_file and " + tokenEnv + " are set; using server.token_file")
 	}
-	f, err := os.Open(c.TokenFile)
+	return readSecret("server.token_file", c.TokenFile, log)
+}
+
+// readSecret reads the secret in the file path that the config key names: a token or API key.
+// A file others can read is worth a warning, not a refusal: the device still has to work.
+func readSecret(key, path string, log *slog.Logger) (string, error) {
+	f, err := os.Open(path)
 	if err != nil {
-		return "", &ConfigError{Key: "server.token_file", Err: err}
+		return "", &ConfigError{Key: key, Err: err}
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return "", &ConfigError{Key: "server.token_file", Err: err}
+		return "", &ConfigError{Key: key, Err: err}
 	}
 	if looseMode(fi.Mode()) {
-		log.Warn("token file is readable by group or others; chmod 600 it", "file", c.TokenFile, "mode", fi.Mode().Perm().String())
+		log.Warn("secret file is readable by group or others; chmod 600 it", "key", key, "file", path, "mode", fi.Mode().Perm().String())
 	}
-	// A token is short; reading at most 64 KiB keeps a wrong path (a device node, a log) harmless.
+	// A secret is short; reading at most 64 KiB keeps a wrong path (a device node, a log) harmless.
 	b, err := io.ReadAll(io.LimitReader(f, 64<<10))
 	if err != nil {
-		return "", &ConfigError{Key: "server.token_file", Err: err}
+		return "", &ConfigError{Key: key, Err: err}
 	}
-	token := strings.TrimSpace(string(b))
-	if token == "" {
-		return "", &ConfigError{Key: "server.token_file", Err: fmt.Errorf("%s is empty", c.TokenFile)}
+	secret := strings.TrimSpace(string(b))
+	if secret == "" {
+		return "", &ConfigError{Key: key, Err: fmt.Errorf("%s is empty", path)}
 	}
-	return token, nil
+	return secret, nil
 }
 
-// looseMode reports whether a token file's mode lets others than its owner read it.
+// looseMode reports whether a secret file's mode lets others than its owner read it.
 func looseMode(m os.FileMode) bool { return m.Perm()&0o044 != 0 }
 
 // tlsConfig returns the TLS settings for a wss:// server, nil for ws:// (TLS keys then do nothing,

@@ -264,6 +264,10 @@ func TestBadValues(t *testing.T) {
 		{"hooks.tool_executed", "[[a]]", "item 1: want a single value, got a list"},
 		{"hooks.final_reply", "7", "want a list"},
 		{"hooks.timeout", "0s", "must be positive"},
+		{"opentool.listen", "localhost", `"localhost" is not host:port`},
+		{"opentool.api_keys_file", "[a, b]", "want a single value"},
+		{"toolsets.opentool", "http://lamp:9627", "want a list of mappings, one per tool set"},
+		{"toolsets.openapi", "{spec: a.yaml}", "want a list of mappings, one per tool set, got a mapping"},
 	}
 	tested := map[string]bool{}
 	for _, tc := range cases {

@@ -51,6 +51,7 @@ type daemon struct {
 	agent    *device.Agent
 
 	cur atomic.Pointer[parts] // in force; read by the agent's callbacks on any goroutine
+	ot  *openToolServer       // nil: opentool.listen is off
 
 	wg sync.WaitGroup // hook runners being closed after a reload
 }
@@ -63,6 +64,26 @@ type parts struct {
 	reg      *tools.Registry
 	renderer *device.Renderer
 	hooks    *hooks.Runner
+	toolsets *toolSets
+	keys     [sha256.Size]byte // of the OpenTool and tool set key files: renewed in place, they count as a change
+}
+
+// keyFiles lists the files of API keys and tokens c names, besides the server's credentials.
+func keyFiles(c *Config) []string {
+	files := []string{c.OpenTool.APIKeysFile}
+	for _, s := range c.ToolSets.OpenTool {
+		files = append(files, s.APIKeyFile)
+	}
+	for _, s := range c.ToolSets.OpenAPI {
+		files = append(files, s.BearerTokenFile, s.APIKeyFile)
+	}
+	return files
+}
+
+// keySums hashes the key files of c; one that cannot be read is reported where it is used.
+func keySums(c *Config) [sha256.Size]byte {
+	sum, _ := fileSums(keyFiles(c)...)
+	return sum
 }
 
 // identity is who the device is to the server, and how it proves it.
@@ -129,10 +150,11 @@ func runDaemon(ctx context.Context, c *Config, dio daemonIO) (err error) {
 		hk.Close(context.Background())
 		return err
 	}
-	p := &parts{cfg: c, ident: ident, hw: hw, hooks: hk, renderer: d.newRenderer(c)}
+	p := &parts{cfg: c, ident: ident, hw: hw, hooks: hk, renderer: d.newRenderer(c), keys: keySums(c)}
 	d.cur.Store(p) // before the agent starts: nothing reads it yet, and the clean-up below needs it
 	defer func() {
 		p := d.cur.Load()
+		p.toolsets.Close()
 		// The last events (disconnected) get their hooks run, within a hook's time.
 		closeHooks(p.hooks, p.cfg.Hooks.Timeout)
 		d.wg.Wait()
@@ -140,7 +162,10 @@ func runDaemon(ctx context.Context, c *Config, dio daemonIO) (err error) {
 			err = errors.Join(err, herr)
 		}
 	}()
-	if p.reg, err = newRegistry(hw, c, d.state.String); err != nil {
+	if p.toolsets, err = d.startToolSets(ctx, c); err != nil {
+		return err
+	}
+	if p.reg, err = d.registry(hw, c, p.toolsets); err != nil {
 		return err
 	}
 
@@ -150,6 +175,18 @@ func runDaemon(ctx context.Context, c *Config, dio daemonIO) (err error) {
 	}
 	d.log.Info("starting", "version", buildVersion(), "server", c.Server.URL, "mac", ident.mac,
 		"hardware", hw.String(), "tools", toolNames(p.reg), "token", ident.token != "")
+	// After the agent has stopped: a call still running there is answered "shutting down". A
+	// reload may have started the server, or moved it.
+	defer func() { d.ot.close(d.cur.Load().cfg.Execution.DrainTimeout) }()
+	if c.OpenTool.Listen != "" {
+		h, err := d.openToolHandlerFor(c)
+		if err != nil {
+			return err
+		}
+		if d.ot, err = listenOpenTool(c.OpenTool.Listen, h, d.log); err != nil {
+			return err
+		}
+	}
 	sdCtx, stopSystemd := context.WithCancel(ctx)
 	d.sd = startSystemd(sdCtx, c.Server.URL, d.agent.Check, d.log)
 	defer func() {
@@ -171,6 +208,8 @@ func runDaemon(ctx context.Context, c *Config, dio daemonIO) (err error) {
 			if dio.load != nil {
 				d.reload(ctx)
 			}
+		case <-d.cur.Load().toolsets.Changed():
+			d.refreshTools()
 		}
 	}
 }
@@ -322,6 +361,10 @@ func (d *daemon) apply(ctx context.Context, c *Config) error {
 	if !ident.same(old.ident) {
 		changed = append(changed, "credentials")
 	}
+	keys := keySums(c)
+	if keys != old.keys {
+		changed = append(changed, "key files")
+	}
 	if len(changed) == 0 {
 		d.log.Info("configuration reloaded; nothing changed")
 		return nil
@@ -334,24 +377,46 @@ func (d *daemon) apply(ctx context.Context, c *Config) error {
 	if err != nil {
 		return err
 	}
-	p := &parts{cfg: c, ident: ident, hw: old.hw, hooks: hk, renderer: old.renderer}
+	p := &parts{cfg: c, ident: ident, hw: old.hw, hooks: hk, renderer: old.renderer, toolsets: old.toolsets, keys: keys}
+	// Undone if a later step fails; set to nil once the new parts are in force.
+	undo := []func(){func() { hk.Close(context.Background()) }}
+	defer func() {
+		for _, f := range undo {
+			f()
+		}
+	}()
+	if !reflect.DeepEqual(old.cfg.ToolSets, c.ToolSets) || keys != old.keys {
+		if p.toolsets, err = d.startToolSets(ctx, c); err != nil {
+			return err
+		}
+		undo = append(undo, p.toolsets.Close)
+	}
+	ot, err := d.reopenOpenTool(c)
+	if err != nil {
+		return err
+	}
 	if !reflect.DeepEqual(old.cfg.Render, c.Render) {
 		p.renderer = d.newRenderer(c)
 	}
 	if hardwareChanged(old.cfg, c) {
 		if err := d.swapHardware(ctx, old, p); err != nil {
-			hk.Close(context.Background())
+			ot.undo()
 			return err
 		}
-	} else if p.reg, err = newRegistry(p.hw, c, d.state.String); err != nil {
-		hk.Close(context.Background())
+	} else if p.reg, err = d.registry(p.hw, c, p.toolsets); err != nil {
+		ot.undo()
 		return err // unreachable: checked against every tool above
 	}
+	undo = nil
 	newSession := needsNewSession(old, p)
 	d.logs.Set(logHandler(c.Log, d.redact, d.io.stderr))
 	d.sd.setServer(c.Server.URL)
 	d.cur.Store(p)
+	ot.commit()
 	d.wg.Go(func() { closeHooks(old.hooks, old.cfg.Hooks.Timeout) })
+	if p.toolsets != old.toolsets {
+		d.wg.Go(old.toolsets.Close)
+	}
 	if newSession {
 		// Checked as at start-up; Restart refuses only after Run has returned, a stop.
 		if err := d.agent.Restart(d.agentOptions(p)); err != nil {
@@ -383,7 +448,7 @@ func (d *daemon) swapHardware(ctx context.Context, old, p *parts) error {
 	}
 	hw, err := openHardware(ctx, p.cfg, d.log)
 	if err == nil {
-		if p.reg, err = newRegistry(hw, p.cfg, d.state.String); err == nil {
+		if p.reg, err = d.registry(hw, p.cfg, p.toolsets); err == nil {
 			p.hw = hw
 			d.agent.SetRegistry(p.reg)
 			return nil
@@ -394,7 +459,7 @@ func (d *daemon) swapHardware(ctx context.Context, old, p *parts) error {
 	openErr := err
 	back := *old
 	back.hw = d.reopen(ctx, old.cfg)
-	if back.reg, err = newRegistry(back.hw, old.cfg, d.state.String); err != nil {
+	if back.reg, err = d.registry(back.hw, old.cfg, old.toolsets); err != nil {
 		d.log.Error("rebuilding the tools on the reopened hardware", "err", err)
 		back.reg = old.reg
 	}

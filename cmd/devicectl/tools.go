@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -23,14 +24,16 @@ func newToolsCmd() *cobra.Command {
 		Short: "Print the mcp/registerTools request the device sends when it connects",
 		Long: `tools prints, indented, the exact mcp/registerTools JSON-RPC request the device sends on
 connecting: its MAC address and every tool's name, description, kinds and parameter schema.
-It reads the config file like run does, so it shows what this device would declare.`,
+It reads the config file like run does, so it shows what this device would declare, the tools
+of its tool sets included (each read once now; one that does not answer is left out, with a
+warning on stderr).`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, err := resolveConfig(configPath, cmd.Flags())
 			if err != nil {
 				return err
 			}
-			return printRegistration(c, cmd.OutOrStdout())
+			return printRegistration(cmd.Context(), c, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	cmd.Flags().StringVar(&configPath, "config", "", "config file (default "+defaultConfigPath+" when it exists)")
@@ -38,7 +41,7 @@ It reads the config file like run does, so it shows what this device would decla
 	return cmd
 }
 
-func printRegistration(c *Config, w io.Writer) error {
+func printRegistration(ctx context.Context, c *Config, w, stderr io.Writer) error {
 	mac, err := deviceMAC(c.Device)
 	if err != nil {
 		return err
@@ -49,6 +52,12 @@ func printRegistration(c *Config, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	log := newLogger(c.Log, stderr)
+	extra, err := loadToolSetsOnce(ctx, c, log)
+	if err != nil {
+		return err
+	}
+	addToolSets(reg, extra, log)
 	b, err := registrationRequest(mac, reg)
 	if err != nil {
 		return err

@@ -180,7 +180,7 @@ func itemsKey[T any](key, usage string, list func(*Config) *[]T, def func() T, c
 				return nil
 			}
 			if n.Kind != yaml.SequenceNode {
-				return &ConfigError{Key: key, Line: n.Line, Err: fmt.Errorf("want a list of mappings (- url: ...), got %s", describe(n))}
+				return &ConfigError{Key: key, Line: n.Line, Err: fmt.Errorf("want a list of mappings, one per tool set, got %s", describe(n))}
 			}
 			var items []T
 			for i, it := range n.Content {

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/devicectl/devicectl/tools"
+	"github.com/devicectl/devicectl/tools/opentool"
+	"github.com/devicectl/devicectl/tools/opentoolhttp"
+)
+
+// loadTimeout bounds one read of a tool set's description (an OpenTool /load, an OpenAPI URL).
+const loadTimeout = 10 * time.Second
+
+// openToolSource is an OpenTool server whose functions become device tools; their calls are
+// forwarded to its /opentool/call.
+type openToolSource struct {
+	cfg    OpenToolSetConfig
+	key    string // toolsets.opentool[N], for messages
+	client *opentoolhttp.Client
+	log    *slog.Logger
+
+	once sync.Once // warn once about configured functions the server does not list
+}
+
+func newOpenToolSource(i int, c OpenToolSetConfig, log *slog.Logger, redact func(string)) (*openToolSource, error) {
+	key := fmt.Sprintf("toolsets.opentool[%d]", i+1)
+	var apiKey string
+	if c.APIKeyFile != "" {
+		var err error
+		if apiKey, err = readSecret(key+".api_key_file", c.APIKeyFile, log); err != nil {
+			return nil, err
+		}
+		redact(apiKey)
+	}
+	client, err := opentoolhttp.NewClient(c.URL, &opentoolhttp.ClientOptions{
+		APIKey:     apiKey,
+		HTTPClient: &http.Client{Timeout: max(c.Timeout, loadTimeout)},
+		UserAgent:  "devicectl/" + buildVersion(),
+	})
+	if err != nil {
+		return nil, &ConfigError{Key: key + ".url", Err: err}
+	}
+	return &openToolSource{cfg: c, key: key, client: client, log: log}, nil
+}
+
+func (s *openToolSource) String() string { return "opentool " + s.cfg.URL }
+
+func (s *openToolSource) watch() (time.Duration, time.Duration) {
+	return s.cfg.Refresh, s.cfg.DropAfter
+}
+
+func (s *openToolSource) load(ctx context.Context) ([]*tools.Tool, error) {
+	ctx, cancel := context.WithTimeout(ctx, loadTimeout)
+	defer cancel()
+	raw, err := s.client.Load(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if raw == nil {
+		return nil, fmt.Errorf("%s: the server has no OpenTool document (GET /opentool/load answered {})", s.cfg.URL)
+	}
+	doc, err := opentool.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: its OpenTool document: %w", s.cfg.URL, err)
+	}
+	s.warnMissing(doc)
+	var out []*tools.Tool
+	for i := range doc.Functions {
+		f := &doc.Functions[i]
+		if len(s.cfg.Functions) > 0 && !slices.Contains(s.cfg.Functions, f.Name) {
+			continue
+		}
+		sub := s.cfg.SubType
+		if st, ok := s.cfg.SubTypes[f.Name]; ok {
+			sub = st
+		}
+		decl, err := doc.Declaration(f, tools.SubType(sub))
+		if err != nil {
+			s.log.Warn("an OpenTool function cannot be a device tool; left out", "toolset", s.String(), "function", f.Name, "err", err)
+			continue
+		}
+		decl.Name = s.cfg.Prefix + f.Name
+		out = append(out, &tools.Tool{Declaration: decl, Timeout: s.cfg.Timeout, Handler: s.forward(f.Name)})
+	}
+	return out, nil
+}
+
+// forward calls the function name on the server. Its errors (unreachable, 401, the function's
+// own) are the tool's failure: the agent server gets -32000 with the message.
+func (s *openToolSource) forward(name string) tools.Handler {
+	return func(ctx context.Context, input json.RawMessage) (any, error) {
+		res, err := s.client.Call(ctx, name, input)
+		if err != nil {
+			return nil, err
+		}
+		return res, nil
+	}
+}
+
+// warnMissing says, once, which configured functions the server does not list: a typo would
+// otherwise go unnoticed.
+func (s *openToolSource) warnMissing(doc *opentool.Document) {
+	var missing []string
+	for _, name := range s.cfg.Functions {
+		if doc.Function(name) == nil {
+			missing = append(missing, name)
+		}
+	}
+	for name := range s.cfg.SubTypes {
+		if doc.Function(name) == nil && !slices.Contains(missing, name) {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) == 0 {
+		return
+	}
+	slices.Sort(missing)
+	s.once.Do(func() {
+		names := make([]string, len(doc.Functions))
+		for i, f := range doc.Functions {
+			names[i] = f.Name
+		}
+		s.log.Warn("configured functions the OpenTool server does not list", "toolset", s.String(), "key", s.key,
+			"missing", strings.Join(missing, ", "), "listed", strings.Join(names, ", "))
+	})
+}
+
+func (s *openToolSource) close() { s.client.CloseIdleConnections() }
+
+// startToolSets builds the tool sets c configures and keeps them current (toolSets).
+func (d *daemon) startToolSets(ctx context.Context, c *Config) (*toolSets, error) {
+	sources, ready, err := newToolSources(ctx, c, d.log, func(s string) {
+		d.redact.Add(s)
+		d.out.Add(s)
+	})
+	if err != nil || len(sources) == 0 {
+		return nil, err
+	}
+	return startToolSets(sources, ready, d.log), nil
+}
+
+// newToolSources builds the tool sets c configures. Their secrets are read now, and OpenAPI files
+// loaded now (ready[i] is then not nil), so that a mistake in them refuses the start or the
+// reload with the key at fault; OpenTool servers and OpenAPI URLs are left to load later.
+// redact is handed every secret read.
+func newToolSources(ctx context.Context, c *Config, log *slog.Logger, redact func(string)) (sources []toolSource, ready [][]*tools.Tool, err error) {
+	defer func() {
+		if err != nil {
+			for _, s := range sources {
+				s.close()
+			}
+			sources, ready = nil, nil
+		}
+	}()
+	for i, tc := range c.ToolSets.OpenTool {
+		s, err := newOpenToolSource(i, tc, log, redact)
+		if err != nil {
+			return sources, ready, err
+		}
+		sources = append(sources, s)
+		ready = append(ready, nil)
+	}
+	for i, ac := range c.ToolSets.OpenAPI {
+		s, err := newOpenAPISource(i, ac, log, redact)
+		if err != nil {
+			return sources, ready, err
+		}
+		sources = append(sources, s)
+		var t []*tools.Tool
+		if !isHTTPURL(ac.Spec) {
+			if t, err = s.load(ctx); err != nil {
+				return sources, ready, &ConfigError{Key: fmt.Sprintf("toolsets.openapi[%d].spec", i+1), Err: err}
+			}
+			if t == nil {
+				t = []*tools.Tool{} // loaded, with no operations: not to be retried
+			}
+		}
+		ready = append(ready, t)
+	}
+	return sources, ready, nil
+}
+
+// loadToolSetsOnce reads every tool set c configures once, for a command that shows the tools
+// (devicectl tools): a server that does not answer is reported to log and left out.
+func loadToolSetsOnce(ctx context.Context, c *Config, log *slog.Logger) ([]*tools.Tool, error) {
+	sources, ready, err := newToolSources(ctx, c, log, func(string) {})
+	if err != nil {
+		return nil, err
+	}
+	var all []*tools.Tool
+	for i, s := range sources {
+		t := ready[i]
+		if t == nil {
+			if t, err = s.load(ctx); err != nil {
+				log.Warn("tool set not available; its tools are left out", "toolset", s.String(), "err", err)
+			}
+		}
+		all = append(all, t...)
+		s.close()
+	}
+	return all, nil
+}
+
+func isHTTPURL(s string) bool {
+	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")
+}
