@@ -178,7 +178,7 @@ func serveRemote(t *testing.T, r *remoteTools, addr string) {
 		Call: func(_ context.Context, name string, params json.RawMessage) (any, error) {
 			r.calls.Add(1)
 			if name == "fail" {
-				return nil, errors.New("the lamp is unplugged")
+				return nil, &opentoolhttp.RPCError{Code: -32000, Message: "the lamp is unplugged", Data: map[string]string{"details": "no power on socket 2"}}
 			}
 			return map[string]any{"lamp": "on", "params": params}, nil
 		},
@@ -267,8 +267,9 @@ func TestOpenToolToolSet(t *testing.T) {
 		t.Errorf("invalid input = %s, want -32602 from the device's own validation", resultOrError(resp))
 	}
 	resp = callTool(t, dev, "lamp_fail", `{}`)
-	if resp.Error == nil || resp.Error.Code != -32000 || !strings.Contains(resp.Error.Message, "the lamp is unplugged") {
-		t.Errorf("failing function = %s, want -32000 with the lamp's message", resultOrError(resp))
+	if resp.Error == nil || resp.Error.Code != -32000 || !strings.Contains(resp.Error.Message, "the lamp is unplugged") ||
+		!strings.Contains(resp.Error.Message, ": no power on socket 2") {
+		t.Errorf("failing function = %s, want -32000 with the lamp's message and details", resultOrError(resp))
 	}
 	if n := remote.calls.Load(); n != 2 {
 		t.Errorf("the lamp got %d calls, want 2 (the invalid one never leaves the device)", n)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -98,6 +99,17 @@ func (s *openToolSource) load(ctx context.Context) ([]*tools.Tool, error) {
 func (s *openToolSource) forward(name string) tools.Handler {
 	return func(ctx context.Context, input json.RawMessage) (any, error) {
 		res, err := s.client.Call(ctx, name, input)
+		var ce *opentoolhttp.ClientError
+		if errors.As(err, &ce) && len(ce.Data) > 0 {
+			// The server's details (which value was wrong) are what a person needs; the device's
+			// own errors carry them as {"details": "..."}.
+			var data struct {
+				Details string `json:"details"`
+			}
+			if json.Unmarshal(ce.Data, &data) == nil && data.Details != "" {
+				return nil, fmt.Errorf("%w: %s", err, data.Details)
+			}
+		}
 		if err != nil {
 			return nil, err
 		}
