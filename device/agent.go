@@ -332,6 +332,9 @@ func (a *Agent) Run(ctx context.Context) error {
 	defer a.done.Store(true)
 	defer a.setState(Stopped)
 	defer a.disp.close()
+	// A stop refuses local calls (Agent.Call) too, from its first moment, so the final drain
+	// waits only for the calls already running.
+	defer context.AfterFunc(ctx, a.disp.close)()
 	attempt := 0
 	for {
 		if a.applyRestart() {

@@ -38,7 +38,8 @@ func (e *CallError) Error() string {
 // the result as JSON, or a *CallError with the code the server would have been answered.
 //
 // Local calls do not need the line: they are served while the agent is disconnected or backing
-// off, and a drain in progress waits for them too. They are refused once Run has returned.
+// off, and a drain for a Restart waits for them too. They are refused once the agent is stopping
+// (Run's context is done).
 // Cancelling ctx cancels the tool's context and makes Call return at once.
 func (a *Agent) Call(ctx context.Context, name string, input json.RawMessage) (json.RawMessage, error) {
 	d := a.disp

@@ -30,7 +30,12 @@ type dispatcher struct {
 	stopping  bool                     // the line is draining or down: the server's calls are refused
 	closed    bool                     // the agent has stopped: every call is refused
 
-	wg sync.WaitGroup // running calls
+	// running counts the admitted calls not yet answered; idle is closed while it is zero, and
+	// made anew when a call is admitted to an idle dispatcher. Not a sync.WaitGroup: calls are
+	// admitted while a drain waits (local calls), and a WaitGroup must not grow from zero
+	// during a Wait.
+	running int
+	idle    chan struct{}
 }
 
 // dispatchSettings are the options calls run with. A call keeps the ones it was admitted with,
@@ -47,7 +52,8 @@ type dispatchSettings struct {
 // drain still holds its hardware's semaphore, and a call on the next session must wait for it
 // rather than drive the same part at the same time.
 func newDispatcher(o *Options) *dispatcher {
-	d := &dispatcher{resources: make(map[string]chan struct{})}
+	d := &dispatcher{resources: make(map[string]chan struct{}), idle: make(chan struct{})}
+	close(d.idle)
 	d.configure(o)
 	return d
 }
@@ -192,7 +198,10 @@ func (d *dispatcher) admit(slots chan struct{}, local bool) string {
 	}
 	select {
 	case slots <- struct{}{}:
-		d.wg.Add(1)
+		if d.running == 0 {
+			d.idle = make(chan struct{})
+		}
+		d.running++
 		return ""
 	default:
 		return fmt.Sprintf("%d calls already in flight", cap(slots))
@@ -219,7 +228,7 @@ func parseExecute(raw *json.RawMessage) (ExecuteParams, error) {
 // counts against the in-flight bound instead of being silently overrun. They are released before
 // the answer goes out: a server that sends its next call on reading the answer finds room for it.
 func (d *dispatcher) run(ctx context.Context, c *call) {
-	defer d.wg.Done() // after the answer, so a drain waits for it to be sent
+	defer d.done() // after the answer, so a drain waits for it to be sent
 	log := c.set.log
 	timeout := c.set.toolTimeout
 	if c.tool.Timeout > 0 {
@@ -384,15 +393,23 @@ func (d *dispatcher) resume() {
 	d.mu.Unlock()
 }
 
+// done counts an admitted call as answered.
+func (d *dispatcher) done() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.running--
+	if d.running == 0 {
+		close(d.idle)
+	}
+}
+
 // wait blocks until every admitted call has returned or ctx is done, and reports whether all did.
 func (d *dispatcher) wait(ctx context.Context) bool {
-	done := make(chan struct{})
-	go func() {
-		d.wg.Wait()
-		close(done)
-	}()
+	d.mu.Lock()
+	idle := d.idle
+	d.mu.Unlock()
 	select {
-	case <-done:
+	case <-idle:
 		return true
 	case <-ctx.Done():
 		return false
