@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 GO=${GO:-go}
 VERSION=${VERSION:-dev}
 COMMIT=${COMMIT:-unknown}
-TAGS=${TAGS:-} # openapi: OpenAPI tool sets, +1.7 MB (past the armv6 budget)
+TAGS=${TAGS:-} # openapi: OpenAPI tool sets, +1.8 MB (past the armv6 budget)
 DIST=${DIST:-dist}
 ldflags="-s -w -X main.version=$VERSION -X main.commit=$COMMIT"
 

@@ -162,7 +162,7 @@ func runDaemon(ctx context.Context, c *Config, dio daemonIO) (err error) {
 			err = errors.Join(err, herr)
 		}
 	}()
-	if p.toolsets, err = d.startToolSets(ctx, c); err != nil {
+	if p.toolsets, err = d.startToolSets(ctx, c, nil); err != nil {
 		return err
 	}
 	if p.reg, err = d.registry(hw, c, p.toolsets); err != nil {
@@ -386,7 +386,7 @@ func (d *daemon) apply(ctx context.Context, c *Config) error {
 		}
 	}()
 	if !reflect.DeepEqual(old.cfg.ToolSets, c.ToolSets) || keys != old.keys {
-		if p.toolsets, err = d.startToolSets(ctx, c); err != nil {
+		if p.toolsets, err = d.startToolSets(ctx, c, old); err != nil {
 			return err
 		}
 		undo = append(undo, p.toolsets.Close)

@@ -182,7 +182,7 @@ func serveRemote(t *testing.T, r *remoteTools, addr string) {
 			}
 			return map[string]any{"lamp": "on", "params": params}, nil
 		},
-		APIKeys: []string{"lamp-key"},
+		APIKeys: []string{"lamp-key", "lamp-key-2"},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -317,4 +317,32 @@ func resultOrError(r *jsonrpc2.Response) string {
 		return "no result"
 	}
 	return string(*r.Result)
+}
+
+// A key file renewed in place restarts the tool set, but its tools stay declared meanwhile: the
+// reload neither withdraws them nor registers again.
+func TestToolSetKeyRenewedKeepsTools(t *testing.T) {
+	srv := startStandIn(t, nil)
+	remote := &remoteTools{}
+	serveRemote(t, remote, "127.0.0.1:0")
+	key := writeFile(t, "lamp.key", "lamp-key\n")
+	config := baseConfig(t, srv.URL()) + fmt.Sprintf("toolsets:\n  opentool:\n    - url: http://%s\n      api_key_file: %s\n      prefix: lamp_\n", remote.addr, key)
+	d := startDaemon(t, config, nil)
+	dev := waitTools(t, srv, "the lamp's tools", func(n []string) bool { return slices.Contains(n, "lamp_turn_on") })
+
+	if err := os.WriteFile(key, []byte("lamp-key-2\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d.reload(t, config, "configuration reloaded")
+	if !regexp.MustCompile(`configuration reloaded".*changed="key files" tools="[^"]*lamp_turn_on`).MatchString(d.stderr.String()) {
+		t.Errorf("the reload did not keep the lamp's tools:\n%s", d.stderr.String())
+	}
+	if resp := callTool(t, dev, "lamp_turn_on", `{"brightness":3}`); resp.Error != nil {
+		t.Errorf("call after the key was renewed = %s", resultOrError(resp))
+	}
+	select {
+	case e := <-srv.Events():
+		t.Errorf("the reload made the device %s again with %v", e.Kind, toolNamesOf(e.Device))
+	case <-time.After(300 * time.Millisecond): // bounds the wait for an event that must not come
+	}
 }

@@ -182,17 +182,27 @@ func (d *daemon) reopenOpenTool(c *Config) (openToolChange, error) {
 	s, err := listenOpenTool(c.OpenTool.Listen, h, d.log)
 	if err != nil && old != nil && errors.Is(err, syscall.EADDRINUSE) {
 		// The new address overlaps the old one's (the same port on another host): free it
-		// first, and if the new one still fails, serve on the old one again.
+		// first. Whatever fails from here on serves on the old address again.
 		old.close(c.Execution.DrainTimeout)
-		if s, err = listenOpenTool(c.OpenTool.Listen, h, d.log); err != nil {
+		d.ot = nil
+		restore := func() {
 			back, berr := listenOpenTool(old.addr, *old.handler.Load(), d.log)
 			if berr != nil {
 				d.log.Error("the OpenTool server could not be reopened where it was", "err", berr)
 			}
 			d.ot = back
+		}
+		if s, err = listenOpenTool(c.OpenTool.Listen, h, d.log); err != nil {
+			restore()
 			return openToolChange{}, err
 		}
-		old = nil
+		return openToolChange{
+			commit: func() { d.ot = s },
+			undo: func() {
+				s.close(0)
+				restore()
+			},
+		}, nil
 	}
 	if err != nil {
 		return openToolChange{}, err

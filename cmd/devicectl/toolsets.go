@@ -14,7 +14,7 @@ import (
 // A toolSource is one configured tool set: somewhere tools come from (an OpenTool server, an
 // OpenAPI document). load reads its tools as they are now.
 type toolSource interface {
-	String() string // for logs: "opentool http://192.168.1.20:9627"
+	String() string // for logs: "toolsets.opentool[1] http://192.168.1.20:9627"
 	load(ctx context.Context) ([]*tools.Tool, error)
 	// watch says how the source is kept: refresh > 0 reads it again that often; dropAfter > 0
 	// withdraws its tools once it has failed that long. Zero refresh: loaded once, retried until
@@ -148,6 +148,13 @@ func retryDelay(n int) time.Duration {
 	d := retryMin << min(n-1, 5)
 	d = min(d, retryMax)
 	return d/2 + rand.N(d/2+1)
+}
+
+// toolsOf returns source i's tools now.
+func (ts *toolSets) toolsOf(i int) []*tools.Tool {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.tools[i]
 }
 
 func (ts *toolSets) has(i int) bool {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -52,7 +53,7 @@ func newOpenToolSource(i int, c OpenToolSetConfig, log *slog.Logger, redact func
 	return &openToolSource{cfg: c, key: key, client: client, log: log}, nil
 }
 
-func (s *openToolSource) String() string { return "opentool " + s.cfg.URL }
+func (s *openToolSource) String() string { return s.key + " " + s.cfg.URL }
 
 func (s *openToolSource) watch() (time.Duration, time.Duration) {
 	return s.cfg.Refresh, s.cfg.DropAfter
@@ -147,14 +148,25 @@ func (s *openToolSource) warnMissing(doc *opentool.Document) {
 
 func (s *openToolSource) close() { s.client.CloseIdleConnections() }
 
-// startToolSets builds the tool sets c configures and keeps them current (toolSets).
-func (d *daemon) startToolSets(ctx context.Context, c *Config) (*toolSets, error) {
+// startToolSets builds the tool sets c configures and keeps them current (toolSets). prev, the
+// parts in force at a reload (nil at start-up), lends its tools to the OpenTool servers configured
+// as before: they stay declared while the new set reads them again (a new key, say), and are
+// withdrawn only if that fails for drop_after.
+func (d *daemon) startToolSets(ctx context.Context, c *Config, prev *parts) (*toolSets, error) {
 	sources, ready, err := newToolSources(ctx, c, d.log, func(s string) {
 		d.redact.Add(s)
 		d.out.Add(s)
 	})
 	if err != nil || len(sources) == 0 {
 		return nil, err
+	}
+	if prev != nil && prev.toolsets != nil {
+		// OpenTool sources come first, in config order, in both sets.
+		for i, tc := range c.ToolSets.OpenTool {
+			if i < len(prev.cfg.ToolSets.OpenTool) && reflect.DeepEqual(prev.cfg.ToolSets.OpenTool[i], tc) {
+				ready[i] = prev.toolsets.toolsOf(i)
+			}
+		}
 	}
 	return startToolSets(sources, ready, d.log), nil
 }

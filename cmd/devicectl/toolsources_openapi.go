@@ -34,7 +34,7 @@ func newOpenAPISource(i int, c OpenAPISetConfig, log *slog.Logger, redact func(s
 		ServerVariables: c.ServerVariables,
 		Timeout:         c.Timeout,
 		Include:         c.Operations,
-		Logger:          log.With("toolset", "openapi "+c.Spec),
+		Logger:          log.With("toolset", key+" "+c.Spec),
 	}
 	if len(c.SubTypes) > 0 {
 		o.SubTypes = map[string]tools.SubType{}
@@ -59,7 +59,7 @@ func newOpenAPISource(i int, c OpenAPISetConfig, log *slog.Logger, redact func(s
 	return &openAPISource{cfg: c, key: key, opts: o}, nil
 }
 
-func (s *openAPISource) String() string { return "openapi " + s.cfg.Spec }
+func (s *openAPISource) String() string { return s.key + " " + s.cfg.Spec }
 
 // watch: loaded once; a URL is retried until it is.
 func (s *openAPISource) watch() (time.Duration, time.Duration) { return 0, 0 }
