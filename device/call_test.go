@@ -216,6 +216,15 @@ func TestCallTimeoutAndCancel(t *testing.T) {
 	if ce := callErr(t, err); ce.Code != device.CodeToolTimeout {
 		t.Errorf("slow local call = %+v, want -32001", ce)
 	}
+	// OnCall is told after the answer is sent, so a moment after Call has it.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		mu.Lock()
+		n := len(reports)
+		mu.Unlock()
+		if n > 0 || time.Now().After(deadline) {
+			break
+		}
+	}
 	mu.Lock()
 	if len(reports) != 1 || reports[0].Via != device.ViaLocal || reports[0].Code != device.CodeToolTimeout {
 		t.Errorf("OnCall reports = %+v, want one local -32001", reports)

@@ -121,8 +121,12 @@ func runDaemon(ctx context.Context, c *Config, dio daemonIO) (err error) {
 		dio.getenv = os.Getenv
 	}
 	d := &daemon{io: dio, envToken: dio.getenv(tokenEnv), state: newConnState()}
-	d.redact = logging.NewRedactor(dio.stderr)
-	d.out = logging.NewRedactor(dio.stdout)
+	// Stream redactors: replies and thoughts arrive in chunks, and a server that echoes the token
+	// may split it across them.
+	d.redact = logging.NewStreamRedactor(dio.stderr)
+	d.out = logging.NewStreamRedactor(dio.stdout)
+	defer d.redact.Flush()
+	defer d.out.Flush()
 	d.logs = logging.NewSwitch(logHandler(c.Log, d.redact, dio.stderr))
 	d.log = slog.New(d.logs)
 	// Whatever goes wrong, the message printed on the way out must not carry a secret either.

@@ -110,6 +110,9 @@ func runDoctor(ctx context.Context, c *Config, configPath string, getenv func(st
 	add(checkResult{Name: "mac", Detail: mac, Err: err, Remedy: "set device.mac, or device.interface to the network interface whose address to use"})
 
 	token, err := loadToken(c.Server, getenv, log)
+	// The part programs opened below (a face, amixer) inherit the environment; the token is the
+	// server's business, not theirs (run does the same).
+	os.Unsetenv(tokenEnv)
 	r := checkResult{Name: "token", Detail: tokenSource(c.Server, token), Err: err, Remedy: "make server.token_file readable by the service user (mode 0600), or unset it"}
 	if fi, serr := os.Stat(c.Server.TokenFile); err == nil && serr == nil && looseMode(fi.Mode()) {
 		r.Warn = fmt.Sprintf("%s is readable by group or others (mode %s)", c.Server.TokenFile, fi.Mode().Perm())

@@ -22,11 +22,22 @@ type Redactor struct {
 	wmu     sync.Mutex               // held while writing to w
 	addMu   sync.Mutex               // serialises Add
 	secrets atomic.Pointer[[][]byte] // every form of every secret; replaced, never modified
+
+	stream bool   // a secret may span writes: hold back what may be its start
+	held   []byte // under wmu: the end of the last write, a secret's start, not yet written
 }
 
 // NewRedactor returns a Redactor writing to w, with no secrets yet.
 func NewRedactor(w io.Writer) *Redactor {
 	return &Redactor{w: w}
+}
+
+// NewStreamRedactor returns a Redactor for text written in pieces (a streamed reply, chunk by
+// chunk), where a secret may be split across writes. The end of a write that could be the start
+// of a secret is held back until the next write shows whether it is; call Flush when no more
+// writes will come. Text that ends a line is never held, as no secret holds a line break.
+func NewStreamRedactor(w io.Writer) *Redactor {
+	return &Redactor{w: w, stream: true}
 }
 
 // Add makes r redact secret from now on. "" and whitespace-only strings are ignored: they
@@ -98,13 +109,66 @@ func (r *Redactor) Scrub(s string) string {
 // Write scrubs p and writes the result to the underlying writer in one call. It returns len(p)
 // on success: the caller's bytes were all dealt with, whatever the length of what replaced them.
 func (r *Redactor) Write(p []byte) (int, error) {
-	out, _ := r.scrub(p)
 	r.wmu.Lock()
 	defer r.wmu.Unlock()
-	if _, err := r.w.Write(out); err != nil {
-		return 0, err
+	buf := p
+	if len(r.held) > 0 {
+		buf = append(r.held, p...)
+		r.held = nil
+	}
+	out, _ := r.scrub(buf)
+	if r.stream {
+		if k := r.partial(out); k > 0 {
+			r.held = bytes.Clone(out[len(out)-k:])
+			out = out[:len(out)-k]
+		}
+	}
+	if len(out) > 0 {
+		if _, err := r.w.Write(out); err != nil {
+			return 0, err
+		}
 	}
 	return len(p), nil
+}
+
+// Flush writes what a stream redactor holds back.
+func (r *Redactor) Flush() error {
+	r.wmu.Lock()
+	defer r.wmu.Unlock()
+	if len(r.held) == 0 {
+		return nil
+	}
+	held := r.held
+	r.held = nil
+	_, err := r.w.Write(held)
+	return err
+}
+
+// partial returns the length of the longest end of p that is the start (not the whole) of a
+// secret's form. It looks only where a form's first byte occurs, so ordinary text costs a scan
+// of its last bytes per form.
+func (r *Redactor) partial(p []byte) int {
+	sp := r.secrets.Load()
+	if sp == nil {
+		return 0
+	}
+	longest := 0
+	for _, s := range *sp {
+		from := max(0, len(p)-(len(s)-1))
+		for i := from; i < len(p); {
+			j := bytes.IndexByte(p[i:], s[0])
+			if j < 0 {
+				break
+			}
+			i += j
+			if n := len(p) - i; n > longest && bytes.HasPrefix(s, p[i:]) {
+				longest = n
+				break // the first match from the left is the longest for this form
+			}
+			i++
+		}
+	}
+	return longest
 }
 
 // scrub returns p with every secret replaced, and whether anything was. It returns p itself

@@ -193,3 +193,36 @@ func TestRedactorConcurrent(t *testing.T) {
 		t.Errorf("after every Add, Scrub left %q", got)
 	}
 }
+
+// A streamed reply writes a secret in pieces: a stream redactor scrubs it across the writes, and
+// holds back no more than a possible start of one.
+func TestStreamRedactorAcrossWrites(t *testing.T) {
+	var b strings.Builder
+	r := NewStreamRedactor(&b)
+	r.Add("s3cr3t-tok")
+	for _, piece := range []string{"the key is s3c", "r3t", "-tok, and s", "o on.", " Bye s3", "\n", "s3cr"} {
+		if _, err := r.Write([]byte(piece)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := b.String(), "the key is [redacted], and so on. Bye s3\n"; got != want {
+		t.Errorf("before Flush: %q, want %q", got, want)
+	}
+	if err := r.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := b.String(), "the key is [redacted], and so on. Bye s3\ns3cr"; got != want {
+		t.Errorf("after Flush: %q, want %q", got, want)
+	}
+}
+
+// A plain redactor scrubs each write on its own and holds nothing back.
+func TestRedactorHoldsNothing(t *testing.T) {
+	var b strings.Builder
+	r := NewRedactor(&b)
+	r.Add("s3cr3t-tok")
+	r.Write([]byte("half s3cr"))
+	if b.String() != "half s3cr" {
+		t.Errorf("got %q, want the write as it was", b.String())
+	}
+}

@@ -1,0 +1,830 @@
+package main
+
+// Security tests of the daemon as it is deployed (DESIGN.md, "Reliability and security rules"):
+// TLS verification through the real binary, the token file's mode, the token kept out of logs,
+// arguments and the environments of the programs devicectl starts, and the configured size
+// limits. The transport's own TLS cases (every verification failure at the Dial level) are in
+// transport/tls_test.go; these check what a device maker sees: the config keys, the log line, and
+// a process that keeps backing off instead of dying.
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"math/big"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/device/agenttest"
+)
+
+// throwawayCA is a certificate authority made for one test; nothing outside the test trusts it.
+type throwawayCA struct {
+	cert   *x509.Certificate
+	key    *ecdsa.PrivateKey
+	dir    string
+	caFile string // the CA certificate, PEM
+}
+
+func newThrowawayCA(t *testing.T, name string) *throwawayCA {
+	t.Helper()
+	ca := &throwawayCA{dir: t.TempDir()}
+	var der []byte
+	ca.key, der = signCert(t, &x509.Certificate{
+		Subject:               pkix.Name{CommonName: name},
+		IsCA:                  true,
+		BasicConstraintsValid: true,
+		KeyUsage:              x509.KeyUsageCertSign,
+	}, nil, nil)
+	var err error
+	if ca.cert, err = x509.ParseCertificate(der); err != nil {
+		t.Fatal(err)
+	}
+	ca.caFile = ca.writePEM(t, "ca.pem", "CERTIFICATE", der)
+	return ca
+}
+
+// signCert fills in a serial number and a validity of an hour either side of now, makes a P-256
+// key, and signs tmpl with parent and parentKey (self-signed when parent is nil).
+func signCert(t *testing.T, tmpl, parent *x509.Certificate, parentKey *ecdsa.PrivateKey) (*ecdsa.PrivateKey, []byte) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tmpl.SerialNumber, err = rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62)); err != nil {
+		t.Fatal(err)
+	}
+	tmpl.NotBefore, tmpl.NotAfter = time.Now().Add(-time.Hour), time.Now().Add(time.Hour)
+	if parent == nil {
+		parent, parentKey = tmpl, key
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, &key.PublicKey, parentKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return key, der
+}
+
+func (ca *throwawayCA) writePEM(t *testing.T, name, typ string, der []byte) string {
+	t.Helper()
+	path := filepath.Join(ca.dir, name)
+	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// issue signs a leaf certificate named cn for usage, valid for hosts (IP addresses or DNS names).
+// It returns the certificate for a tls.Config and the paths of its PEM certificate and key.
+func (ca *throwawayCA) issue(t *testing.T, cn string, usage x509.ExtKeyUsage, hosts ...string) (cert tls.Certificate, certFile, keyFile string) {
+	t.Helper()
+	tmpl := &x509.Certificate{
+		Subject:     pkix.Name{CommonName: cn},
+		KeyUsage:    x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{usage},
+	}
+	for _, h := range hosts {
+		if ip := net.ParseIP(h); ip != nil {
+			tmpl.IPAddresses = append(tmpl.IPAddresses, ip)
+		} else {
+			tmpl.DNSNames = append(tmpl.DNSNames, h)
+		}
+	}
+	key, der := signCert(t, tmpl, ca.cert, ca.key)
+	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile = ca.writePEM(t, cn+"-cert.pem", "CERTIFICATE", der)
+	keyFile = ca.writePEM(t, cn+"-key.pem", "PRIVATE KEY", keyDER)
+	if cert, err = tls.LoadX509KeyPair(certFile, keyFile); err != nil {
+		t.Fatal(err)
+	}
+	return cert, certFile, keyFile
+}
+
+// tlsStandIn serves the stand-in agent server over TLS with cert. With clientCAs set it demands a
+// client certificate and verifies it against them. It returns the server, its port and a channel
+// of the common name of each client certificate presented.
+func tlsStandIn(t *testing.T, cert tls.Certificate, clientCAs *x509.CertPool) (*agenttest.Server, string, <-chan string) {
+	t.Helper()
+	srv := agenttest.NewServer(nil)
+	peers := make(chan string, 64)
+	hs := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.TLS != nil && len(r.TLS.PeerCertificates) > 0 {
+			select {
+			case peers <- r.TLS.PeerCertificates[0].Subject.CommonName:
+			default:
+			}
+		}
+		srv.ServeHTTP(w, r)
+	}))
+	hs.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+	if clientCAs != nil {
+		hs.TLS.ClientAuth = tls.RequireAndVerifyClientCert
+		hs.TLS.ClientCAs = clientCAs
+	}
+	hs.Config.ErrorLog = log.New(io.Discard, "", 0) // refused handshakes are what these tests cause
+	hs.StartTLS()
+	// Cleanups run last first: the device lines close (and their goroutines end) before the
+	// listener goes.
+	t.Cleanup(hs.Close)
+	t.Cleanup(func() { srv.Close() })
+	_, port, err := net.SplitHostPort(hs.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, port, peers
+}
+
+// runConfig is a config for `run` in these tests: debug logs in format, a quick back-off so that
+// retries show within a second, and the sim parts unless extra says otherwise. serverKeys are
+// more lines of the server section; extra is more top-level sections.
+func runConfig(t *testing.T, url, serverKeys, format, extra string) string {
+	t.Helper()
+	cfg := fmt.Sprintf(`server:
+  url: %s
+%sdevice:
+  mac: AA-BB-CC-DD-EE-FF
+  state_dir: %s
+  language: en
+connection:
+  ping_interval: 1s
+  backoff_min: 20ms
+  backoff_max: 100ms
+log:
+  level: debug
+  format: %s
+%s`, url, serverKeys, t.TempDir(), format, extra)
+	path := filepath.Join(t.TempDir(), "devicectl.yaml")
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// process is the real devicectl binary running `run`.
+type process struct {
+	cmd            *exec.Cmd
+	stdout, stderr lockedBuffer
+	exited         chan struct{}
+	waitErr        error // set before exited is closed
+}
+
+// startProcess runs `bin run --config config` with env as its whole environment. The process is
+// killed at the end of the test if it is still running.
+func startProcess(t *testing.T, bin, config string, env []string) *process {
+	t.Helper()
+	p := &process{exited: make(chan struct{})}
+	p.cmd = exec.Command(bin, "run", "--config", config)
+	p.cmd.Env = env
+	p.cmd.Stdout = &p.stdout
+	p.cmd.Stderr = &p.stderr
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		p.waitErr = p.cmd.Wait()
+		close(p.exited)
+	}()
+	t.Cleanup(func() {
+		p.cmd.Process.Kill()
+		<-p.exited
+	})
+	return p
+}
+
+// environWithout is this process's environment less the variables named.
+func environWithout(names ...string) []string {
+	return slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		k, _, _ := strings.Cut(kv, "=")
+		return slices.Contains(names, k)
+	})
+}
+
+// alive fails the test if the process has exited.
+func (p *process) alive(t *testing.T) {
+	t.Helper()
+	select {
+	case <-p.exited:
+		t.Fatalf("devicectl exited (%v); log:\n%s", p.waitErr, p.stderr.String())
+	default:
+	}
+}
+
+// waitLog waits until the log has at least n lines matching re and returns them.
+func (p *process) waitLog(t *testing.T, re *regexp.Regexp, n int) []string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var found []string
+		for line := range strings.Lines(p.stderr.String()) {
+			if re.MatchString(line) {
+				found = append(found, line)
+			}
+		}
+		if len(found) >= n {
+			return found
+		}
+		select {
+		case <-p.exited:
+			t.Fatalf("devicectl exited (%v) before %d log lines matching %q; log:\n%s", p.waitErr, n, re, p.stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d log lines matching %q after 10s, want %d; log:\n%s", len(found), re, n, p.stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// stop sends SIGTERM, as systemd does, and wants exit 0 within 10s.
+func (p *process) stop(t *testing.T) {
+	t.Helper()
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-p.exited:
+		if p.waitErr != nil {
+			t.Errorf("after SIGTERM: %v, want exit 0; log:\n%s", p.waitErr, p.stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("still running 10s after SIGTERM; log:\n%s", p.stderr.String())
+	}
+}
+
+// retryLine matches the agent's log line for a failed attempt in the text format, capturing the
+// wait before the next one.
+var retryLine = regexp.MustCompile(`level=WARN msg="not connected; retrying" .*retry_in=(\S+) attempt=\d+`)
+
+// TestRunTLS runs the real binary against a wss:// stand-in server whose certificate comes from
+// a throwaway CA. A certificate it cannot verify is refused with the verification failure named in
+// the log, and the daemon keeps backing off (within connection.backoff_max) instead of exiting or
+// spinning; the right ca_file, server_name, or client certificate for mutual TLS lets it register.
+func TestRunTLS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildHostBinary(t)
+	ca := newThrowawayCA(t, "devicectl-test-ca")
+	stranger := newThrowawayCA(t, "someone-else")
+	byIP, _, _ := ca.issue(t, "server-ip", x509.ExtKeyUsageServerAuth, "127.0.0.1")
+	byName, _, _ := ca.issue(t, "server-name", x509.ExtKeyUsageServerAuth, "agent.test")
+	_, deviceCert, deviceKey := ca.issue(t, "device", x509.ExtKeyUsageClientAuth)
+	_, strangerCert, strangerKey := stranger.issue(t, "stranger", x509.ExtKeyUsageClientAuth)
+	clientCAs := x509.NewCertPool()
+	clientCAs.AddCert(ca.cert)
+
+	cases := []struct {
+		name       string
+		cert       tls.Certificate
+		clientCAs  *x509.CertPool // non-nil: the server demands a client certificate
+		host       string         // in server.url
+		serverKeys string
+		// refused is the verification failure the log must name; empty means the device registers.
+		refused string
+		peer    string // the client certificate the server must have seen
+	}{
+		{name: "unknown CA", cert: byIP, host: "127.0.0.1", serverKeys: "  ca_file: " + stranger.caFile + "\n",
+			refused: "tls: failed to verify certificate: x509: certificate signed by unknown authority"},
+		{name: "system roots by default", cert: byIP, host: "127.0.0.1",
+			refused: "tls: failed to verify certificate: x509: certificate signed by unknown authority"},
+		{name: "hostname mismatch", cert: byName, host: "localhost", serverKeys: "  ca_file: " + ca.caFile + "\n",
+			refused: "tls: failed to verify certificate: x509: certificate is valid for agent.test, not localhost"},
+		{name: "server_name fixes the mismatch", cert: byName, host: "localhost",
+			serverKeys: "  ca_file: " + ca.caFile + "\n  server_name: agent.test\n"},
+		{name: "mutual TLS", cert: byIP, clientCAs: clientCAs, host: "127.0.0.1",
+			serverKeys: "  ca_file: " + ca.caFile + "\n  cert_file: " + deviceCert + "\n  key_file: " + deviceKey + "\n", peer: "device"},
+		{name: "mutual TLS without a client certificate", cert: byIP, clientCAs: clientCAs, host: "127.0.0.1",
+			serverKeys: "  ca_file: " + ca.caFile + "\n", refused: "remote error: tls: certificate required"},
+		{name: "mutual TLS with a stranger's certificate", cert: byIP, clientCAs: clientCAs, host: "127.0.0.1",
+			serverKeys: "  ca_file: " + ca.caFile + "\n  cert_file: " + strangerCert + "\n  key_file: " + strangerKey + "\n",
+			// Go's client sends only a certificate whose issuer the server's request names, so a
+			// stranger's is not sent at all and the server says what it says without one.
+			refused: "remote error: tls: certificate required"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv, port, peers := tlsStandIn(t, tc.cert, tc.clientCAs)
+			url := "wss://" + net.JoinHostPort(tc.host, port) + "/device"
+			// SSL_CERT_FILE and SSL_CERT_DIR would change what "the system roots" are.
+			p := startProcess(t, bin, runConfig(t, url, tc.serverKeys, "text", ""),
+				environWithout(tokenEnv, "SSL_CERT_FILE", "SSL_CERT_DIR"))
+
+			if tc.refused == "" {
+				d, err := srv.WaitDevice(waitCtx(t), "AA-BB-CC-DD-EE-FF")
+				if err != nil {
+					t.Fatalf("%v; log:\n%s", err, p.stderr.String())
+				}
+				if tc.peer != "" {
+					select {
+					case cn := <-peers:
+						if cn != tc.peer {
+							t.Errorf("the server saw client certificate %q, want %q", cn, tc.peer)
+						}
+					default:
+						t.Error("the server saw no client certificate")
+					}
+				}
+				if resp, err := d.Execute(waitCtx(t), "amplify_volume", json.RawMessage(`{"level": 5}`)); err != nil || resp.Error != nil {
+					t.Errorf("a call over the verified line: %+v, %v", resp, err)
+				}
+				p.stop(t)
+				return
+			}
+
+			// Three failed attempts in a row, each naming the failure, and the process still up.
+			lines := p.waitLog(t, regexp.MustCompile(`level=WARN msg="not connected; retrying" .*`+regexp.QuoteMeta(tc.refused)+`.* attempt=3\b`), 1)
+			t.Logf("log: %s", strings.TrimSpace(lines[0]))
+			p.alive(t)
+			for _, line := range p.waitLog(t, retryLine, 3) {
+				wait, err := time.ParseDuration(retryLine.FindStringSubmatch(line)[1])
+				if err != nil || wait > 100*time.Millisecond {
+					t.Errorf("retry_in %v (%v) in %q, want at most connection.backoff_max (100ms)", wait, err, line)
+				}
+			}
+			if n := len(srv.Devices()); n != 0 {
+				t.Errorf("%d devices registered over a line that should have been refused", n)
+			}
+			p.stop(t)
+		})
+	}
+}
+
+// TestRunWarnsLooseTokenFile runs the real binary with server.token_file readable by group or
+// others: the log warns (naming the key, file and mode), and the token is still used. A file of
+// mode 0600 gets no warning, so the check can tell the two apart.
+func TestRunWarnsLooseTokenFile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildHostBinary(t)
+	for _, mode := range []os.FileMode{0o644, 0o640, 0o604, 0o600} {
+		t.Run(mode.String(), func(t *testing.T) {
+			t.Parallel()
+			srv := startStandIn(t, nil)
+			token := filepath.Join(t.TempDir(), "token")
+			if err := os.WriteFile(token, []byte("loose-token-"+strconv.FormatUint(uint64(mode), 8)+"\n"), mode); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(token, mode); err != nil { // whatever the umask
+				t.Fatal(err)
+			}
+			p := startProcess(t, bin, runConfig(t, srv.URL(), "  token_file: "+token+"\n", "text", ""), environWithout(tokenEnv))
+			d := nextRegistration(t, srv)
+			if got, want := d.Header.Get("Authorization"), "Bearer loose-token-"+strconv.FormatUint(uint64(mode), 8); got != want {
+				t.Errorf("Authorization %q, want %q", got, want)
+			}
+			p.stop(t)
+			warning := regexp.MustCompile(`level=WARN msg="secret file is readable by group or others; chmod 600 it" key=server.token_file file=` +
+				regexp.QuoteMeta(token) + ` mode=` + regexp.QuoteMeta(mode.String()) + `\n`)
+			if got, want := warning.MatchString(p.stderr.String()), mode&0o044 != 0; got != want {
+				t.Errorf("warning logged: %v, want %v; log:\n%s", got, want, p.stderr.String())
+			}
+		})
+	}
+}
+
+// The token, as the process is started with it in each of its two places.
+const hiddenToken = "tok-3b9e51c7d2a04f68"
+
+// TestRunKeepsTokenHidden runs the real binary with the token in DEVICECTL_TOKEN or in
+// server.token_file, at debug level in every log format, against a server that echoes the token
+// back: in its refusal of the first registration (which the log and the disconnected hook's
+// reason then carry), in a reply, and as a tool input. While a hook and the face program it
+// started are running, it reads /proc for the daemon and all its descendants: the token is in no
+// command line, and in no child's environment (not even the DEVICECTL_TOKEN name: hooks and parts
+// inherit the environment without it). Every program run also copies its own /proc environ and
+// cmdline, so the ones that end quickly (the face's idle at start-up, the other hooks) are
+// checked too. Nothing on stdout or stderr holds the token.
+func TestRunKeepsTokenHidden(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildHostBinary(t)
+	for _, tc := range []struct{ source, format string }{
+		{"env", "text"}, {"file", "json"}, {"env", "human"}, {"file", "auto"},
+	} {
+		t.Run(tc.source+"/"+tc.format, func(t *testing.T) {
+			t.Parallel()
+			var registrations atomic.Int32
+			srv := startStandIn(t, &agenttest.Options{Register: func(_ context.Context, d *agenttest.Device) *jsonrpc2.Error {
+				if registrations.Add(1) == 1 {
+					return &jsonrpc2.Error{Code: -32000, Message: "refused: " + strings.TrimPrefix(d.Header.Get("Authorization"), "Bearer ")}
+				}
+				return nil
+			}})
+			dir := t.TempDir()
+			// child.sh is the face program and every hook. It leaves copies of its environment and
+			// command line; as the registered hook and as the face showing "smile" it also leaves
+			// its pid and waits for the test to release it, so that it can be seen running.
+			child := filepath.Join(dir, "child.sh")
+			if err := os.WriteFile(child, []byte(`#!/bin/sh
+tag="${DEVICECTL_EVENT:-face-$1}"
+cat /proc/$$/environ > "`+dir+`/environ.$tag.$$"
+cat /proc/$$/cmdline > "`+dir+`/cmdline.$tag.$$"
+case "$tag" in registered|face-smile)
+	echo $$ > "`+dir+`/pid.$tag.tmp" && mv "`+dir+`/pid.$tag.tmp" "`+dir+`/pid.$tag"
+	while [ ! -e "`+dir+`/release" ]; do sleep 0.02; done
+esac
+`), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			serverKeys := ""
+			env := environWithout(tokenEnv)
+			if tc.source == "env" {
+				env = append(env, tokenEnv+"="+hiddenToken)
+			} else {
+				token := filepath.Join(dir, "token")
+				if err := os.WriteFile(token, []byte(hiddenToken+"\n"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				serverKeys = "  token_file: " + token + "\n"
+			}
+			extra := fmt.Sprintf(`hardware:
+  face:
+    driver: command
+    command: [%[1]s]
+hooks:
+  timeout: 5s
+  connected: [%[1]s]
+  registered: [%[1]s]
+  disconnected: [%[1]s]
+  tool_executed: [%[1]s]
+  final_reply: [%[1]s]
+`, child)
+			p := startProcess(t, bin, runConfig(t, srv.URL(), serverKeys, tc.format, extra), env)
+			pid := p.cmd.Process.Pid
+
+			d := nextRegistration(t, srv)
+			if got := d.Header.Get("Authorization"); got != "Bearer "+hiddenToken {
+				t.Errorf("Authorization %q, want the token", got)
+			}
+			hookPID := waitPID(t, filepath.Join(dir, "pid.registered"), p)
+			smiled := make(chan error, 1)
+			go func() {
+				resp, err := d.Execute(waitCtx(t), "set_virtual_human_expression", json.RawMessage(`{"expression": "smile"}`))
+				if err == nil && resp.Error != nil {
+					err = resp.Error
+				}
+				smiled <- err
+			}()
+			facePID := waitPID(t, filepath.Join(dir, "pid.face-smile"), p)
+
+			// Both are running now: look at the whole process tree.
+			tree := descendants(t, pid)
+			for _, want := range []int{hookPID, facePID} {
+				if !slices.Contains(tree, want) {
+					t.Errorf("pid %d is not among the daemon's descendants %v", want, tree)
+				}
+			}
+			checkProc(t, pid, "cmdline")
+			for _, child := range tree {
+				checkProc(t, child, "cmdline", "environ")
+			}
+			// The daemon's own environ is the one it was started with: it keeps an env token (so
+			// does every process's), which is why the kernel lets only its owner and root read it.
+			if fi, err := os.Stat(fmt.Sprintf("/proc/%d/environ", pid)); err != nil || fi.Mode().Perm()&0o077 != 0 {
+				t.Errorf("/proc/%d/environ: %v, %v; want readable by its owner only", pid, fi.Mode(), err)
+			}
+
+			// The server echoes the token in a whole reply (a final with no chunks before it, so it
+			// is shown), and as a tool input the schema refuses.
+			if err := d.Message(waitCtx(t), "final", "your token is "+hiddenToken); err != nil {
+				t.Fatal(err)
+			}
+			resp, err := d.Execute(waitCtx(t), "amplify_volume", json.RawMessage(`{"level": "`+hiddenToken+`"}`))
+			if err != nil || resp.Error == nil || resp.Error.Code != device.CodeInvalidParams {
+				t.Errorf("amplify_volume with the token as level: %+v, %v; want -32602", resp, err)
+			}
+
+			if err := os.WriteFile(filepath.Join(dir, "release"), nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := <-smiled; err != nil {
+				t.Errorf("smile: %v", err)
+			}
+			waitGlob(t, filepath.Join(dir, "environ.final_reply.*"), p)
+			waitGlob(t, filepath.Join(dir, "environ.tool_executed.*"), p)
+			p.stop(t)
+
+			copies, _ := filepath.Glob(filepath.Join(dir, "*.*.*"))
+			var tags []string
+			for _, f := range copies {
+				b, err := os.ReadFile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if leaks := tokenLeaks(b); len(leaks) > 0 {
+					t.Errorf("%s holds the token: %q", filepath.Base(f), leaks)
+				}
+				tags = append(tags, strings.Split(filepath.Base(f), ".")[1])
+			}
+			for _, want := range []string{"face-idle", "face-smile", "connected", "registered", "disconnected", "tool_executed", "final_reply"} {
+				if !slices.Contains(tags, want) {
+					t.Errorf("no copy from %s among %v", want, tags)
+				}
+			}
+			for name, out := range map[string]string{"stderr": p.stderr.String(), "stdout": p.stdout.String()} {
+				if strings.Contains(out, hiddenToken) {
+					t.Errorf("the token is on %s:\n%s", name, out)
+				}
+			}
+			if !strings.Contains(p.stdout.String(), "your token is [redacted]") {
+				t.Errorf("stdout %q, want the echoed reply with the token redacted", p.stdout.String())
+			}
+			// The refusal was logged, without the token it quoted.
+			if log := p.stderr.String(); !strings.Contains(log, "refused: [redacted]") {
+				t.Errorf("no redacted refusal in the log:\n%s", log)
+			}
+		})
+	}
+}
+
+// waitPID waits for a pid file that child.sh writes, failing if p exits first.
+func waitPID(t *testing.T, path string, p *process) int {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if b, err := os.ReadFile(path); err == nil {
+			pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+			if err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+			return pid
+		}
+		p.alive(t)
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s after 10s; log:\n%s", filepath.Base(path), p.stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// waitGlob waits until a file matches pattern.
+func waitGlob(t *testing.T, pattern string, p *process) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if m, _ := filepath.Glob(pattern); len(m) > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("nothing matches %s after 10s; log:\n%s", filepath.Base(pattern), p.stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// descendants returns the pids of root's children, their children, and so on, from the parent
+// pid in each /proc/PID/stat.
+func descendants(t *testing.T, root int) []int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent := map[int]int{}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue // gone since the listing
+		}
+		// pid (comm) state ppid ...; comm may hold spaces and parentheses, so split after the last ')'.
+		fields := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+		if len(fields) < 2 {
+			continue
+		}
+		if ppid, err := strconv.Atoi(fields[1]); err == nil {
+			parent[pid] = ppid
+		}
+	}
+	var out []int
+	for pid := range parent {
+		for p := parent[pid]; p > 1; p = parent[p] {
+			if p == root {
+				out = append(out, pid)
+				break
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// checkProc fails the test if any of /proc/PID/<files> holds the token or a DEVICECTL_TOKEN
+// variable. A process that has already ended is skipped: the ones that must be running were
+// waited for by pid.
+func checkProc(t *testing.T, pid int, files ...string) {
+	t.Helper()
+	for _, f := range files {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/%s", pid, f))
+		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ESRCH) {
+			continue
+		}
+		if err != nil {
+			t.Errorf("/proc/%d/%s: %v", pid, f, err)
+			continue
+		}
+		if leaks := tokenLeaks(b); len(leaks) > 0 {
+			t.Errorf("/proc/%d/%s holds the token: %q", pid, f, leaks)
+		}
+	}
+}
+
+// tokenLeaks returns the NUL-separated entries of an environ or cmdline that hold the token or
+// set DEVICECTL_TOKEN, shortened to a variable's name so that a failure does not print the
+// machine's environment.
+func tokenLeaks(b []byte) []string {
+	var leaks []string
+	for _, e := range strings.Split(string(b), "\x00") {
+		if !strings.Contains(e, hiddenToken) && !strings.HasPrefix(e, tokenEnv+"=") {
+			continue
+		}
+		if k, _, ok := strings.Cut(e, "="); ok && !strings.HasPrefix(k, "-") {
+			e = k + "=..."
+		}
+		leaks = append(leaks, e)
+	}
+	return leaks
+}
+
+// TestConfiguredLimits checks that the size limits set in the config file are the ones the
+// running daemon enforces: the transport and agent tests set them through Options, so only here
+// is a wrong mapping from the keys caught.
+func TestConfiguredLimits(t *testing.T) {
+	// connection.read_limit: a frame over it closes the line (1009) and the device dials again and
+	// registers; one under it is served on the same line.
+	t.Run("connection.read_limit", func(t *testing.T) {
+		srv := startStandIn(t, nil)
+		cfg := strings.Replace(baseConfig(t, srv.URL()), "connection:\n", "connection:\n  read_limit: 1KiB\n  backoff_min: 10ms\n  backoff_max: 50ms\n", 1)
+		d := startDaemon(t, cfg, nil)
+		dev := nextRegistration(t, srv)
+		// The stand-in server's request frame adds about 150 bytes around tool_input.
+		padded := func(n int) json.RawMessage {
+			return json.RawMessage(`{"level": 3, "pad": "` + strings.Repeat("x", n) + `"}`)
+		}
+		resp, err := dev.Execute(waitCtx(t), "amplify_volume", padded(600))
+		if err != nil || resp.Error == nil || resp.Error.Code != device.CodeInvalidParams {
+			t.Fatalf("a frame under the limit: %+v, %v; want it answered (-32602 for the extra property)", resp, err)
+		}
+		if _, err := dev.Execute(waitCtx(t), "amplify_volume", padded(2048)); err == nil {
+			t.Fatal("a frame over connection.read_limit was answered; want the line closed")
+		}
+		select {
+		case <-dev.Done():
+		case <-waitCtx(t).Done():
+			t.Fatal("the line is still up after a frame over connection.read_limit")
+		}
+		again := nextRegistration(t, srv)
+		if resp, err := again.Execute(waitCtx(t), "amplify_volume", json.RawMessage(`{"level": 4}`)); err != nil || resp.Error != nil {
+			t.Errorf("call after reconnecting: %+v, %v", resp, err)
+		}
+		// The warning names the limit in force: the configured one, not the 1 MiB default.
+		if log := d.stderr.String(); !regexp.MustCompile(`level=WARN msg="message over the read limit: closing the connection" .*limit=1024\n`).MatchString(log) {
+			t.Errorf("the log does not say the line closed over the 1024-byte limit:\n%s", log)
+		}
+	})
+
+	// execution.max_in_flight: with 1, a call held up in the face program leaves no room, and the
+	// next call (on other hardware, so it is not merely waiting its turn) is answered -32002.
+	t.Run("execution.max_in_flight", func(t *testing.T) {
+		srv := startStandIn(t, nil)
+		dir := t.TempDir()
+		face := filepath.Join(dir, "face.sh")
+		if err := os.WriteFile(face, []byte(`#!/bin/sh
+[ "$1" = smile ] || exit 0
+touch "`+dir+`/showing"
+while [ ! -e "`+dir+`/release" ]; do sleep 0.02; done
+`), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		cfg := strings.Replace(baseConfig(t, srv.URL()), "  mode: sim\n",
+			"  mode: config\n  face:\n    driver: command\n    command: ["+face+"]\n", 1) +
+			"execution:\n  max_in_flight: 1\n"
+		startDaemon(t, cfg, nil)
+		dev := nextRegistration(t, srv)
+		smiled := make(chan error, 1)
+		go func() {
+			resp, err := dev.Execute(waitCtx(t), "set_virtual_human_expression", json.RawMessage(`{"expression": "smile"}`))
+			if err == nil && resp.Error != nil {
+				err = resp.Error
+			}
+			smiled <- err
+		}()
+		deadline := time.Now().Add(10 * time.Second)
+		for _, err := os.Stat(filepath.Join(dir, "showing")); err != nil; _, err = os.Stat(filepath.Join(dir, "showing")) {
+			if time.Now().After(deadline) {
+				t.Fatal("the face program never started on smile")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		resp, err := dev.Execute(waitCtx(t), "amplify_volume", json.RawMessage(`{"level": 9}`))
+		if err != nil || resp.Error == nil || resp.Error.Code != device.CodeBusy || resp.Error.Message != "device busy" {
+			t.Errorf("a second call with max_in_flight 1: %+v, %v; want -32002 device busy", resp, err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "release"), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-smiled; err != nil {
+			t.Errorf("the call holding the slot: %v", err)
+		}
+		// The slot is free again: the same call now runs.
+		if resp, err := dev.Execute(waitCtx(t), "amplify_volume", json.RawMessage(`{"level": 9}`)); err != nil || resp.Error != nil {
+			t.Errorf("the call once the slot is free: %+v, %v", resp, err)
+		}
+	})
+}
+
+// A token the server streams back split over several chunks must not reach stdout either: the
+// daemon says a server that echoes the token "has it shown nowhere" (daemon.go, newRenderer).
+func TestStreamedReplyScrubbed(t *testing.T) {
+	// The renderer writes each chunk as it comes; the daemon's stream redactors hold back what may
+	// be the start of a secret until the next write shows whether it is one.
+	srv := startStandIn(t, nil)
+	d := startDaemon(t, baseConfig(t, srv.URL()), func(k string) string {
+		if k == tokenEnv {
+			return hiddenToken
+		}
+		return ""
+	})
+	dev := nextRegistration(t, srv)
+	// Say streams the text as three chunks and a final: the token straddles a chunk boundary.
+	if err := dev.Say(waitCtx(t), "your token is "+hiddenToken); err != nil {
+		t.Fatal(err)
+	}
+	// Messages are handled in order before a request is answered: once this call is answered,
+	// the reply has been rendered.
+	if _, err := dev.Execute(waitCtx(t), "get_device_status", json.RawMessage(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	if out := d.stdout.String(); strings.Contains(out, hiddenToken) || !strings.Contains(out, "your token is") {
+		t.Errorf("stdout %q: want the reply with the token redacted", out)
+	}
+}
+
+// doctor opens the configured parts as run does; the programs it starts for them must get the
+// environment without DEVICECTL_TOKEN, as run's do (daemon.go: "the token is the server's
+// business, not theirs").
+func TestDoctorChildrenWithoutToken(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	dir := t.TempDir()
+	face := filepath.Join(dir, "face.sh")
+	if err := os.WriteFile(face, []byte("#!/bin/sh\ncat /proc/$$/environ >> "+dir+"/environ\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(dir, "devicectl.yaml")
+	if err := os.WriteFile(config, []byte("hardware:\n  face: {driver: command, command: ["+face+"]}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(tokenEnv, hiddenToken)
+	r := runCLI(t.Context(), "", "doctor", "--config", config, "--server", "ws://127.0.0.1:1/", "--mac", "AA-BB-CC-DD-EE-FF")
+	b, err := os.ReadFile(filepath.Join(dir, "environ"))
+	if err != nil {
+		t.Fatalf("the face program did not run: %v; doctor said:\n%s", err, r.stdout)
+	}
+	if leaks := tokenLeaks(b); len(leaks) > 0 {
+		t.Errorf("the face program doctor started has the token in its environment: %q", leaks)
+	}
+	if strings.Contains(r.stdout+r.stderr, hiddenToken) {
+		t.Errorf("doctor printed the token:\n%s%s", r.stdout, r.stderr)
+	}
+}
