@@ -158,7 +158,7 @@ var coreSettings = []setting{
 	durationKey("execution.tool_timeout", "", "a call running longer is answered -32001", func(c *Config) *time.Duration { return &c.Execution.ToolTimeout }),
 	durationKey("execution.drain_timeout", "", "on stop, how long running calls may finish", func(c *Config) *time.Duration { return &c.Execution.DrainTimeout }),
 	{
-		key: "execution.tool_timeouts", usage: "per-tool timeouts overriding execution.tool_timeout, e.g. {get_device_status: 2s}", typ: "map",
+		key: "execution.tool_timeouts", usage: "per-tool timeouts of the device's own tools, overriding execution.tool_timeout, e.g. {get_device_status: 2s} (a tool set has its own timeout)", typ: "map",
 		get: func(c *Config) string { return formatDurationMap(c.Execution.ToolTimeouts) },
 		setEntry: func(c *Config, name, v string) error {
 			d, err := parseDuration(v)

@@ -1,0 +1,581 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/device/agenttest"
+)
+
+// swarmCheckLeaks fails the test if goroutines started during it outlive it. Register it first,
+// so its cleanup runs after the test's own.
+func swarmCheckLeaks(t *testing.T) {
+	t.Helper()
+	before := runtime.NumGoroutine()
+	t.Cleanup(func() {
+		deadline := time.Now().Add(5 * time.Second)
+		for runtime.NumGoroutine() > before {
+			if time.Now().After(deadline) {
+				buf := make([]byte, 1<<20)
+				buf = buf[:runtime.Stack(buf, true)]
+				t.Errorf("%d goroutines before the test, %d after:\n%s", before, runtime.NumGoroutine(), buf)
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	})
+}
+
+// 50 devices register with distinct MACs, each answers calls on its own hardware, the status
+// lines count them, and a stop leaves nothing running.
+func TestSwarm(t *testing.T) {
+	swarmCheckLeaks(t)
+	srv, err := agenttest.Start(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+
+	const n = 50
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	outR, outW := io.Pipe()
+	out := newLineWaiter(outR)
+	var stderr lockedBuffer
+	done := make(chan int, 1)
+	go func() {
+		defer outW.Close()
+		done <- execute(ctx, []string{"swarm", "-n", strconv.Itoa(n), "--server", srv.URL(),
+			"--mac-prefix", "02:dc:7e", "--ramp", "100ms", "--interval", "50ms"}, strings.NewReader(""), outW, &stderr)
+	}()
+
+	waitCtx, cancelWait := context.WithTimeout(ctx, 20*time.Second)
+	defer cancelWait()
+	for len(srv.Devices()) < n {
+		if _, err := srv.WaitDevice(waitCtx, ""); err != nil {
+			t.Fatalf("%d of %d devices registered: %v", len(srv.Devices()), n, err)
+		}
+		select { // WaitDevice returns at once while any device is there: poll, gently
+		case <-time.After(10 * time.Millisecond):
+		case <-waitCtx.Done():
+		}
+	}
+	var macs, want []string
+	clientIDs := map[string]bool{}
+	for i, d := range srv.Devices() {
+		macs = append(macs, d.MAC)
+		want = append(want, fmt.Sprintf("02-DC-7E-00-00-%02X", i))
+		if got := d.Header.Get("Client-Id"); got != swarmClientID(d.MAC) || clientIDs[got] {
+			t.Errorf("%s: Client-Id %q, want %q, once", d.MAC, got, swarmClientID(d.MAC))
+		}
+		clientIDs[d.Header.Get("Client-Id")] = true
+		if len(d.Tools) != 3 {
+			t.Errorf("%s declared %d tools, want 3", d.MAC, len(d.Tools))
+		}
+	}
+	if !slices.Equal(macs, want) {
+		t.Fatalf("registered MACs\n%v\nwant\n%v", macs, want)
+	}
+
+	// Each device gets its own volume; reading the status back shows every device kept its own,
+	// which a shared speaker would not.
+	picked := []int{0, 7, 23, 49}
+	call := func(d *agenttest.Device, tool, input string) map[string]any {
+		t.Helper()
+		resp, err := d.Execute(ctx, tool, json.RawMessage(input))
+		if err != nil || resp.Error != nil || resp.Result == nil {
+			t.Fatalf("%s %s %s: %v %+v", d.MAC, tool, input, err, resp)
+		}
+		var res map[string]any
+		if err := json.Unmarshal(*resp.Result, &res); err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	devs := srv.Devices()
+	for _, i := range picked {
+		call(devs[i], "amplify_volume", fmt.Sprintf(`{"level": %d}`, 10+i))
+	}
+	for _, i := range picked {
+		res := call(devs[i], "get_device_status", `{}`)
+		if res["volume"] != float64(10+i) || res["connection"] != "registered" {
+			t.Errorf("%s status: volume %v, connection %v; want %d, registered", devs[i].MAC, res["volume"], res["connection"], 10+i)
+		}
+	}
+	if err := devs[3].Say(ctx, "hello"); err != nil { // 3 chunks and a final
+		t.Fatal(err)
+	}
+	calls := 2 * len(picked)
+	out.waitFor(t, fmt.Sprintf("connected %d/%d  registered %d/%d  calls %d (", n, n, n, n, calls))
+	line := out.waitFor(t, "messages 4")
+	if !strings.Contains(line, "registered 50/50") || strings.Contains(line, "errors") || strings.Contains(line, "lost") {
+		t.Errorf("status line %q: want all registered, no errors, no lines lost", line)
+	}
+
+	cancel()
+	if code := <-done; code != exitOK {
+		t.Fatalf("exit %d, want 0; stderr: %s", code, stderr.String())
+	}
+	out.waitFor(t, "swarm stopped after")
+	out.waitFor(t, fmt.Sprintf("  registered  all %d, ", n))
+	summary := out.waitFor(t, fmt.Sprintf("  calls       %d: p50 ", calls))
+	if !strings.HasSuffix(summary, "; 0 answered with an error") {
+		t.Errorf("summary %q", summary)
+	}
+	out.waitFor(t, "  messages    4")
+	if s := stderr.String(); s != "" {
+		t.Errorf("stderr: %s", s)
+	}
+	for _, d := range devs {
+		select {
+		case <-d.Done():
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s still connected after the stop", d.MAC)
+		}
+	}
+}
+
+// With no server, the devices back off; the status says so and why, once, not once per device,
+// and a stop during the back-off is clean.
+func TestSwarmNoServer(t *testing.T) {
+	swarmCheckLeaks(t)
+	srv, err := agenttest.Start(nil) // a free port, closed again: nothing listens there
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := srv.URL()
+	srv.Close()
+
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	outR, outW := io.Pipe()
+	out := newLineWaiter(outR)
+	var stderr lockedBuffer
+	done := make(chan int, 1)
+	go func() {
+		defer outW.Close()
+		done <- execute(ctx, []string{"swarm", "-n", "3", "--server", url, "--interval", "50ms"}, strings.NewReader(""), outW, &stderr)
+	}()
+	out.waitFor(t, "connected 0/3  registered 0/3  calls 0 (+0)  backing off 3")
+	cancel()
+	if code := <-done; code != exitOK {
+		t.Fatalf("exit %d, want 0", code)
+	}
+	out.waitFor(t, "  registered  0 of 3 at least once; 0 registrations, 0 lines lost")
+	got := stderr.String()
+	if !strings.Contains(got, "devicectl swarm: latest warning: not connected; retrying: connecting to "+url) {
+		t.Errorf("stderr %q does not say why the devices are not connected", got)
+	}
+	if c := strings.Count(got, "latest warning"); c > 3 {
+		t.Errorf("%d warnings for 3 devices failing alike, want a few:\n%s", c, got)
+	}
+}
+
+func TestSwarmBadFlags(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no count", []string{"--server", "ws://127.0.0.1:1/"}, "-n 0: want at least 1 device"},
+		{"negative count", []string{"-n", "-2", "--server", "ws://127.0.0.1:1/"}, "-n -2: want at least 1 device"},
+		{"no server", []string{"-n", "3"}, "--server is required"},
+		{"http server", []string{"-n", "3", "--server", "http://127.0.0.1:1/"}, `"http://127.0.0.1:1/": want a ws:// or wss:// URL`},
+		{"no host", []string{"-n", "3", "--server", "ws:///x"}, "no host"},
+		{"prefix not hex", []string{"-n", "3", "--server", "ws://h/", "--mac-prefix", "zz"}, `--mac-prefix: "zz": want 1 to 5 hex pairs`},
+		{"prefix too long", []string{"-n", "3", "--server", "ws://h/", "--mac-prefix", "02-00-00-00-00-00"}, "want 1 to 5 hex pairs"},
+		{"prefix of a vendor", []string{"-n", "3", "--server", "ws://h/", "--mac-prefix", "00-1A"}, "locally administered"},
+		{"prefix multicast", []string{"-n", "3", "--server", "ws://h/", "--mac-prefix", "03"}, "locally administered"},
+		{"prefix too small", []string{"-n", "257", "--server", "ws://h/", "--mac-prefix", "02-00-00-00-00"}, "-n 257: --mac-prefix 02-00-00-00-00 leaves room for 256 devices"},
+		{"negative ramp", []string{"-n", "3", "--server", "ws://h/", "--ramp", "-1s"}, "--ramp -1s: want 0s or more"},
+		{"zero interval", []string{"-n", "3", "--server", "ws://h/", "--interval", "0s"}, "--interval 0s: want a positive duration"},
+		{"bad language", []string{"-n", "3", "--server", "ws://h/", "--language", "fr"}, `"fr" is not one of zh, en`},
+		{"argument", []string{"-n", "3", "--server", "ws://h/", "now"}, "takes no arguments"},
+	}
+	if soft, _, ok := openFileLimit(); ok && soft < 2_000_000_000 {
+		// Refused before anything is allocated or dialled.
+		cases = append(cases, struct {
+			name string
+			args []string
+			want string
+		}{"past the open-file limit", []string{"-n", "2000000000", "--server", "ws://h/"}, "-n 2000000000 needs about 2200000064 open files"})
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runCLI(t.Context(), "", append([]string{"swarm"}, tc.args...)...)
+			if r.code != exitUsage || !strings.Contains(r.stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want exit 2 and %q", r.code, r.stderr, tc.want)
+			}
+		})
+	}
+}
+
+func TestCheckOpenFiles(t *testing.T) {
+	if err := checkOpenFiles(10000, 20000, 20000); err != nil {
+		t.Errorf("10000 devices in 20000 files: %v", err)
+	}
+	err := checkOpenFiles(10000, 1024, 4096)
+	if err == nil {
+		t.Fatal("10000 devices in 1024 files: no error")
+	}
+	for _, want := range []string{"-n 10000 needs about 11064 open files", "the limit is 1024 (hard limit 4096)", "ulimit -n 11064", "LimitNOFILE=11064"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q lacks %q", err, want)
+		}
+	}
+	if err := checkOpenFiles(1000, parseLimit("unlimited"), parseLimit("unlimited")); err != nil {
+		t.Errorf("unlimited: %v", err)
+	}
+}
+
+func TestSwarmMAC(t *testing.T) {
+	cases := []struct {
+		prefix []byte
+		i      int
+		want   string
+	}{
+		{[]byte{0x02, 0xdc}, 0, "02-DC-00-00-00-00"},
+		{[]byte{0x02, 0xdc}, 1, "02-DC-00-00-00-01"},
+		{[]byte{0x02, 0xdc}, 9999, "02-DC-00-00-27-0F"},
+		{[]byte{0x02, 0xdc}, 1<<32 - 1, "02-DC-FF-FF-FF-FF"},
+		{[]byte{0x0a, 1, 2, 3, 4}, 255, "0A-01-02-03-04-FF"},
+		{[]byte{0xfe}, 1 << 24, "FE-00-01-00-00-00"},
+	}
+	for _, tc := range cases {
+		got := swarmMAC(tc.prefix, tc.i)
+		if got != tc.want {
+			t.Errorf("swarmMAC(% x, %d) = %s, want %s", tc.prefix, tc.i, got, tc.want)
+		}
+		if norm, err := device.NormalizeMAC(got); err != nil || norm != got {
+			t.Errorf("%s is not in the protocol's form: %q %v", got, norm, err)
+		}
+	}
+	seen := map[string]bool{}
+	for i := range 70000 { // past two bytes' worth, so every byte takes part
+		m := swarmMAC([]byte{0x02, 0xdc}, i)
+		if seen[m] {
+			t.Fatalf("device %d repeats MAC %s", i, m)
+		}
+		seen[m] = true
+	}
+	if a, b := swarmClientID("02-DC-00-00-00-00"), swarmClientID("02-DC-00-00-00-01"); a == b || a != swarmClientID("02-DC-00-00-00-00") {
+		t.Errorf("Client-Ids %s and %s: want stable and distinct", a, b)
+	}
+	if id := swarmClientID("02-DC-00-00-00-00"); len(id) != 36 || id[14] != '5' || !strings.ContainsRune("89ab", rune(id[19])) {
+		t.Errorf("Client-Id %s is not a version 5 UUID", id)
+	}
+}
+
+func TestLatencyHist(t *testing.T) {
+	// Every bucket's middle lies in the bucket, and buckets grow with the duration.
+	for _, d := range []time.Duration{0, 1, 15, 16, 17, 31, 32, 33, 1000, 123456, time.Second, time.Hour, math.MaxInt64} {
+		i := histBucket(d)
+		if i < 0 || i >= histBuckets || histBucket(histMid(i)) != i {
+			t.Errorf("%d: bucket %d, whose middle %d is in bucket %d", d, i, histMid(i), histBucket(histMid(i)))
+		}
+		if d > 0 && histBucket(d-1) > i {
+			t.Errorf("bucket of %d > bucket of %d", d-1, d)
+		}
+	}
+	var h latencyHist
+	for i := 1; i <= 10000; i++ {
+		h.add(time.Duration(i) * time.Microsecond)
+	}
+	var c histCounts
+	h.snapshot(&c)
+	m := time.Duration(h.max.Load())
+	if c.total() != 10000 || m != 10*time.Millisecond {
+		t.Fatalf("total %d, max %s", c.total(), m)
+	}
+	for _, q := range []struct {
+		q    float64
+		want time.Duration
+	}{{0.5, 5 * time.Millisecond}, {0.99, 9900 * time.Microsecond}, {1, 10 * time.Millisecond}} {
+		got := c.quantile(q.q, m)
+		if rel := math.Abs(float64(got-q.want)) / float64(q.want); rel > 1.0/32 {
+			t.Errorf("p%g = %s, want %s within 3%%", q.q*100, got, q.want)
+		}
+	}
+	h.add(time.Millisecond)
+	var cur histCounts
+	h.snapshot(&cur)
+	if d := cur.minus(&c); d.total() != 1 || d.quantile(0.5, math.MaxInt64) < 968*time.Microsecond {
+		t.Errorf("the interval after one more call: %d calls, p50 %s", d.total(), d.quantile(0.5, math.MaxInt64))
+	}
+	var none histCounts
+	if none.quantile(0.5, m) != 0 {
+		t.Error("the quantile of nothing is not 0")
+	}
+}
+
+func TestShortDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		0:                       "0s",
+		999:                     "999ns",
+		95123:                   "95.1µs",
+		1234567:                 "1.23ms",
+		12*time.Second + 345678: "12s",
+		90 * time.Minute:        "1h30m0s",
+	} {
+		if got := shortDuration(d); got != want {
+			t.Errorf("shortDuration(%d) = %s, want %s", d, got, want)
+		}
+	}
+}
+
+// TestSwarmMemory measures what a swarm device costs, with DEVICECTL_SWARM_MEASURE=1 (not under
+// -race, which multiplies memory): heap in use, goroutine stacks and RSS per device at 1,000 and
+// 10,000 devices, each in a fresh process, against `devicectl serve` in another (both ends in one
+// process would count the server's memory too), and the idle RSS of one `devicectl run`.
+//
+//	DEVICECTL_SWARM_MEASURE=1 go test -run TestSwarmMemory -v -timeout 20m ./cmd/devicectl
+func TestSwarmMemory(t *testing.T) {
+	if n := os.Getenv("DEVICECTL_SWARM_MEASURE_CHILD"); n != "" {
+		swarmMeasureChild(t, n)
+		return
+	}
+	if os.Getenv("DEVICECTL_SWARM_MEASURE") != "1" {
+		t.Skip("set DEVICECTL_SWARM_MEASURE=1 to measure the memory per swarm device")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	if raceBuild() {
+		t.Skip("the race detector multiplies memory: measure without -race")
+	}
+	if soft, hard, _ := openFileLimit(); checkOpenFiles(10000, soft, hard) != nil {
+		t.Skipf("10,000 devices need more open files: %v", checkOpenFiles(10000, soft, hard))
+	}
+	bin := filepath.Join(t.TempDir(), "devicectl")
+	if b, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, b)
+	}
+	url := startServeProcess(t, bin)
+	idle := idleRunRSS(t, bin, url)
+	t.Logf("devicectl run, registered and idle: RSS %s", kib(idle))
+
+	for _, tc := range []struct {
+		n    int
+		ramp string // "" is the default, 1ms a device
+	}{{1000, ""}, {10000, ""}, {10000, "0s"}} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestSwarmMemory$", "-test.v")
+		cmd.Env = append(os.Environ(), "DEVICECTL_SWARM_MEASURE_CHILD="+strconv.Itoa(tc.n),
+			"DEVICECTL_SWARM_MEASURE_URL="+url, "DEVICECTL_SWARM_MEASURE_RAMP="+tc.ramp)
+		b, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("-n %d: %v\n%s", tc.n, err, b)
+		}
+		_, js, ok := strings.Cut(string(b), "SWARM-MEASURE ")
+		js, _, _ = strings.Cut(js, "\n")
+		var m swarmMeasurement
+		if !ok || json.Unmarshal([]byte(js), &m) != nil {
+			t.Fatalf("-n %d: no measurement in\n%s", tc.n, b)
+		}
+		ramp := tc.ramp
+		if ramp == "" {
+			ramp = (time.Duration(tc.n) * rampPerDevice).String()
+		}
+		per := func(v int64) int64 { return v / int64(tc.n) }
+		t.Logf("-n %5d --ramp %-4s all registered in %-7s (CPU %s a device); per device: heap %s, stacks %s, RSS %s (%.1f%% of one idle run), %.1f goroutines",
+			tc.n, ramp, m.Registered.Round(time.Millisecond), shortDuration(m.CPU/time.Duration(tc.n)), kib(per(m.Heap)), kib(per(m.Stack)), kib(per(m.RSS)),
+			100*float64(per(m.RSS))/float64(idle), float64(m.Goroutines)/float64(tc.n))
+	}
+}
+
+// swarmMeasurement is what a measuring child reports: growth over its baseline.
+type swarmMeasurement struct {
+	Registered time.Duration // from the start to the last device's first registration
+	Heap       int64         // HeapInuse
+	Stack      int64         // StackInuse: goroutine stacks, outside the heap
+	RSS        int64         // VmRSS
+	Goroutines int
+	CPU        time.Duration // user and system time of the process, to all registered
+}
+
+// swarmMeasureChild runs a swarm of n devices in this process and prints its growth over the
+// process's baseline, all registered and idle, after a GC.
+func swarmMeasureChild(t *testing.T, n string) {
+	count, err := strconv.Atoi(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := sampleMemory(t)
+	cpu0 := cpuTime(t)
+	c := swarmDefaults()
+	c.Server.URL = os.Getenv("DEVICECTL_SWARM_MEASURE_URL")
+	ramp := time.Duration(count) * rampPerDevice
+	if r := os.Getenv("DEVICECTL_SWARM_MEASURE_RAMP"); r != "" {
+		if ramp, err = time.ParseDuration(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plan, err := checkSwarm(c, count, defaultMACPrefix, ramp, time.Minute, openFileLimit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr lockedBuffer
+	s, err := newSwarm(c, plan, io.Discard, &stderr, os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- s.run(ctx) }()
+	deadline := time.Now().Add(5 * time.Minute)
+	for s.allRegistered.Load() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d registered after 5 minutes; stderr: %s", s.registeredAny.Load(), count, stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cpu := cpuTime(t) - cpu0
+	time.Sleep(2 * time.Second) // idle: what the dials and registrations left behind is garbage now
+	m := sampleMemory(t)
+	m.Registered = time.Duration(s.allRegistered.Load())
+	m.CPU = cpu
+	m.Heap -= base.Heap
+	m.Stack -= base.Stack
+	m.RSS -= base.RSS
+	m.Goroutines -= base.Goroutines
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(m)
+	fmt.Printf("SWARM-MEASURE %s\n", b)
+}
+
+// sampleMemory collects garbage, returns freed memory to the system and reads what is left.
+func sampleMemory(t *testing.T) swarmMeasurement {
+	runtime.GC()
+	debug.FreeOSMemory()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return swarmMeasurement{Heap: int64(ms.HeapInuse), Stack: int64(ms.StackInuse), RSS: rssOf(t, "self"), Goroutines: runtime.NumGoroutine()}
+}
+
+// rssOf reads VmRSS, in bytes, of the process pid ("self" for this one).
+func rssOf(t *testing.T, pid string) int64 {
+	b, err := os.ReadFile("/proc/" + pid + "/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(string(b)) {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return kb << 10
+		}
+	}
+	t.Fatalf("no VmRSS in /proc/%s/status", pid)
+	return 0
+}
+
+// cpuTime is the user and system time this process has used, from /proc/self/stat.
+func cpuTime(t *testing.T) time.Duration {
+	b, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// After the command name, in parentheses, come the fields from the 3rd: utime and stime are
+	// the 14th and 15th, in clock ticks (100 a second on Linux).
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	utime, err1 := strconv.ParseInt(f[14-3], 10, 64)
+	stime, err2 := strconv.ParseInt(f[15-3], 10, 64)
+	if err1 != nil || err2 != nil {
+		t.Fatalf("/proc/self/stat: %q", s)
+	}
+	return time.Duration(utime+stime) * 10 * time.Millisecond
+}
+
+// startServeProcess runs `devicectl serve` on a free loopback port until the test ends and
+// returns its URL.
+func startServeProcess(t *testing.T, bin string) string {
+	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--log-level", "error")
+	stdin, err := cmd.StdinPipe() // open, and silent, until the test ends: serve keeps serving
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout = io.Discard // a line per device
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stdin.Close()
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+	})
+	banner, err := bufio.NewReader(stderr).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	go io.Copy(io.Discard, stderr)
+	_, url, _ := strings.Cut(banner, "listening at ")
+	url, _, _ = strings.Cut(url, ";")
+	if !strings.HasPrefix(url, "ws://") {
+		t.Fatalf("serve said %q", banner)
+	}
+	return url
+}
+
+// idleRunRSS is the RSS of one `devicectl run --hardware sim`, registered and idle for a while.
+func idleRunRSS(t *testing.T, bin, url string) int64 {
+	cmd := exec.Command(bin, "run", "--config", "/dev/null", "--server", url, "--mac", "02-00-00-00-00-01",
+		"--hardware", "sim", "--state-dir", t.TempDir(), "--log-level", "info", "--log-format", "text")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+	}()
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() && !strings.Contains(sc.Text(), "msg=registered") {
+	}
+	go io.Copy(io.Discard, stderr)
+	time.Sleep(3 * time.Second)
+	return rssOf(t, strconv.Itoa(cmd.Process.Pid))
+}
+
+// raceBuild reports whether this test binary was built with -race.
+func raceBuild() bool {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return false
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "-race" {
+			return s.Value == "true"
+		}
+	}
+	return false
+}
+
+func kib(b int64) string { return fmt.Sprintf("%.1f KiB", float64(b)/1024) }
