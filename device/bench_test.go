@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -146,11 +148,13 @@ func notServed(frame []byte) error {
 	return nil
 }
 
-// roundTrips sends n executes one at a time, each waiting for its answer.
-func roundTrips(b *testing.B, c client, n int) time.Duration {
+// roundTrips sends n executes one at a time, each waiting for its answer, and appends each one's
+// round trip to lat when lat is not nil.
+func roundTrips(b *testing.B, c client, n int, lat *[]time.Duration) time.Duration {
 	ctx := context.Background()
 	start := time.Now()
 	for i := range n {
+		sent := time.Now()
 		if err := c.conn.Write(ctx, websocket.MessageText, executeFrame(i)); err != nil {
 			b.Fatal(err)
 		}
@@ -158,11 +162,39 @@ func roundTrips(b *testing.B, c client, n int) time.Duration {
 		if err != nil {
 			b.Fatal(err)
 		}
+		if lat != nil {
+			*lat = append(*lat, time.Since(sent))
+		}
 		if err := notServed(answer); err != nil {
 			b.Fatal(err)
 		}
 	}
 	return time.Since(start)
+}
+
+// percentile returns the p-th percentile (0 < p <= 100, nearest rank) of sorted.
+func percentile(sorted []time.Duration, p float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	rank := int(math.Ceil(p / 100 * float64(len(sorted))))
+	return sorted[min(max(rank, 1), len(sorted))-1]
+}
+
+// reportLatency reports the median and the 99th percentile of both sides' per-op latencies, and
+// devicectl's as a multiple of the floor's (p50-x-floor, p99-x-floor).
+func reportLatency(b *testing.B, dev, floor []time.Duration) {
+	slices.Sort(dev)
+	slices.Sort(floor)
+	for _, p := range []float64{50, 99} {
+		d, f := percentile(dev, p), percentile(floor, p)
+		name := fmt.Sprintf("p%.0f", p)
+		b.ReportMetric(float64(d.Nanoseconds()), name+"-ns")
+		b.ReportMetric(float64(f.Nanoseconds()), "floor-"+name+"-ns")
+		if f > 0 {
+			b.ReportMetric(float64(d)/float64(f), name+"-x-floor")
+		}
+	}
 }
 
 // pipelineWindow is how many executes pipelined keeps outstanding: the device's default in-flight
@@ -231,11 +263,21 @@ func compare(b *testing.B, floor, dev client, measure func(*testing.B, client, i
 }
 
 // BenchmarkExecuteRoundTrip: one execute at a time, server to device and back (target <= 1.25x).
+// Besides the mean (x-floor) it reports the median and the 99th percentile of each side's round
+// trips (p50-ns, p99-ns, floor-p50-ns, floor-p99-ns) and their ratios (p50-x-floor, p99-x-floor).
 func BenchmarkExecuteRoundTrip(b *testing.B) {
 	floor, dev := startFloor(b, io.Discard), startDevice(b, io.Discard)
 	defer floor.stop()
 	defer dev.stop()
-	compare(b, floor, dev, roundTrips)
+	// Room for every op before the timer starts, so recording allocates nothing that is measured.
+	lat := map[*websocket.Conn]*[]time.Duration{
+		floor.conn: new(make([]time.Duration, 0, b.N)),
+		dev.conn:   new(make([]time.Duration, 0, b.N)),
+	}
+	compare(b, floor, dev, func(b *testing.B, c client, n int) time.Duration {
+		return roundTrips(b, c, n, lat[c.conn])
+	})
+	reportLatency(b, *lat[dev.conn], *lat[floor.conn])
 }
 
 // BenchmarkExecutePipelined: executes kept pipelineWindow deep, answers read concurrently (target:

@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
-# Runs the benchmarks of every package that has some, with allocations.
-# BENCH narrows them (a -bench regexp, default .); BENCHTIME sets -benchtime.
+# Runs the benchmarks of every package that has some, with allocations, then sums up the figures
+# DESIGN.md sets targets for: devicectl next to its floor (a bare client on the same WebSocket
+# library, measured in the same run), their ratio, the target, and whether it was met.
+# BENCH narrows them (a -bench regexp, default .); BENCHTIME sets -benchtime. The process-level
+# benchmarks (internal/benchproc) do a minimum of rounds whatever BENCHTIME says, and an Nx
+# BENCHTIME runs them N rounds. Missed targets are reported, not failed: the machine may be busy.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,4 +19,67 @@ args=(-run '^$' -bench "${BENCH:-.}" -benchmem)
 if [ -n "${BENCHTIME:-}" ]; then
 	args+=(-benchtime "$BENCHTIME")
 fi
-"$GO" test "${args[@]}" "${pkgs[@]}"
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+status=0
+"$GO" test "${args[@]}" "${pkgs[@]}" | tee "$out" || status=$?
+
+# summary: the table. Each benchmark line is a name, N, then value-unit pairs; the last line of a
+# benchmark wins. Ratios are devicectl's figure over the floor's, whatever the figure is.
+summary() {
+	awk '
+	/^goarch:/ { arch = $2 }
+	/^Benchmark/ {
+		name = $1; sub(/-[0-9]+$/, "", name)
+		for (i = 3; i + 1 <= NF; i += 2) v[name, $(i + 1)] = $i
+	}
+	function has(b, u) { return (b, u) in v }
+	function line(metric, dev, floor, ratio, target, status) {
+		printf "%-34s %12s %12s %8s %-16s %s\n", metric, dev, floor, ratio, target, status
+	}
+	function notrun(metric, target) { line(metric, "-", "-", "-", target, "not run") }
+	function verdict(ok) { return ok ? "met" : "MISSED" }
+	# a latency percentile of the round-trip benchmark, in microseconds
+	function latency(p, target, limit,   b, r) {
+		b = "BenchmarkExecuteRoundTrip"
+		if (!has(b, p "-ns")) { notrun("execute round trip " p " (us)", target); return }
+		r = v[b, p "-x-floor"]
+		line("execute round trip " p " (us)", sprintf("%.1f", v[b, p "-ns"] / 1e3),
+			sprintf("%.1f", v[b, "floor-" p "-ns"] / 1e3), sprintf("%.2fx", r), target,
+			limit ? verdict(r <= limit) : "-")
+	}
+	# a rate from an in-process benchmark: ops/s against the floor time per op
+	function rate(b, metric, target, kind, limit,   d, f) {
+		if (!has(b, "ops/s")) { notrun(metric, target); return }
+		d = v[b, "ops/s"]; f = 1e9 / v[b, "floor-ns/op"]
+		line(metric, sprintf("%.0f", d), sprintf("%.0f", f), sprintf("%.2fx", d / f), target,
+			verdict(kind == "ratio" ? d / f >= limit : d >= limit))
+	}
+	# a figure from a process-level benchmark, reported with its floor- twin and ratio
+	function proc(b, u, ru, metric, format, target, limit,   d) {
+		if (!has(b, u)) { notrun(metric, target); return }
+		d = v[b, u]
+		line(metric, sprintf(format, d), sprintf(format, v[b, "floor-" u]),
+			sprintf("%.2fx", v[b, ru]), target, limit == "" ? "-" : limit)
+	}
+	END {
+		print ""
+		print "devicectl next to the floor (ratio: devicectl / floor), against DESIGN.md:"
+		line("metric", "devicectl", "floor", "ratio", "target", "met?")
+		latency("p50", "<= 1.25x floor", 1.25)
+		latency("p99", "(none)", 0)
+		rate("BenchmarkExecutePipelined", "pipelined executes/s", ">= 0.75x floor", "ratio", 0.75)
+		b = "BenchmarkProcessRSS"
+		proc(b, "execs/s", "rate-x-floor", "pipelined executes/s, process", "%.0f", ">= 0.75x floor",
+			has(b, "rate-x-floor") ? verdict(v[b, "rate-x-floor"] >= 0.75) : "")
+		rate("BenchmarkRenderChunks", "rendered chunks/s to a pipe", ">= 100000/s", "abs", 100000)
+		proc(b, "idle-MB", "idle-x-floor", "idle RSS (MB)", "%.1f", "<= 16 MB",
+			has(b, "idle-MB") ? verdict(v[b, "idle-MB"] <= 16) : "")
+		proc(b, "loaded-MB", "loaded-x-floor", "loaded RSS, 20k pipelined (MB)", "%.1f", "(none)", "")
+		b = "BenchmarkProcessStart"
+		proc(b, "start-ms", "start-x-floor", "start to registered (ms)", "%.1f", "<= 50 ms amd64",
+			!has(b, "start-ms") ? "" : arch != "amd64" ? "n/a (" arch ")" : verdict(v[b, "start-ms"] <= 50))
+	}' "$1"
+}
+summary "$out"
+exit "$status"
