@@ -210,6 +210,9 @@ func checkID(raw []byte, nullOK bool) string {
 		if !utf8.Valid(raw) { // jsonrpc2 would echo U+FFFD instead
 			return `"id" is not valid UTF-8`
 		}
+		if loneSurrogate(raw) { // so would it for "\ud800": no Go string holds one
+			return `"id" holds a lone UTF-16 surrogate escape, which cannot be echoed back`
+		}
 		return ""
 	case c >= '0' && c <= '9':
 		if !isDigits(raw) {
@@ -374,4 +377,60 @@ func appendAnswer(dst []byte, v verdict) []byte {
 	details, _ := json.Marshal(v.details) // a string always marshals
 	dst = append(dst, details...)
 	return append(dst, "}}}"...)
+}
+
+// loneSurrogate reports whether the raw JSON string holds a \uD800-\uDFFF escape that is not
+// half of a high-low pair: valid JSON, but not text, so it cannot be decoded and sent back as
+// the same string.
+func loneSurrogate(raw []byte) bool {
+	for i := 0; i+1 < len(raw); i++ {
+		if raw[i] != '\\' {
+			continue
+		}
+		if raw[i+1] != 'u' {
+			i++ // an escape of one character, such as \\ or \"
+			continue
+		}
+		r, ok := hex4(raw, i+2)
+		if !ok {
+			return false // not a string the classifier accepted; not ours to judge
+		}
+		switch {
+		case r >= 0xD800 && r <= 0xDBFF: // high: a low must follow
+			lo, ok := -1, false
+			if i+7 < len(raw) && raw[i+6] == '\\' && raw[i+7] == 'u' {
+				lo, ok = hex4(raw, i+8)
+			}
+			if !ok || lo < 0xDC00 || lo > 0xDFFF {
+				return true
+			}
+			i += 11
+		case r >= 0xDC00 && r <= 0xDFFF:
+			return true
+		default:
+			i += 5
+		}
+	}
+	return false
+}
+
+// hex4 decodes the four hex digits of a \u escape at raw[i:].
+func hex4(raw []byte, i int) (int, bool) {
+	if i+4 > len(raw) {
+		return 0, false
+	}
+	n := 0
+	for _, c := range raw[i : i+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			n = n*16 + int(c-'0')
+		case c >= 'a' && c <= 'f':
+			n = n*16 + int(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			n = n*16 + int(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return n, true
 }

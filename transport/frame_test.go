@@ -296,3 +296,20 @@ func FuzzEncode(f *testing.F) {
 		}
 	})
 }
+
+func TestLoneSurrogate(t *testing.T) {
+	for raw, want := range map[string]bool{
+		`"\ud800x"`:          true,
+		`"x\udc00"`:          true,
+		`"\ud800\u0041"`:     true,
+		`"\ud83d\ude00"`:     false, // a pair: 😀
+		`"\ud83d\ude00\ud8"`: false, // cut short: not a \u escape the classifier would pass
+		`"\\ud800"`:          false, // an escaped backslash, then text
+		`"\u00e9t\u00e9"`:    false,
+		`"plain"`:            false,
+	} {
+		if got := loneSurrogate([]byte(raw)); got != want {
+			t.Errorf("loneSurrogate(%s) = %v, want %v", raw, got, want)
+		}
+	}
+}
