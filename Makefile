@@ -6,6 +6,7 @@
 #   make bench   the benchmarks, with allocations
 #   make fuzz    every fuzz target for FUZZTIME each
 #   make chaos   the chaos suite: an agent against a hostile server for CHAOS_TIME (30s), under -race
+#   make netfault  the device across a veth pair into a network namespace, the link cut (root)
 #   make lint    go vet and gofmt only
 #   make test-arm  the tests under qemu as an ARMv6 (Pi Zero) and an ARM64 board run them
 #   make deb     .deb packages (armhf, arm64, amd64) in dist/ from make cross's binaries
@@ -27,7 +28,7 @@ GOFILES   = $(shell find . -name '*.go' -not -path './.git/*' -not -path '*/test
 
 export GO VERSION COMMIT FUZZTIME TAGS
 
-.PHONY: build test lint fmt-check vet tidy-check cross bench fuzz chaos test-arm test-armv6 test-arm64 clean
+.PHONY: build test lint fmt-check vet tidy-check cross bench fuzz chaos netfault test-arm test-armv6 test-arm64 clean
 
 build:
 	$(GO) build -trimpath -tags '$(TAGS)' -ldflags '$(LDFLAGS)' -o bin/devicectl ./cmd/devicectl
@@ -60,6 +61,9 @@ fuzz:
 
 chaos:
 	bash scripts/chaos.sh
+
+netfault:
+	bash scripts/netfault.sh
 
 # The tests as ARM boards run them, under qemu-user-static (apt-get install qemu-user-static):
 # a Pi Zero's ARMv6 (arm1176) and a 64-bit board's ARMv8. No -race: it needs amd64 or arm64 hosts.
