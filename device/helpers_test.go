@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -16,6 +14,7 @@ import (
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/hal"
 	"github.com/devicectl/devicectl/hal/sim"
+	"github.com/devicectl/devicectl/internal/leakcheck"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -136,40 +135,8 @@ func (s *sleeps) all() []time.Duration {
 	return append([]time.Duration(nil), s.d...)
 }
 
-// checkLeaks fails the test if goroutines started during it are still running once it has cleaned
-// up. Register it first so its cleanup runs last.
-func checkLeaks(t *testing.T) {
-	t.Helper()
-	before := runtime.NumGoroutine()
-	t.Cleanup(func() {
-		deadline := time.Now().Add(500 * time.Millisecond)
-		for {
-			n := runtime.NumGoroutine()
-			if n <= before {
-				return
-			}
-			if time.Now().After(deadline) {
-				buf := make([]byte, 1<<20)
-				buf = buf[:runtime.Stack(buf, true)]
-				t.Errorf("%d goroutines before the test, %d after:\n%s", before, n, leakedStacks(string(buf)))
-				return
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	})
-}
-
-// leakedStacks drops the test framework's own goroutines from a full dump.
-func leakedStacks(dump string) string {
-	var keep []string
-	for _, g := range strings.Split(dump, "\n\n") {
-		if strings.Contains(g, "testing.(*T).Run") || strings.Contains(g, "testing.tRunner") && strings.Contains(g, "checkLeaks") {
-			continue
-		}
-		keep = append(keep, g)
-	}
-	return strings.Join(keep, "\n\n")
-}
+// checkLeaks fails the test if goroutines it started outlive it; register it first.
+func checkLeaks(t *testing.T) { leakcheck.Check(t) }
 
 // runAgent starts a with ctx on a goroutine the test owns and returns a func that stops it and
 // waits for Run to return.

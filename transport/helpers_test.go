@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -18,74 +17,16 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/devicectl/devicectl/internal/leakcheck"
 )
 
 // waitTimeout bounds every wait in these tests; reaching it is a failure,
 // never the expected path.
 const waitTimeout = 10 * time.Second
 
-// leakCheck fails the test if goroutines started during it are still running
-// when it ends. Call it first, so its cleanup runs after all the others.
-// Tests that use it must not run in parallel.
-func leakCheck(t *testing.T) {
-	t.Helper()
-	before := goroutineStacks()
-	t.Cleanup(func() {
-		deadline := time.Now().Add(waitTimeout)
-		for {
-			var leaked []string
-			for id, stack := range goroutineStacks() {
-				if _, ok := before[id]; !ok && !runtimeOnly(stack) {
-					leaked = append(leaked, stack)
-				}
-			}
-			if len(leaked) == 0 {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Errorf("%d goroutines leaked:\n\n%s", len(leaked), strings.Join(leaked, "\n\n"))
-				return
-			}
-			time.Sleep(5 * time.Millisecond) // bounded retry: goroutines exit asynchronously
-		}
-	})
-}
-
-// goroutineStacks returns every goroutine's stack by goroutine id.
-func goroutineStacks() map[string]string {
-	buf := make([]byte, 1<<20)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
-	stacks := make(map[string]string)
-	for _, g := range strings.Split(string(buf), "\n\n") {
-		// "goroutine 42 [chan receive]:"
-		header, _, _ := strings.Cut(g, "\n")
-		id, _, _ := strings.Cut(strings.TrimPrefix(header, "goroutine "), " ")
-		stacks[id] = g
-	}
-	return stacks
-}
-
-// runtimeOnly reports a goroutine of the runtime or the testing package
-// (GC workers, the test runner), which come and go on their own.
-func runtimeOnly(stack string) bool {
-	for _, line := range strings.Split(stack, "\n")[1:] {
-		if strings.HasPrefix(line, "\t") || line == "" {
-			continue
-		}
-		fn := strings.TrimPrefix(line, "created by ")
-		if !strings.HasPrefix(fn, "runtime.") && !strings.HasPrefix(fn, "testing.") {
-			return false
-		}
-	}
-	return true
-}
+// leakCheck fails the test if goroutines it started outlive it; call it first.
+func leakCheck(t *testing.T) { leakcheck.Check(t) }
 
 // logBuffer collects log output from concurrent goroutines.
 type logBuffer struct {

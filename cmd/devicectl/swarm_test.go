@@ -21,26 +21,11 @@ import (
 
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/device/agenttest"
+	"github.com/devicectl/devicectl/internal/leakcheck"
 )
 
-// swarmCheckLeaks fails the test if goroutines started during it outlive it. Register it first,
-// so its cleanup runs after the test's own.
-func swarmCheckLeaks(t *testing.T) {
-	t.Helper()
-	before := runtime.NumGoroutine()
-	t.Cleanup(func() {
-		deadline := time.Now().Add(5 * time.Second)
-		for runtime.NumGoroutine() > before {
-			if time.Now().After(deadline) {
-				buf := make([]byte, 1<<20)
-				buf = buf[:runtime.Stack(buf, true)]
-				t.Errorf("%d goroutines before the test, %d after:\n%s", before, runtime.NumGoroutine(), buf)
-				return
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	})
-}
+// swarmCheckLeaks fails the test if goroutines it started outlive it; register it first.
+func swarmCheckLeaks(t *testing.T) { leakcheck.Check(t) }
 
 // 50 devices register with distinct MACs, each answers calls on its own hardware, the status
 // lines count them, and a stop leaves nothing running.

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/device/chaos"
+	"github.com/devicectl/devicectl/internal/leakcheck"
 	"github.com/devicectl/devicectl/tools"
 	"github.com/devicectl/devicectl/transport"
 )
@@ -51,30 +51,9 @@ func bounds() chaos.Bounds {
 	}
 }
 
-// checkLeaks fails the test if goroutines started during it are still running once it has
-// cleaned up (the approach of device's own tests). Register it first so its cleanup runs last.
-func checkLeaks(t *testing.T) {
-	t.Helper()
-	before := runtime.NumGoroutine()
-	t.Cleanup(func() {
-		// Closed connections let their goroutines go within moments; the bound is generous for
-		// a loaded machine, and the check returns as soon as the count is back.
-		deadline := time.Now().Add(5 * time.Second)
-		for {
-			n := runtime.NumGoroutine()
-			if n <= before {
-				return
-			}
-			if time.Now().After(deadline) {
-				buf := make([]byte, 1<<20)
-				buf = buf[:runtime.Stack(buf, true)]
-				t.Errorf("invariant 4: %d goroutines before the test, %d after the agent and server stopped:\n%s", before, n, buf)
-				return
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	})
-}
+// checkLeaks fails the test if goroutines it started outlive the agent and server (invariant 4);
+// register it first.
+func checkLeaks(t *testing.T) { leakcheck.Check(t) }
 
 // gates hold the hold tool's calls running until the test releases them: the call's input names
 // its gate. A gate counts the calls that started on it.

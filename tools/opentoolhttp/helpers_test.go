@@ -8,38 +8,20 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/devicectl/devicectl/internal/leakcheck"
 	"github.com/devicectl/devicectl/tools/opentoolhttp"
 )
 
 // waitTimeout bounds every wait in these tests; reaching it is a failure.
 const waitTimeout = 10 * time.Second
 
-// leakCheck fails the test if it ends with more goroutines than it started
-// with. Call it first, so that its cleanup runs after the others (servers
-// closed, idle connections dropped). Tests that use it must not be
-// parallel.
-func leakCheck(t *testing.T) {
-	t.Helper()
-	before := runtime.NumGoroutine()
-	t.Cleanup(func() {
-		deadline := time.Now().Add(waitTimeout)
-		for runtime.NumGoroutine() > before {
-			if time.Now().After(deadline) {
-				buf := make([]byte, 1<<20)
-				t.Errorf("%d goroutines at the start, %d at the end:\n%s",
-					before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
-				return
-			}
-			time.Sleep(5 * time.Millisecond) // goroutines of closed connections exit asynchronously
-		}
-	})
-}
+// leakCheck fails the test if goroutines it started outlive it; call it first.
+func leakCheck(t *testing.T) { leakcheck.Check(t) }
 
 // serve starts a handler built from opts on a loopback server, closed when
 // the test ends.
