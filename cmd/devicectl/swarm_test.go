@@ -238,7 +238,7 @@ func TestSwarmMAC(t *testing.T) {
 		{[]byte{0x02, 0xdc}, 0, "02-DC-00-00-00-00"},
 		{[]byte{0x02, 0xdc}, 1, "02-DC-00-00-00-01"},
 		{[]byte{0x02, 0xdc}, 9999, "02-DC-00-00-27-0F"},
-		{[]byte{0x02, 0xdc}, 1<<32 - 1, "02-DC-FF-FF-FF-FF"},
+		{[]byte{0x02, 0xdc}, 1<<31 - 1, "02-DC-7F-FF-FF-FF"}, // the largest int of a 32-bit board
 		{[]byte{0x0a, 1, 2, 3, 4}, 255, "0A-01-02-03-04-FF"},
 		{[]byte{0xfe}, 1 << 24, "FE-00-01-00-00-00"},
 	}
