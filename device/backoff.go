@@ -48,6 +48,12 @@ func (b Backoff) delay(attempt int, rnd func() float64) time.Duration {
 	return b.Min + time.Duration(rnd()*float64(ceiling-b.Min))
 }
 
+// Delay returns a wait before retry number attempt (0-based), by the rule the agent reconnects
+// with, for the other things a device retries (a tool set's server, say).
+func (b Backoff) Delay(attempt int) time.Duration {
+	return b.withDefaults().delay(attempt, defaultRand)
+}
+
 // sleepTimer waits for d or until ctx is done; it is the real clock behind Options.Sleep.
 func sleepTimer(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)

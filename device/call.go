@@ -3,11 +3,7 @@ package device
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"time"
-
-	"github.com/devicectl/devicectl/tools"
 )
 
 // Where a call came from, in CallReport.Via.
@@ -43,23 +39,10 @@ func (e *CallError) Error() string {
 // Cancelling ctx cancels the tool's context and makes Call return at once.
 func (a *Agent) Call(ctx context.Context, name string, input json.RawMessage) (json.RawMessage, error) {
 	d := a.disp
-	set := d.settings.Load()
-	reg := d.registry.Load()
-	tool, err := reg.Validate(name, input)
-	if err != nil {
-		var pe *tools.ParamsError
-		if errors.As(err, &pe) {
-			return nil, &CallError{Code: CodeInvalidParams, Message: "Invalid params", Details: pe.Details}
-		}
-		return nil, &CallError{Code: CodeInvalidParams, Message: "Invalid params", Details: err.Error()}
-	}
-	if why := d.admit(set.slots, true); why != "" {
-		return nil, &CallError{Code: CodeBusy, Message: "device busy", Details: why}
-	}
 	answer := make(chan localAnswer, 1) // never blocks run, whether or not anyone still waits
-	c := &call{tool: tool, input: input, reg: reg, set: set, via: ViaLocal, reply: localReply{ctx, answer}}
-	if set.onCall != nil {
-		c.start = time.Now()
+	c, refused := d.accept(d.settings.Load(), name, input, ViaLocal, localReply{ctx, answer})
+	if refused != nil {
+		return nil, refused
 	}
 	go d.run(ctx, c)
 	select {

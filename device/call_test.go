@@ -246,7 +246,8 @@ func TestCallTimeoutAndCancel(t *testing.T) {
 // Local calls keep coming while Restarts drain the line and give up on calls that outlast the
 // drain. A stress test: with a sync.WaitGroup counting the calls, a call admitted while a timed-out
 // drain's Wait was returning crashed the process; the interleaving is rare, so this run may pass
-// against that code too, and fails (panics) only when it hits it.
+// against that code too, and fails (panics) only when it hits it. TestDrainCountsCallsAdmittedDuringIt
+// checks the count itself, step by step.
 func TestCallDuringDrains(t *testing.T) {
 	checkLeaks(t)
 	srv := startServer(t, nil)

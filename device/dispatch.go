@@ -164,26 +164,36 @@ func (d *dispatcher) execute(ctx context.Context, conn *jsonrpc2.Conn, set *disp
 		d.replyError(conn, req.ID, CodeInvalidParams, "Invalid params", err.Error())
 		return
 	}
+	c, refused := d.accept(set, p.ToolName, p.ToolInput, ViaServer, lineReply{d, conn, req.ID})
+	if refused != nil {
+		d.replyError(conn, req.ID, refused.Code, refused.Message, refused.Details)
+		return
+	}
+	go d.run(ctx, c)
+}
+
+// accept validates a call and admits it, for the server (via ViaServer) or a local caller; the
+// caller runs the call it returns, or answers the error: -32602 for invalid input, -32002 when
+// the device is full or stopping.
+func (d *dispatcher) accept(set *dispatchSettings, name string, input json.RawMessage, via string, reply replier) (*call, *CallError) {
 	reg := d.registry.Load()
-	tool, err := reg.Validate(p.ToolName, p.ToolInput)
+	tool, err := reg.Validate(name, input)
 	if err != nil {
+		details := err.Error()
 		var pe *tools.ParamsError
 		if errors.As(err, &pe) {
-			d.replyError(conn, req.ID, CodeInvalidParams, "Invalid params", pe.Details)
-		} else {
-			d.replyError(conn, req.ID, CodeInvalidParams, "Invalid params", err.Error())
+			details = pe.Details
 		}
-		return
+		return nil, &CallError{Code: CodeInvalidParams, Message: "Invalid params", Details: details}
 	}
-	if why := d.admit(set.slots, false); why != "" {
-		d.replyError(conn, req.ID, CodeBusy, "device busy", why)
-		return
+	if why := d.admit(set.slots, via == ViaLocal); why != "" {
+		return nil, &CallError{Code: CodeBusy, Message: "device busy", Details: why}
 	}
-	c := &call{tool: tool, input: p.ToolInput, reg: reg, set: set, via: ViaServer, reply: lineReply{d, conn, req.ID}}
+	c := &call{tool: tool, input: input, reg: reg, set: set, via: via, reply: reply}
 	if set.onCall != nil {
 		c.start = time.Now()
 	}
-	go d.run(ctx, c)
+	return c, nil
 }
 
 // admit takes an in-flight slot without waiting; a device that is full or stopping refuses at once

@@ -25,7 +25,6 @@ import (
 // gets a new listener, opened before the old one is closed, so a bad one refuses the reload.
 type openToolServer struct {
 	addr    string // as configured
-	bound   string // as listening: the port chosen for :0
 	srv     *http.Server
 	handler atomic.Pointer[http.Handler]
 	done    chan struct{} // closed when Serve has returned
@@ -37,7 +36,7 @@ func listenOpenTool(addr string, h http.Handler, log *slog.Logger) (*openToolSer
 	if err != nil {
 		return nil, &ConfigError{Key: "opentool.listen", Err: err}
 	}
-	s := &openToolServer{addr: addr, bound: ln.Addr().String(), done: make(chan struct{})}
+	s := &openToolServer{addr: addr, done: make(chan struct{})}
 	s.handler.Store(&h)
 	s.srv = &http.Server{
 		Handler:           http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*s.handler.Load()).ServeHTTP(w, r) }),

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"math"
 	"math/bits"
+	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -238,15 +239,8 @@ func swarmMAC(prefix []byte, i int) string {
 		b[j] = byte(v)
 		v >>= 8
 	}
-	const digits = "0123456789ABCDEF"
-	out := make([]byte, 0, 17)
-	for j, c := range b {
-		if j > 0 {
-			out = append(out, '-')
-		}
-		out = append(out, digits[c>>4], digits[c&0xf])
-	}
-	return string(out)
+	mac, _ := device.NormalizeMAC(net.HardwareAddr(b[:]).String()) // six bytes always normalise
+	return mac
 }
 
 // swarmClientID is a stable Client-Id for mac (a name-based UUID, version 5 layout): a real

@@ -3,11 +3,11 @@ package main
 import (
 	"context"
 	"log/slog"
-	"math/rand/v2"
 	"reflect"
 	"sync"
 	"time"
 
+	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -39,12 +39,9 @@ type toolSets struct {
 	wg     sync.WaitGroup
 }
 
-// Retry waits for a source that failed: from retryMin doubling to retryMax, with jitter so a
-// fleet that lost its LAN server does not come back in step.
-const (
-	retryMin = time.Second
-	retryMax = 30 * time.Second
-)
+// retry is the wait after a source failed: the agent's own rule (jittered, doubling), from 1 s
+// to 30 s, so a fleet that lost its LAN server does not come back in step.
+var retry = device.Backoff{Min: time.Second, Max: 30 * time.Second}
 
 // startToolSets loads the sources given as ready (their tools known now, such as OpenAPI files
 // read at start-up) and starts watching the rest.
@@ -126,11 +123,11 @@ func (ts *toolSets) keep(ctx context.Context, i int, src toolSource) {
 				log.Debug("tool set still not available", "err", err, "failures", failures+1)
 			}
 			failures++
-			if dropAfter > 0 && time.Since(lastOK) >= dropAfter && ts.has(i) {
+			if dropAfter > 0 && time.Since(lastOK) >= dropAfter && len(ts.toolsOf(i)) > 0 {
 				log.Warn("tool set gone too long; its tools are withdrawn until it is back", "unreachable_for", time.Since(lastOK).Round(time.Second))
 				ts.set(i, nil, log)
 			}
-			wait = retryDelay(failures)
+			wait = retry.Delay(failures - 1)
 			if refresh > 0 && wait > refresh {
 				wait = refresh
 			}
@@ -143,24 +140,11 @@ func (ts *toolSets) keep(ctx context.Context, i int, src toolSource) {
 	}
 }
 
-// retryDelay is the wait after n failures in a row: exponential, full jitter.
-func retryDelay(n int) time.Duration {
-	d := retryMin << min(n-1, 5)
-	d = min(d, retryMax)
-	return d/2 + rand.N(d/2+1)
-}
-
 // toolsOf returns source i's tools now.
 func (ts *toolSets) toolsOf(i int) []*tools.Tool {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	return ts.tools[i]
-}
-
-func (ts *toolSets) has(i int) bool {
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	return len(ts.tools[i]) > 0
 }
 
 // set makes t source i's tools, and signals a change when what they declare differs.

@@ -8,9 +8,6 @@ import (
 	"log/slog"
 )
 
-// openAPISupport says whether this build can read toolsets.openapi.
-const openAPISupport = false
-
 // errNoOpenAPI is why a build without the openapi tag refuses toolsets.openapi: the OpenAPI
 // library (kin-openapi) would take the armv6 binary past its 10 MiB budget.
 var errNoOpenAPI = errors.New("this devicectl is built without OpenAPI tool sets; build it with the openapi tag (make build TAGS=openapi, or go build -tags openapi ./cmd/devicectl)")

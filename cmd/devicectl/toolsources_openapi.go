@@ -15,9 +15,6 @@ import (
 	"github.com/devicectl/devicectl/tools/openapi"
 )
 
-// openAPISupport says whether this build can read toolsets.openapi.
-const openAPISupport = true
-
 // openAPISource is an OpenAPI document whose operations become device tools; their calls are
 // HTTP requests to the API it describes. A file is read once, at start-up or reload, and a bad
 // one is a config error; a document at a URL is fetched in the background until it comes.

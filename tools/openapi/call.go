@@ -381,33 +381,38 @@ func pathValue(p *param, v any) string {
 // deepObject. An empty array or object sends nothing.
 func queryValue(p *param, v any) []string {
 	esc := func(s string) string { return queryEscape(s, p.reserved) }
-	name := queryEscape(p.name, false)
+	return pieces(queryEscape(p.name, false), v, p.style, p.explode, esc)
+}
+
+// pieces serializes v as name=value pieces in style, each value escaped by
+// esc: what a query parameter and a cookie (always style form) share.
+func pieces(name string, v any, style string, explode bool, esc func(string) string) []string {
 	switch x := v.(type) {
 	case []any:
 		it := items(x, esc)
 		if len(it) == 0 {
 			return nil
 		}
-		if p.explode {
+		if explode {
 			out := make([]string, len(it))
 			for i, s := range it {
 				out[i] = name + "=" + s
 			}
 			return out
 		}
-		return []string{name + "=" + strings.Join(it, delimiter(p.style))}
+		return []string{name + "=" + strings.Join(it, delimiter(style))}
 	case map[string]any:
 		if len(x) == 0 {
 			return nil
 		}
-		if p.style == "deepObject" {
+		if style == "deepObject" {
 			return deepObject(name, x, esc)
 		}
 		kv := pairs(x, esc)
-		if p.explode {
+		if explode {
 			return pairList(kv)
 		}
-		return []string{name + "=" + strings.Join(kv, delimiter(p.style))}
+		return []string{name + "=" + strings.Join(kv, delimiter(style))}
 	}
 	return []string{name + "=" + esc(scalar(v))}
 }
@@ -492,31 +497,5 @@ func headerValue(p *param, v any) string {
 // carry spaces, quotes, commas or semicolons; the comma of an unexploded
 // array is the delimiter.
 func cookieValue(p *param, v any) []string {
-	esc := func(s string) string { return queryEscape(s, false) }
-	name := p.name
-	switch x := v.(type) {
-	case []any:
-		it := items(x, esc)
-		if len(it) == 0 {
-			return nil
-		}
-		if p.explode {
-			out := make([]string, len(it))
-			for i, s := range it {
-				out[i] = name + "=" + s
-			}
-			return out
-		}
-		return []string{name + "=" + strings.Join(it, ",")}
-	case map[string]any:
-		if len(x) == 0 {
-			return nil
-		}
-		kv := pairs(x, esc)
-		if p.explode {
-			return pairList(kv)
-		}
-		return []string{name + "=" + strings.Join(kv, ",")}
-	}
-	return []string{name + "=" + esc(scalar(v))}
+	return pieces(p.name, v, "form", p.explode, func(s string) string { return queryEscape(s, false) })
 }
