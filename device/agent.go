@@ -8,14 +8,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/devicectl/devicectl/tools"
 	"github.com/devicectl/devicectl/transport"
@@ -74,27 +71,60 @@ type CallReport struct {
 
 // Agent is the device side of the protocol: it keeps one session with the server alive, declares
 // the registry's tools on every connection, runs the server's calls and renders its messages.
+//
+// Run's goroutine owns the session: the options in force, the line, the state and the back-off
+// are read and written by it alone. Other goroutines hand it work through inbox (Restart,
+// SetRegistry) and read the snapshot it publishes in view (State, Check). The dispatcher, which
+// runs the calls on goroutines of its own, is shared with them.
 type Agent struct {
-	cur   atomic.Pointer[Options] // the options in force; replaced between sessions by Restart
-	log   *slog.Logger
 	disp  *dispatcher // for the agent's life: its hardware semaphores outlast a session
-	state atomic.Int32
+	inbox chan change // capacity 1: the pending change, later ones folded in (see send)
+	view  atomic.Pointer[status]
+	ran   chan struct{} // closed when Run returns: nobody takes changes any more
+	once  sync.Once     // Run may be called once
+	// regMu serialises SetRegistry calls, so that the dispatcher and Run's goroutine end on the
+	// same registry when two race.
+	regMu sync.Mutex
+
+	// Owned by Run's goroutine (set by New before it starts).
+	opts  *Options // in force; replaced whole, never changed in place, for the snapshot shares it
+	next  *Options // a Restart's, waiting for the session in progress to end
+	log   *slog.Logger
+	regID uint64 // the number of the last registration's id
+	now   func() time.Time
 	rand  func() float64
-	regID atomic.Uint64
-	once  sync.Once // Run may be called once
+}
 
-	// Restart and SetRegistry hand their work to the session loop through these: next holds the
-	// options of a pending Restart, and the channels (capacity 1) wake the loop.
-	mu        sync.Mutex // serialises Restart and SetRegistry
-	next      atomic.Pointer[Options]
-	restartCh chan struct{}
-	reregCh   chan struct{}
-	done      atomic.Bool // Run has returned
+// status is the snapshot Run's goroutine publishes for the others; it is replaced, never changed.
+type status struct {
+	state   State
+	since   time.Time         // when state was entered
+	wait    time.Duration     // the back-off being waited, while BackingOff
+	opts    *Options          // in force, for Check's bounds
+	stream  *transport.Stream // the line while one is up, for Check's LastHeard
+	changed chan struct{}     // closed when the next snapshot replaces this one
+}
 
-	// For Check: when the state last changed, how long the current back-off is, and the line.
-	since  atomic.Int64 // unix nanoseconds
-	wait   atomic.Int64 // nanoseconds
-	stream atomic.Pointer[transport.Stream]
+// change is what Restart and SetRegistry hand to Run's goroutine.
+type change struct {
+	opts *Options        // a Restart's checked options; nil if none
+	reg  *tools.Registry // a SetRegistry's registry, when opts is nil
+}
+
+// then folds next, which came later, into c.
+func (c change) then(next change) change {
+	switch {
+	case next.opts != nil:
+		return next // a Restart replaces everything before it
+	case next.reg == nil:
+		return c
+	case c.opts != nil:
+		o := *c.opts
+		o.Registry = next.reg
+		return change{opts: &o}
+	default:
+		return change{reg: next.reg}
+	}
 }
 
 // New checks opts and returns an Agent ready to Run.
@@ -104,13 +134,15 @@ func New(opts *Options) (*Agent, error) {
 		return nil, err
 	}
 	a := &Agent{
-		log:       o.Logger.With("component", "agent"),
-		rand:      defaultRand,
-		restartCh: make(chan struct{}, 1),
-		reregCh:   make(chan struct{}, 1),
+		disp:  newDispatcher(o),
+		inbox: make(chan change, 1),
+		ran:   make(chan struct{}),
+		opts:  o,
+		log:   o.Logger.With("component", "agent"),
+		now:   time.Now,
+		rand:  defaultRand,
 	}
-	a.cur.Store(o)
-	a.disp = newDispatcher(o)
+	a.view.Store(&status{state: Idle, since: a.now(), opts: o, changed: make(chan struct{})})
 	return a, nil
 }
 
@@ -178,9 +210,6 @@ func checkOptions(opts *Options) (*Options, error) {
 	return &o, nil
 }
 
-// opts returns the options in force.
-func (a *Agent) opts() *Options { return a.cur.Load() }
-
 // SetRegistry makes reg the tools the device serves from now on: calls that arrive after it
 // returns run reg's tools. When reg declares something else than what the server was last sent
 // (a tool added, removed or described anew), the tools are registered again on the line that is
@@ -190,60 +219,88 @@ func (a *Agent) SetRegistry(reg *tools.Registry) {
 	if reg == nil {
 		return
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	o := *a.opts()
-	o.Registry = reg
-	a.cur.Store(&o)
-	if next := a.next.Load(); next != nil {
-		n := *next
-		n.Registry = reg
-		a.next.Store(&n)
-	}
+	a.regMu.Lock()
+	defer a.regMu.Unlock()
 	a.disp.setRegistry(reg)
-	kick(a.reregCh)
+	a.send(change{reg: reg})
 }
 
 // Restart replaces every option (server, identity, credentials, limits, tools) and starts a new
 // session with them at once, without back-off: a line that is up is closed the way a stop closes
-// it (running calls may finish within the old DrainTimeout, close 1000), and a back-off wait is
-// cut short. opts are checked as New checks them; on an error nothing changes. Sleep and OnState
-// are taken from opts as well, so pass the same ones. It returns at once; the new session follows.
+// it (running calls may finish within the old DrainTimeout, close 1000), and a dial, a
+// registration or a back-off wait in progress is cut short. opts are checked as New checks them;
+// on an error nothing changes. Sleep and OnState are taken from opts as well, so pass the same
+// ones. It returns at once; the new session follows.
 func (a *Agent) Restart(opts *Options) error {
 	o, err := checkOptions(opts)
 	if err != nil {
 		return err
 	}
-	if a.done.Load() {
+	select {
+	case <-a.ran:
 		return errors.New("device: Restart after Run returned")
+	default:
 	}
-	a.mu.Lock()
-	a.next.Store(o)
-	a.mu.Unlock()
-	kick(a.restartCh)
+	a.send(change{opts: o})
 	return nil
 }
 
-// kick wakes whoever waits on ch, or leaves a wake-up there for the next wait.
-func kick(ch chan struct{}) {
-	select {
-	case ch <- struct{}{}:
-	default:
+// send leaves c for Run's goroutine without waiting: a change still pending there is taken out,
+// c is folded into it, and the result put back, so the owner sees the newest settings whatever
+// it was busy with.
+func (a *Agent) send(c change) {
+	for {
+		select {
+		case old := <-a.inbox:
+			c = old.then(c)
+		default:
+		}
+		select {
+		case a.inbox <- c:
+			return
+		default: // another sender got there first: fold theirs in too
+		}
 	}
 }
 
-// applyRestart puts a pending Restart's options in force. Called by Run's goroutine between
-// sessions.
+// take applies a change from the inbox: a registry at once (calls already run it, see
+// SetRegistry), a Restart by keeping its options for when the session in progress has ended.
+// It reports whether a Restart came. Run's goroutine only.
+func (a *Agent) take(c change) bool {
+	if c.opts != nil {
+		a.next = c.opts
+		return true
+	}
+	if c.reg != nil {
+		o := *a.opts
+		o.Registry = c.reg
+		a.opts = &o
+		if a.next != nil {
+			n := *a.next
+			n.Registry = c.reg
+			a.next = &n
+		}
+	}
+	return false
+}
+
+// applyRestart puts a pending Restart's options in force, between sessions, and reports whether
+// there was one.
 func (a *Agent) applyRestart() bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	o := a.next.Swap(nil)
+	select {
+	case c := <-a.inbox:
+		a.take(c)
+	default:
+	}
+	o := a.next
 	if o == nil {
 		return false
 	}
-	a.cur.Store(o)
+	a.next = nil
+	a.opts = o
 	a.log = o.Logger.With("component", "agent")
 	a.disp.configure(o)
+	a.publish(func(*status) {})
 	return true
 }
 
@@ -256,15 +313,27 @@ func (a *Agent) Hold(ctx context.Context, resources []string) (release func(), e
 }
 
 // State reports where the session loop is; safe to call from any goroutine.
-func (a *Agent) State() State { return State(a.state.Load()) }
+func (a *Agent) State() State { return a.view.Load().state }
 
-func (a *Agent) setState(s State) {
-	if State(a.state.Swap(int32(s))) == s {
+// publish replaces the snapshot with a copy that edit changed. Run's goroutine only.
+func (a *Agent) publish(edit func(*status)) {
+	old := a.view.Load()
+	s := *old
+	s.opts = a.opts
+	s.changed = make(chan struct{})
+	edit(&s)
+	a.view.Store(&s)
+	close(old.changed)
+}
+
+// setState enters st and tells OnState. Run's goroutine only.
+func (a *Agent) setState(st State) {
+	if a.view.Load().state == st {
 		return
 	}
-	a.since.Store(time.Now().UnixNano())
-	if on := a.opts().OnState; on != nil {
-		on(s)
+	a.publish(func(s *status) { s.state, s.since = st, a.now() })
+	if on := a.opts.OnState; on != nil {
+		on(st)
 	}
 }
 
@@ -277,11 +346,11 @@ const healthSlack = time.Second
 // drain), and, once registered, while the server is heard from within a ping interval and
 // timeout. A loop that is stuck, or a line that only looks open, is an error saying which.
 func (a *Agent) Check() error {
-	st := a.State()
-	in := time.Since(time.Unix(0, a.since.Load()))
-	o := a.opts()
+	v := a.view.Load()
+	in := a.now().Sub(v.since)
+	o := v.opts
 	var bound time.Duration
-	switch st {
+	switch v.state {
 	case Idle, Stopped:
 		return nil
 	case Connecting:
@@ -292,15 +361,14 @@ func (a *Agent) Check() error {
 	case Registering:
 		bound = o.RegisterTimeout
 	case BackingOff:
-		bound = time.Duration(a.wait.Load())
+		bound = v.wait
 	case Stopping:
 		// The drain, stop's grace for cancelled calls, and a close handshake with a peer that may
 		// not answer (coder/websocket waits up to 5s to write and 5s to read it).
 		bound = o.DrainTimeout + 11*time.Second
 	case Registered:
-		s := a.stream.Load()
 		ping, timeout := o.Dial.PingInterval, o.Dial.PingTimeout
-		if s == nil || ping < 0 {
+		if v.stream == nil || ping < 0 {
 			return nil // no keepalive: nothing to judge the line by
 		}
 		if ping == 0 {
@@ -309,13 +377,14 @@ func (a *Agent) Check() error {
 		if timeout <= 0 {
 			timeout = transport.DefaultPingTimeout
 		}
-		if quiet := time.Since(s.LastHeard()); quiet > ping+timeout+healthSlack {
+		// The transport stamps what it hears by the real clock.
+		if quiet := time.Since(v.stream.LastHeard()); quiet > ping+timeout+healthSlack {
 			return fmt.Errorf("registered, but nothing heard from the server for %s", quiet.Round(time.Millisecond))
 		}
 		return nil
 	}
 	if in > bound+healthSlack {
-		return fmt.Errorf("%s for %s, longer than its bound of %s", st, in.Round(time.Millisecond), bound)
+		return fmt.Errorf("%s for %s, longer than its bound of %s", v.state, in.Round(time.Millisecond), bound)
 	}
 	return nil
 }
@@ -329,7 +398,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	if !first {
 		return errors.New("device: Agent.Run called twice")
 	}
-	defer a.done.Store(true)
+	defer close(a.ran)
 	defer a.setState(Stopped)
 	defer a.disp.close()
 	// A stop refuses local calls (Agent.Call) too, from its first moment, so the final drain
@@ -340,23 +409,22 @@ func (a *Agent) Run(ctx context.Context) error {
 		if a.applyRestart() {
 			attempt = 0
 		}
-		registeredFor, err := a.session(ctx)
+		served, err := a.session(ctx)
 		if ctx.Err() != nil {
 			return nil
 		}
 		if errors.Is(err, errRestart) {
 			continue // at once: the line was closed on purpose
 		}
-		o := a.opts()
-		if registeredFor >= o.Backoff.ResetAfter {
+		if served {
 			attempt = 0
 		}
-		wait := o.Backoff.delay(attempt, a.rand)
+		wait := a.opts.Backoff.delay(attempt, a.rand)
 		attempt++
-		a.wait.Store(int64(wait))
+		a.publish(func(s *status) { s.wait = wait })
 		a.setState(BackingOff)
 		a.log.Warn("not connected; retrying", "err", err, "retry_in", wait.Round(time.Millisecond), "attempt", attempt)
-		if !a.backOff(ctx, o, wait) {
+		if !a.backOff(ctx, wait) {
 			return nil
 		}
 	}
@@ -366,197 +434,222 @@ func (a *Agent) Run(ctx context.Context) error {
 var errRestart = errors.New("reconnecting with new settings")
 
 // backOff waits d, or less when a Restart comes, and reports whether to go on (false: stopped).
-func (a *Agent) backOff(ctx context.Context, o *Options, d time.Duration) bool {
-	wait, restarted := a.watchRestart(ctx)
-	err := o.Sleep(wait, d)
-	if restarted() {
-		return ctx.Err() == nil
+func (a *Agent) backOff(ctx context.Context, d time.Duration) bool {
+	wait, cancel := context.WithCancel(ctx)
+	defer cancel()
+	slept := make(chan error, 1)
+	sleep := a.opts.Sleep
+	go func() { slept <- sleep(wait, d) }()
+	for {
+		select {
+		case err := <-slept:
+			return err == nil && ctx.Err() == nil
+		case c := <-a.inbox:
+			if a.take(c) {
+				cancel()
+				<-slept
+				return ctx.Err() == nil
+			}
+		}
 	}
-	return err == nil && ctx.Err() == nil
 }
 
-// session runs one connection from dial to loss. It reports how long the session was registered
-// (zero if it never was) and why it ended.
-func (a *Agent) session(ctx context.Context) (time.Duration, error) {
-	o := a.opts()
+// session runs one connection from dial to loss, and reports whether the line served (see
+// Backoff.ResetAfter) and why it ended.
+func (a *Agent) session(ctx context.Context) (served bool, err error) {
 	a.setState(Connecting)
-	// A Restart cuts a dial or a registration short: a server that does not answer is often why
-	// the settings were changed.
-	setup, endSetup := a.watchRestart(ctx)
-	stream, err := transport.Dial(setup, o.URL, o.Dial)
-	if err != nil {
-		if endSetup() {
-			return 0, errRestart
-		}
-		return 0, fmt.Errorf("connecting to %s: %w", o.URL, err)
+	stream, err := a.dial(ctx)
+	if errors.Is(err, errRestart) {
+		return false, err
 	}
-	registeredFor, err := a.serve(ctx, o, stream, setup, endSetup)
-	if o.OnLineLost != nil {
+	if err != nil {
+		return false, fmt.Errorf("connecting to %s: %w", a.opts.URL, err)
+	}
+	a.publish(func(s *status) { s.stream = stream })
+	a.disp.resume()
+	l := newLine(&wire{stream}, a.disp, a.log)
+	served, err = a.serve(ctx, l)
+	l.close()
+	a.publish(func(s *status) { s.stream = nil })
+	if on := a.opts.OnLineLost; on != nil {
 		lost := err
 		if ctx.Err() != nil || errors.Is(err, errRestart) {
 			lost = nil
 		}
-		o.OnLineLost(lost)
+		on(lost)
 	}
-	return registeredFor, err
+	return served, err
 }
 
-// watchRestart returns a context that a Restart cancels, and the func that ends it and reports
-// whether a Restart came. Call end once the wait (a dial and registration, a back-off) is over.
-// A late wake-up of a Restart already applied is no Restart.
-func (a *Agent) watchRestart(ctx context.Context) (setup context.Context, end func() bool) {
+// dial connects to the server. A Restart cuts it short: a server that does not answer is often
+// why the settings were changed.
+func (a *Agent) dial(ctx context.Context) (*transport.Stream, error) {
 	ctx, cancel := context.WithCancel(ctx)
-	restarted := make(chan struct{})
-	stop := make(chan struct{})
-	watched := make(chan struct{})
+	defer cancel()
+	type dialed struct {
+		stream *transport.Stream
+		err    error
+	}
+	ch := make(chan dialed, 1)
+	url, opts := a.opts.URL, a.opts.Dial
 	go func() {
-		defer close(watched)
-		for {
-			select {
-			case <-a.restartCh:
-				if a.next.Load() != nil {
-					close(restarted)
-					cancel()
-					return
-				}
-			case <-stop:
-				return
-			}
-		}
+		s, err := transport.Dial(ctx, url, opts)
+		ch <- dialed{s, err}
 	}()
-	var once sync.Once
-	return ctx, func() bool {
-		once.Do(func() {
-			close(stop)
-			<-watched
-			cancel()
-		})
-		select {
-		case <-restarted:
-			return true
-		default:
-			return false
-		}
-	}
-}
-
-// serve registers on the connected stream, then serves it until it is lost, ctx is cancelled or
-// a Restart comes, and closes it.
-func (a *Agent) serve(ctx context.Context, o *Options, stream *transport.Stream, setup context.Context, endSetup func() bool) (time.Duration, error) {
-	a.stream.Store(stream)
-	defer a.stream.Store(nil)
-	a.disp.resume()
-	// The jsonrpc2 connection's context is not ctx: a stop must let running calls finish and
-	// answer before the line is closed, so the line outlives ctx by the drain.
-	conn := transport.NewConn(context.Background(), stream, a.disp, o.Logger,
-		jsonrpc2.OnRecv(a.noteRegistered))
-	defer conn.Close()
-
-	a.setState(Registering)
-	declared, err := a.register(setup, conn)
-	if endSetup() {
-		a.stop(conn)
-		return 0, errRestart
-	}
-	if err != nil {
-		if ctx.Err() != nil {
-			a.stop(conn)
-		}
-		return 0, err
-	}
-	registeredAt := time.Now()
-	a.setState(Registered)
-	a.log.Info("registered", "server", o.URL, "mac", o.MAC, "tools", len(declared))
-
 	for {
 		select {
-		case <-conn.DisconnectNotify():
-			err := stream.Err()
+		case d := <-ch:
+			return d.stream, d.err
+		case c := <-a.inbox:
+			if a.take(c) {
+				cancel()
+				if d := <-ch; d.stream != nil {
+					d.stream.Close()
+				}
+				return nil, errRestart
+			}
+		}
+	}
+}
+
+// registration is an mcp/registerTools on the line, waiting for the server's answer.
+type registration struct {
+	req   *request
+	tools []tools.Declaration // what it declares
+	timer *time.Timer         // RegisterTimeout
+}
+
+// register sends the registry's tools on l.
+func (a *Agent) register(l *line) (*registration, error) {
+	a.regID++
+	decls := a.opts.Registry.Declarations()
+	req, err := l.call("reg-"+strconv.FormatUint(a.regID, 10), MethodRegisterTools, RegisterParams{MAC: a.opts.MAC, Tools: decls})
+	if err != nil {
+		return nil, fmt.Errorf("registering: %w", err)
+	}
+	return &registration{req: req, tools: decls, timer: time.NewTimer(a.opts.RegisterTimeout)}, nil
+}
+
+// end stops waiting for r's answer; a no-op once it was received, or on a nil r.
+func (r *registration) end(l *line) {
+	if r == nil {
+		return
+	}
+	r.timer.Stop()
+	l.forget(r.req)
+}
+
+// answer reads the server's answer to a registration: nil for an acceptance.
+func (r *registration) answer(m *message) error {
+	if m.Error != nil {
+		return fmt.Errorf("registration refused: %d %s", m.Error.Code, m.Error.Message)
+	}
+	return nil
+}
+
+// serve registers on l, then serves it until it is lost, ctx is cancelled or a Restart comes. The
+// line's read loop does the serving; this loop follows the session around it: the registration
+// and its answer, a changed registry to register again, the end of the line. It reports whether
+// the line served: it was registered and then answered a call, or stayed up Backoff.ResetAfter.
+func (a *Agent) serve(ctx context.Context, l *line) (served bool, err error) {
+	var (
+		registered   bool
+		registeredAt time.Time
+		declared     []tools.Declaration // what the server accepted last
+	)
+	servedSoFar := func() bool {
+		return registered && (l.answered.Load() || a.now().Sub(registeredAt) >= a.opts.Backoff.ResetAfter)
+	}
+	// failed ends the session over a registration that went wrong: the first one closes the line
+	// at once (nothing was served), a later one lets running calls answer first.
+	failed := func(err error) (bool, error) {
+		if !registered {
+			return false, err
+		}
+		a.stop(l)
+		return servedSoFar(), fmt.Errorf("registering the changed tools: %w", err)
+	}
+
+	a.setState(Registering)
+	reg, err := a.register(l)
+	if err != nil {
+		return false, err
+	}
+	defer func() { reg.end(l) }()
+	for {
+		var answered <-chan *message
+		var expired <-chan time.Time
+		if reg != nil {
+			answered, expired = reg.req.answer, reg.timer.C
+		}
+		select {
+		case m := <-answered:
+			err := reg.answer(m)
+			if err == nil && !registered {
+				registered, registeredAt = true, a.now()
+				a.setState(Registered)
+			}
+			// Only now may the read loop go on: a call right behind the acceptance must see the
+			// session registered.
+			reg.req.finish(true)
+			reg.timer.Stop()
+			if err != nil {
+				return failed(err)
+			}
+			declared, reg = reg.tools, nil
+			a.log.Info("registered", "server", a.opts.URL, "mac", a.opts.MAC, "tools", len(declared))
+			if !sameDeclarations(declared, a.opts.Registry.Declarations()) {
+				// The registry changed while the server was deciding.
+				if reg, err = a.register(l); err != nil {
+					return failed(err)
+				}
+			}
+		case <-expired:
+			return failed(fmt.Errorf("no answer to registration within %s", a.opts.RegisterTimeout))
+		case <-l.done:
+			err := l.lost()
 			if err == nil {
 				err = errors.New("connection closed")
 			}
-			return time.Since(registeredAt), fmt.Errorf("connection lost: %w", err)
+			return servedSoFar(), fmt.Errorf("connection lost: %w", err)
 		case <-ctx.Done():
-			a.stop(conn)
-			return time.Since(registeredAt), nil
-		case <-a.restartCh:
-			if a.next.Load() == nil {
-				continue // a late wake-up of a Restart this session already runs with
+			reg.end(l)
+			a.stop(l)
+			return servedSoFar(), nil
+		case c := <-a.inbox:
+			if a.take(c) {
+				reg.end(l)
+				a.log.Info("reconnecting with new settings")
+				a.stop(l)
+				return servedSoFar(), errRestart
 			}
-			a.log.Info("reconnecting with new settings")
-			a.stop(conn)
-			return time.Since(registeredAt), errRestart
-		case <-a.reregCh:
-			if slices.EqualFunc(declared, a.opts().Registry.Declarations(), sameDeclaration) {
-				continue // what the server has already
-			}
-			if declared, err = a.register(ctx, conn); err != nil {
-				// Running calls still get to answer before the line is closed.
-				a.stop(conn)
-				if ctx.Err() != nil {
-					return time.Since(registeredAt), nil
+			if registered && reg == nil && !sameDeclarations(declared, a.opts.Registry.Declarations()) {
+				if reg, err = a.register(l); err != nil {
+					return failed(err)
 				}
-				return time.Since(registeredAt), fmt.Errorf("registering the changed tools: %w", err)
 			}
-			a.log.Info("changed tools registered", "tools", len(declared))
 		}
 	}
 }
 
-// sameDeclaration compares two declarations as the server sees them: by their JSON.
-func sameDeclaration(x, y tools.Declaration) bool {
+// sameDeclarations compares two tool lists as the server sees them: by their JSON.
+func sameDeclarations(x, y []tools.Declaration) bool {
 	bx, errx := json.Marshal(x)
 	by, erry := json.Marshal(y)
 	return errx == nil && erry == nil && bytes.Equal(bx, by)
 }
 
-// noteRegistered runs in the connection's read loop. It marks the session registered as soon as
-// the server's acceptance is read, before the read loop reads the server's next message: a server
-// may call a tool right after accepting, and that call must already see the Registered state (in
-// get_device_status, for one) although register's goroutine has not yet woken up.
-func (a *Agent) noteRegistered(req *jsonrpc2.Request, resp *jsonrpc2.Response) {
-	if req != nil && resp != nil && req.Method == MethodRegisterTools && resp.Error == nil && resp.Result != nil {
-		a.setState(Registered)
-	}
-}
-
-// register sends the registry's tools and waits for the server's answer. It returns what it
-// declared, so a later SetRegistry can tell whether the server needs to hear of a change.
-func (a *Agent) register(ctx context.Context, conn *jsonrpc2.Conn) ([]tools.Declaration, error) {
-	o := a.opts()
-	ctx, cancel := context.WithTimeout(ctx, o.RegisterTimeout)
-	defer cancel()
-	params := RegisterParams{MAC: o.MAC, Tools: o.Registry.Declarations()}
-	id := jsonrpc2.ID{Str: "reg-" + strconv.FormatUint(a.regID.Add(1), 10), IsString: true}
-	var res RegisterResult
-	err := conn.Call(ctx, MethodRegisterTools, params, &res, jsonrpc2.PickID(id))
-	var rpcErr *jsonrpc2.Error
-	switch {
-	case err == nil:
-		a.log.Debug("registration accepted", "status", res.Status, "message", res.Message)
-		return params.Tools, nil
-	case errors.As(err, &rpcErr):
-		return nil, fmt.Errorf("registration refused: %d %s", rpcErr.Code, rpcErr.Message)
-	case errors.Is(err, context.DeadlineExceeded):
-		return nil, fmt.Errorf("no answer to registration within %s", o.RegisterTimeout)
-	default:
-		return nil, fmt.Errorf("registering: %w", err)
-	}
-}
-
 // stop drains running calls, then closes the line with status 1000.
-func (a *Agent) stop(conn *jsonrpc2.Conn) {
+func (a *Agent) stop(l *line) {
 	a.setState(Stopping)
 	a.disp.stop()
-	drainTimeout := a.opts().DrainTimeout
+	drainTimeout := a.opts.DrainTimeout
 	drain, cancel := context.WithTimeout(context.Background(), drainTimeout)
 	defer cancel()
 	if !a.disp.wait(drain) {
 		a.log.Warn("calls still running at stop; closing anyway", "drain_timeout", drainTimeout)
 	}
-	if err := conn.Close(); err != nil && !errors.Is(err, jsonrpc2.ErrClosed) {
-		a.log.Debug("closing connection", "err", err)
-	}
+	l.close()
 	// Closing cancelled the calls' contexts; give the ones that honour it a moment to return so
 	// Run does not leave them behind.
 	grace, cancel2 := context.WithTimeout(context.Background(), time.Second)

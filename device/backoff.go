@@ -13,9 +13,13 @@ type Backoff struct {
 	Min time.Duration
 	// Max caps the wait (default 30s).
 	Max time.Duration
-	// ResetAfter is how long a session must have been registered and up for the next failure to
-	// start again from Min (default 30s). A server that accepts and then drops every device at
-	// once keeps them backing off instead of stampeding.
+	// ResetAfter is how long a line must stay up after its registration was accepted to count as
+	// having served (default 3s); a line that answered one of the server's calls has served at
+	// once. After a line that served, the next try waits about Min: a device that served for ten
+	// seconds and lost its line is back within about a second of the server being reachable. A
+	// line that fails before registering, or is dropped within ResetAfter without answering a
+	// call, does not reset the count, so a server that accepts and then drops every device keeps
+	// them backing off instead of stampeding.
 	ResetAfter time.Duration
 }
 
@@ -30,7 +34,7 @@ func (b Backoff) withDefaults() Backoff {
 		b.Max = b.Min
 	}
 	if b.ResetAfter <= 0 {
-		b.ResetAfter = 30 * time.Second
+		b.ResetAfter = 3 * time.Second
 	}
 	return b
 }

@@ -12,15 +12,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/sourcegraph/jsonrpc2"
-
 	"github.com/devicectl/devicectl/tools"
 )
 
-// dispatcher answers the server's requests and hands its notifications to the renderer. jsonrpc2
-// calls Handle from its single read loop, so Handle must never block on a tool: executes are
-// admitted or refused at once and run on goroutines the dispatcher owns. Notifications are handled
-// inline, which keeps them in arrival order.
+// dispatcher runs the calls of the server and of Agent.Call. The line's read loop hands it the
+// server's executes (see line.execute) and must never block on a tool: calls are admitted or
+// refused at once and run on goroutines the dispatcher owns.
 type dispatcher struct {
 	registry atomic.Pointer[tools.Registry]   // swapped by Agent.SetRegistry
 	settings atomic.Pointer[dispatchSettings] // swapped by a Restart
@@ -79,42 +76,6 @@ func (d *dispatcher) configure(o *Options) {
 // setRegistry makes reg the tools that calls from now on run.
 func (d *dispatcher) setRegistry(reg *tools.Registry) { d.registry.Store(reg) }
 
-// Handle implements jsonrpc2.Handler.
-func (d *dispatcher) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
-	set := d.settings.Load()
-	defer func() {
-		if p := recover(); p != nil {
-			set.log.Error("panic handling message", "method", req.Method, "panic", p, "stack", string(debug.Stack()))
-			if !req.Notif {
-				d.replyError(conn, req.ID, CodeInternal, "Internal error", "")
-			}
-		}
-	}()
-	if req.Notif {
-		d.notification(set, req)
-		return
-	}
-	switch req.Method {
-	case MethodExecute:
-		d.execute(ctx, conn, set, req)
-	default:
-		d.replyError(conn, req.ID, CodeMethodNotFound, "Method not found", fmt.Sprintf("method %q is not served by this device", req.Method))
-	}
-}
-
-func (d *dispatcher) notification(set *dispatchSettings, req *jsonrpc2.Request) {
-	if req.Method != MethodAIMessage {
-		set.log.Debug("ignoring notification", "method", req.Method)
-		return
-	}
-	var m AIMessage
-	if req.Params == nil || json.Unmarshal(*req.Params, &m) != nil {
-		set.log.Debug("ignoring ai message with unreadable params")
-		return
-	}
-	set.render(m)
-}
-
 // call is one admitted execute.
 type call struct {
 	tool  *tools.Tool
@@ -138,39 +99,6 @@ type replier interface {
 
 // errNotSent is a result whose asker is gone: the line closed, or the local caller gave up.
 var errNotSent = errors.New("nobody to answer")
-
-// lineReply answers a request of the server on the line.
-type lineReply struct {
-	d    *dispatcher
-	conn *jsonrpc2.Conn
-	id   jsonrpc2.ID
-}
-
-func (r lineReply) result(ctx context.Context, v any) error {
-	err := r.conn.Reply(ctx, r.id, v)
-	if errors.Is(err, jsonrpc2.ErrClosed) {
-		return errNotSent
-	}
-	return err
-}
-
-func (r lineReply) fail(code int64, message, details string) {
-	r.d.replyError(r.conn, r.id, code, message, details)
-}
-
-func (d *dispatcher) execute(ctx context.Context, conn *jsonrpc2.Conn, set *dispatchSettings, req *jsonrpc2.Request) {
-	p, err := parseExecute(req.Params)
-	if err != nil {
-		d.replyError(conn, req.ID, CodeInvalidParams, "Invalid params", err.Error())
-		return
-	}
-	c, refused := d.accept(set, p.ToolName, p.ToolInput, ViaServer, lineReply{d, conn, req.ID})
-	if refused != nil {
-		d.replyError(conn, req.ID, refused.Code, refused.Message, refused.Details)
-		return
-	}
-	go d.run(ctx, c)
-}
 
 // accept validates a call and admits it, for the server (via ViaServer) or a local caller; the
 // caller runs the call it returns, or answers the error: -32602 for invalid input, -32002 when
@@ -216,20 +144,6 @@ func (d *dispatcher) admit(slots chan struct{}, local bool) string {
 	default:
 		return fmt.Sprintf("%d calls already in flight", cap(slots))
 	}
-}
-
-func parseExecute(raw *json.RawMessage) (ExecuteParams, error) {
-	var p ExecuteParams
-	if raw == nil || string(*raw) == "null" {
-		return p, errors.New("params are required: {\"tool_name\":...,\"tool_input\":{...}}")
-	}
-	if err := json.Unmarshal(*raw, &p); err != nil {
-		return p, fmt.Errorf("params must be an object with tool_name (string) and tool_input (object): %w", err)
-	}
-	if p.ToolName == "" {
-		return p, errors.New("tool_name is required")
-	}
-	return p, nil
 }
 
 // run executes an admitted call and answers it exactly once: with the tool's result or error, with
@@ -370,16 +284,6 @@ func (d *dispatcher) resource(name string) chan struct{} {
 		d.resources[name] = sem
 	}
 	return sem
-}
-
-func (d *dispatcher) replyError(conn *jsonrpc2.Conn, id jsonrpc2.ID, code int64, message, details string) {
-	e := &jsonrpc2.Error{Code: code, Message: message}
-	if details != "" {
-		e.SetError(ErrorData{Details: details})
-	}
-	if err := conn.ReplyWithError(context.Background(), id, e); err != nil && !errors.Is(err, jsonrpc2.ErrClosed) {
-		d.settings.Load().log.Debug("cannot send error response", "code", code, "err", err)
-	}
 }
 
 // stop refuses new calls until resume.

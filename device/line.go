@@ -1,0 +1,348 @@
+package device
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/devicectl/devicectl/transport"
+)
+
+// line is one connection to the server, from a completed dial to its close. Its read loop is the
+// only reader of the stream: it hands the server's executes to the dispatcher (never waiting for
+// a tool), renders mcp/ai/message notifications inline, so in arrival order and never two at
+// once, and passes the answers to the device's own requests (mcp/registerTools) to whoever waits
+// for them. The agent's session goroutine owns the line: it starts the loop, sends the device's
+// requests, and closes the line, which waits for the loop to return.
+type line struct {
+	stream *wire
+	disp   *dispatcher
+	log    *slog.Logger
+
+	// ctx is the context of the calls the server makes on this line: cancelled once the line is
+	// gone, so tools stop working for an answer nobody can receive.
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	// answered is set once a call of the server has been answered on this line: the line served,
+	// and the back-off starts again from its base (see Backoff.ResetAfter).
+	answered atomic.Bool
+
+	mu      sync.Mutex
+	pending map[string]*request // the device's requests waiting for an answer, by the id's raw bytes
+
+	done chan struct{} // closed when the read loop has returned
+	err  error         // why the loop returned; written before done is closed
+}
+
+// newLine starts the read loop of stream; the caller must close the line.
+func newLine(stream *wire, disp *dispatcher, log *slog.Logger) *line {
+	ctx, cancel := context.WithCancel(context.Background())
+	l := &line{
+		stream:  stream,
+		disp:    disp,
+		log:     log,
+		ctx:     ctx,
+		cancel:  cancel,
+		pending: make(map[string]*request),
+		done:    make(chan struct{}),
+	}
+	go l.readLoop()
+	return l
+}
+
+// request is one of the device's requests on the line, waiting for the server's answer.
+//
+// The read loop hands the answer over on answer and then waits for handled, so that whatever the
+// owner does with the answer (marking the session registered) happens before the loop reads the
+// next message: a server may call a tool right after accepting the registration, and that call
+// must already see the registered state. An owner that stops waiting closes abandoned instead.
+type request struct {
+	id        string
+	answer    chan *message // unbuffered: a send is the owner's receive
+	handled   chan struct{}
+	abandoned chan struct{}
+	finished  bool // the owner has closed handled or abandoned; owner-only
+}
+
+// finish releases the read loop from a request the owner got the answer of (or gave up on).
+// Called by the owner, once it is done with the request, on every path.
+func (r *request) finish(got bool) {
+	if r == nil || r.finished {
+		return
+	}
+	r.finished = true
+	if got {
+		close(r.handled)
+	} else {
+		close(r.abandoned)
+	}
+}
+
+// call sends one of the device's requests and returns what to wait on for its answer.
+func (l *line) call(id, method string, params any) (*request, error) {
+	raw, err := json.Marshal(id)
+	if err != nil {
+		return nil, err
+	}
+	r := &request{id: string(raw), answer: make(chan *message), handled: make(chan struct{}), abandoned: make(chan struct{})}
+	l.mu.Lock()
+	l.pending[r.id] = r
+	l.mu.Unlock()
+	if err := l.stream.WriteRequest(raw, method, params); err != nil {
+		l.forget(r)
+		return nil, err
+	}
+	return r, nil
+}
+
+// forget drops r from the requests the loop can answer; the owner calls it when it stops waiting.
+func (l *line) forget(r *request) {
+	if r == nil {
+		return
+	}
+	l.mu.Lock()
+	delete(l.pending, r.id)
+	l.mu.Unlock()
+	r.finish(false)
+}
+
+// close closes the line with status 1000 (a no-op when the line is already gone), waits for the
+// read loop to return and cancels the calls still running on it.
+func (l *line) close() {
+	if err := l.stream.Close(); err != nil {
+		l.log.Debug("closing the line", "err", err)
+	}
+	<-l.done
+}
+
+// lost reports why the read loop ended: the line is gone.
+func (l *line) lost() error {
+	<-l.done
+	return l.err
+}
+
+func (l *line) readLoop() {
+	defer close(l.done)
+	defer l.cancel()
+	for {
+		m, err := l.stream.Read()
+		if err != nil {
+			l.err = err
+			return
+		}
+		l.handle(m)
+	}
+}
+
+// handle deals with one message without waiting for any tool.
+func (l *line) handle(m *message) {
+	set := l.disp.settings.Load()
+	defer func() {
+		if p := recover(); p != nil {
+			set.log.Error("panic handling message", "method", m.Method, "panic", p, "stack", string(debug.Stack()))
+			if m.Kind == kindRequest {
+				l.replyError(m.ID, CodeInternal, "Internal error", "")
+			}
+		}
+	}()
+	switch m.Kind {
+	case kindRequest:
+		if m.Method != MethodExecute {
+			l.replyError(m.ID, CodeMethodNotFound, "Method not found", fmt.Sprintf("method %q is not served by this device", m.Method))
+			return
+		}
+		l.execute(set, m)
+	case kindNotification:
+		l.notification(set, m)
+	case kindResponse:
+		l.response(m)
+	}
+}
+
+func (l *line) execute(set *dispatchSettings, m *message) {
+	p, err := parseExecute(m.Params)
+	if err != nil {
+		l.replyError(m.ID, CodeInvalidParams, "Invalid params", err.Error())
+		return
+	}
+	c, refused := l.disp.accept(set, p.ToolName, p.ToolInput, ViaServer, lineReply{l, m.ID})
+	if refused != nil {
+		l.replyError(m.ID, refused.Code, refused.Message, refused.Details)
+		return
+	}
+	go l.disp.run(l.ctx, c)
+}
+
+func parseExecute(raw json.RawMessage) (ExecuteParams, error) {
+	var p ExecuteParams
+	if len(raw) == 0 || string(raw) == "null" {
+		return p, errors.New("params are required: {\"tool_name\":...,\"tool_input\":{...}}")
+	}
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return p, fmt.Errorf("params must be an object with tool_name (string) and tool_input (object): %w", err)
+	}
+	if p.ToolName == "" {
+		return p, errors.New("tool_name is required")
+	}
+	return p, nil
+}
+
+func (l *line) notification(set *dispatchSettings, m *message) {
+	if m.Method != MethodAIMessage {
+		set.log.Debug("ignoring notification", "method", m.Method)
+		return
+	}
+	var msg AIMessage
+	if len(m.Params) == 0 || json.Unmarshal(m.Params, &msg) != nil {
+		set.log.Debug("ignoring ai message with unreadable params")
+		return
+	}
+	set.render(msg)
+}
+
+// response hands the answer to one of the device's requests to its owner, and waits until the
+// owner has dealt with it (see request).
+func (l *line) response(m *message) {
+	l.mu.Lock()
+	r := l.pending[string(m.ID)]
+	delete(l.pending, string(m.ID))
+	l.mu.Unlock()
+	if r == nil {
+		l.log.Debug("ignoring a response to no request of the device", "id", string(m.ID))
+		return
+	}
+	select {
+	case r.answer <- m:
+		<-r.handled
+	case <-r.abandoned:
+	}
+}
+
+// replyError answers the request of id with an error, and reports whether it was sent.
+func (l *line) replyError(id json.RawMessage, code int64, message, details string) bool {
+	var data any
+	if details != "" {
+		data = ErrorData{Details: details}
+	}
+	if err := l.stream.WriteError(id, code, message, data); err != nil {
+		l.log.Debug("cannot send error response", "code", code, "err", err)
+		return false
+	}
+	return true
+}
+
+// lineReply answers a request of the server on the line, echoing its id byte for byte.
+type lineReply struct {
+	l  *line
+	id json.RawMessage
+}
+
+func (r lineReply) result(_ context.Context, v any) error {
+	err := r.l.stream.WriteResult(r.id, v)
+	if err == nil {
+		r.l.answered.Store(true)
+		return nil
+	}
+	select {
+	case <-r.l.stream.Done():
+		return errNotSent
+	default:
+		return err // v did not marshal
+	}
+}
+
+func (r lineReply) fail(code int64, message, details string) {
+	if r.l.replyError(r.id, code, message, details) {
+		r.l.answered.Store(true)
+	}
+}
+
+// --- A stand-in for transport's message API until it lands; see wire. ---
+
+type kind uint8
+
+const (
+	kindRequest kind = iota + 1
+	kindNotification
+	kindResponse
+)
+
+// message is one JSON-RPC message as the line reads it.
+type message struct {
+	Kind   kind
+	ID     json.RawMessage // raw bytes as received; nil for a notification
+	Method string
+	Params json.RawMessage
+	Result json.RawMessage
+	Error  *jsonrpc2.Error
+}
+
+// wire reads and writes messages on a transport.Stream.
+type wire struct{ *transport.Stream }
+
+func (w *wire) Read() (*message, error) {
+	var raw struct {
+		ID     *json.RawMessage `json:"id"`
+		Method *string          `json:"method"`
+		Params json.RawMessage  `json:"params"`
+		Result json.RawMessage  `json:"result"`
+		Error  *jsonrpc2.Error  `json:"error"`
+	}
+	if err := w.ReadObject(&raw); err != nil {
+		return nil, err
+	}
+	m := &message{Params: raw.Params, Result: raw.Result, Error: raw.Error}
+	if raw.ID != nil {
+		m.ID = *raw.ID
+	}
+	switch {
+	case raw.Method != nil && raw.ID != nil:
+		m.Kind, m.Method = kindRequest, *raw.Method
+	case raw.Method != nil:
+		m.Kind, m.Method = kindNotification, *raw.Method
+	default:
+		m.Kind = kindResponse
+	}
+	return m, nil
+}
+
+func (w *wire) WriteResult(id json.RawMessage, result any) error {
+	b, err := json.Marshal(result)
+	if err != nil {
+		return err
+	}
+	return w.WriteObject(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Result  json.RawMessage `json:"result"`
+	}{"2.0", id, b})
+}
+
+func (w *wire) WriteError(id json.RawMessage, code int64, msg string, data any) error {
+	e := &jsonrpc2.Error{Code: code, Message: msg}
+	if data != nil {
+		e.SetError(data)
+	}
+	return w.WriteObject(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   *jsonrpc2.Error `json:"error"`
+	}{"2.0", id, e})
+}
+
+func (w *wire) WriteRequest(id json.RawMessage, method string, params any) error {
+	return w.WriteObject(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		Method  string          `json:"method"`
+		Params  any             `json:"params"`
+		ID      json.RawMessage `json:"id"`
+	}{"2.0", method, params, id})
+}
