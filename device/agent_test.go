@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -133,14 +135,13 @@ func resultOrError(r *jsonrpc2.Response) string {
 	return string(*r.Result)
 }
 
+// waitState waits until a is in state want; it wakes on each change of state, not by polling.
 func waitState(t *testing.T, a *device.Agent, want device.State) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for a.State() != want {
-		if time.Now().After(deadline) {
-			t.Fatalf("state = %v, want %v", a.State(), want)
-		}
-		time.Sleep(time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := a.WaitState(ctx, want); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -202,6 +203,51 @@ func TestRefusedRegistrationBacksOff(t *testing.T) {
 		if w < 100*time.Millisecond || w > ceiling {
 			t.Errorf("wait %d = %v, want within [100ms, %v]", i, w, ceiling)
 		}
+	}
+}
+
+// The back-off starts again from its base after a line that served (PROTOCOL.md "Session"), and
+// climbs while the server drops the device right after accepting it. The device's clock is a fake
+// one the test moves, and every wait is drawn at its ceiling, Min·2^(n+1), so the waits say which
+// attempt the device thought it was on.
+func TestBackoffAfterARegisteredLine(t *testing.T) {
+	const minWait = 100 * time.Millisecond
+	climbing := []time.Duration{2 * minWait, 4 * minWait, 8 * minWait, 16 * minWait}
+	fresh := []time.Duration{2 * minWait, 2 * minWait, 2 * minWait, 2 * minWait}
+	for _, tc := range []struct {
+		name   string
+		during func(t *testing.T, d *agenttest.Device, clock *fakeClock) // between registration and drop
+		want   []time.Duration
+	}{
+		{"dropped right after registering", func(*testing.T, *agenttest.Device, *fakeClock) {}, climbing},
+		{"dropped after 2s, no call", func(_ *testing.T, _ *agenttest.Device, c *fakeClock) { c.Advance(2 * time.Second) }, climbing},
+		{"served 8s", func(_ *testing.T, _ *agenttest.Device, c *fakeClock) { c.Advance(8 * time.Second) }, fresh},
+		{"answered a call", func(t *testing.T, d *agenttest.Device, _ *fakeClock) {
+			if resp := execute(t, d, "amplify_volume", `{"level":3}`); resp.Error != nil {
+				t.Fatal(resp.Error)
+			}
+		}, fresh},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			checkLeaks(t)
+			srv := startServer(t, nil)
+			var sl sleeps
+			a := newAgent(t, device.Options{URL: srv.URL(), Sleep: sl.sleep, Backoff: device.Backoff{Min: minWait, Max: time.Minute}})
+			clock := newFakeClock()
+			a.SetTestClock(clock.Now, func() float64 { return 1 })
+			runAgent(t, a)
+			for range len(tc.want) {
+				d := waitDevice(t, srv)
+				waitState(t, a, device.Registered)
+				tc.during(t, d, clock)
+				d.Close()
+				<-d.Done()
+			}
+			waitDevice(t, srv)
+			if got := sl.all(); !slices.Equal(got, tc.want) {
+				t.Errorf("back-off waits %v, want %v", got, tc.want)
+			}
+		})
 	}
 }
 
@@ -429,20 +475,17 @@ func TestHalfOpenLineDetected(t *testing.T) {
 	})
 	runAgent(t, a)
 	first := waitDevice(t, srv)
+	if e := nextEvent(t, srv); e.Kind != agenttest.Registered || e.Device != first {
+		t.Fatalf("first event %v, want the first registration", e.Kind)
+	}
 	px.freeze()
-	deadline := time.After(10 * time.Second)
 	for {
-		d, ok := srv.Device(testMAC)
-		if ok && d != first {
-			if resp := execute(t, d, "amplify_volume", `{"level":1}`); resp.Error != nil {
+		e := nextEvent(t, srv) // fails the test after 10s without one
+		if e.Kind == agenttest.Registered && e.Device != first {
+			if resp := execute(t, e.Device, "amplify_volume", `{"level":1}`); resp.Error != nil {
 				t.Fatalf("after recovery: %v", resp.Error)
 			}
 			break
-		}
-		select {
-		case <-deadline:
-			t.Fatal("device did not notice the dead line and come back within 10s")
-		case <-time.After(10 * time.Millisecond):
 		}
 	}
 	if _, ok := states.Load(device.BackingOff); !ok {
@@ -455,10 +498,10 @@ func TestStopDrainsRunningCallsAndClosesNormally(t *testing.T) {
 	checkLeaks(t)
 	p := newPeer(t)
 	reg := seedRegistry(t, sim.NewSpeaker(nil), sim.NewFace(nil))
-	started := make(chan struct{})
+	started, finish := make(chan struct{}), make(chan struct{})
 	if err := reg.Add(testTool(t, "takes_a_while", 0, nil, func(ctx context.Context, _ json.RawMessage) (any, error) {
 		close(started)
-		time.Sleep(200 * time.Millisecond)
+		<-finish // ignores its context: only the drain lets it answer
 		return "finished", nil
 	})); err != nil {
 		t.Fatal(err)
@@ -474,6 +517,9 @@ func TestStopDrainsRunningCallsAndClosesNormally(t *testing.T) {
 	<-started
 	stopped := make(chan struct{})
 	go func() { stop(); close(stopped) }()
+	// The call is still running when the stop begins; it finishes only once the agent drains.
+	waitState(t, a, device.Stopping)
+	close(finish)
 	if got := l.recv(); !sameJSON(got, []byte(`{"jsonrpc":"2.0","id":"w","result":"finished"}`)) {
 		t.Errorf("running call at stop answered %s", got)
 	}
@@ -591,20 +637,21 @@ func TestCheck(t *testing.T) {
 		return ctx.Err()
 	}
 	a := newAgent(t, device.Options{URL: url, Backoff: device.Backoff{Min: time.Millisecond, Max: time.Millisecond}, Sleep: stuck})
+	clock := newFakeClock()
+	a.SetTestClock(clock.Now, rand.Float64)
 	runAgent(t, a)
 	<-asleep
 	if err := a.Check(); err != nil {
 		t.Errorf("Check at the start of a back-off = %v, want nil", err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for a.Check() == nil {
-		if time.Now().After(deadline) {
-			t.Fatal("Check still content 5s into a 1ms back-off")
-		}
-		time.Sleep(50 * time.Millisecond)
+	// Within the bound's slack (a second), then past it.
+	clock.Advance(900 * time.Millisecond)
+	if err := a.Check(); err != nil {
+		t.Errorf("Check 900ms into a 1ms back-off = %v, want nil (within the slack)", err)
 	}
-	if err := a.Check(); !strings.Contains(err.Error(), "backing off for") {
-		t.Errorf("Check = %v, want it to name the stuck back-off", err)
+	clock.Advance(200 * time.Millisecond)
+	if err := a.Check(); err == nil || !strings.Contains(err.Error(), "backing off for 1.1s") {
+		t.Errorf("Check 1.1s into a 1ms back-off = %v, want it to name the stuck back-off", err)
 	}
 
 	// Registered, with pongs every 20ms: content for longer than a ping interval and timeout.

@@ -143,15 +143,20 @@ func runScript(t *testing.T, file string) {
 	}
 }
 
-// waitRendered waits until the renderer has written exactly want; rendering happens on the agent's
-// goroutine, after the frame that causes it has been read.
+// waitRendered waits until the renderer has written exactly want; rendering happens on the line's
+// read loop, after the frame that causes it has been read. It wakes on each write, not by polling.
 func waitRendered(t *testing.T, out *lockedBuffer, want, where string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for out.String() != want {
-		if time.Now().After(deadline) {
+	deadline := time.After(5 * time.Second)
+	for {
+		got, changed := out.next()
+		if got == want {
+			return
+		}
+		select {
+		case <-changed:
+		case <-deadline:
 			t.Fatalf("%s: rendered %q, want %q", where, out.String(), want)
 		}
-		time.Sleep(time.Millisecond)
 	}
 }

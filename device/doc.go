@@ -8,19 +8,35 @@
 // Agent.Run loops: dial (transport.Dial), register (a request with a fresh string id, answered
 // within RegisterTimeout), serve until the line is lost, back off, and start again; every
 // connection registers anew. A refused or unanswered registration closes the line and backs off
-// like any other failure. Back-off waits are random in [Min, min(Max, Min·2^(n+1))] and start again
-// from Min only once a session stayed registered for ResetAfter, so neither a dead server nor one
-// that accepts and drops can make a device spin.
+// like any other failure. Back-off waits are random in [Min, min(Max, Min·2^(n+1))]. A line that
+// was registered and then served (answered a call, or stayed up Backoff.ResetAfter, 3s by
+// default) starts the count again from Min; one that fails before registering, or is dropped right
+// after, keeps it climbing, so neither a dead server nor one that accepts and drops can make a
+// device spin.
+//
+// Run's goroutine owns the session: the options in force, the line, the state and the back-off.
+// Restart and SetRegistry hand it their changes through a one-slot inbox (a later change is folded
+// into one still pending) and return at once; State and Check read a snapshot it publishes.
+//
+// # The line
+//
+// Each connection has one read loop (line.go), the only reader of the stream. The server's
+// executes go to the dispatcher, which admits or refuses them at once, so the loop never waits for
+// a tool; unknown methods are answered -32601; notifications are handled right there, so AI
+// messages render strictly in arrival order, never two at once; answers to the device's own
+// requests go to whoever waits for them, found by the id's raw bytes. Ids are echoed as received,
+// byte for byte. The loop waits for the session to take the answer to a registration before it
+// reads on, so a call right behind the acceptance already sees the session registered.
+// sourcegraph/jsonrpc2 supplies only the Error type and the error codes here.
 //
 // # Calls
 //
-// jsonrpc2 delivers every message from one read loop. Notifications are handled right there, so
-// AI messages render strictly in arrival order. An execute is validated against the tool's schema
-// (-32602 with data.details on failure), then admitted if fewer than MaxInFlight calls run (else
-// -32002 at once), and runs on its own goroutine: resources the tool names are locked in sorted
-// order so two calls never drive the same hardware at once, the tool's timeout answers -32001 if it
-// fires first, a panic answers -32603, and a tool's own error answers -32000 with its message. Each
-// request is answered exactly once.
+// An execute is validated against the tool's schema (-32602 with data.details on failure), then
+// admitted if fewer than MaxInFlight calls run (else -32002 at once), and runs on its own
+// goroutine: resources the tool names are locked in sorted order so two calls never drive the
+// same hardware at once, the tool's timeout answers -32001 if it fires first, a panic answers
+// -32603, and a tool's own error answers -32000 with its message. Each request is answered exactly
+// once.
 //
 // # Stopping
 //

@@ -135,6 +135,26 @@ func (s *sleeps) all() []time.Duration {
 	return append([]time.Duration(nil), s.d...)
 }
 
+// fakeClock is a clock the test moves by hand, for Agent.SetTestClock.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newFakeClock() *fakeClock { return &fakeClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)} }
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
 // checkLeaks fails the test if goroutines it started outlive it; register it first.
 func checkLeaks(t *testing.T) { leakcheck.Check(t) }
 

@@ -226,17 +226,15 @@ func (l *line) response(m *message) {
 	}
 }
 
-// replyError answers the request of id with an error, and reports whether it was sent.
-func (l *line) replyError(id json.RawMessage, code int64, message, details string) bool {
+// replyError answers the request of id with an error.
+func (l *line) replyError(id json.RawMessage, code int64, message, details string) {
 	var data any
 	if details != "" {
 		data = ErrorData{Details: details}
 	}
 	if err := l.stream.WriteError(id, code, message, data); err != nil {
 		l.log.Debug("cannot send error response", "code", code, "err", err)
-		return false
 	}
-	return true
 }
 
 // lineReply answers a request of the server on the line, echoing its id byte for byte.
@@ -245,10 +243,13 @@ type lineReply struct {
 	id json.RawMessage
 }
 
+// result and fail mark the line as having served before they write: the call was served even if
+// the line fails under the answer, and a test that closes the line on reading the answer finds
+// the mark already made.
 func (r lineReply) result(_ context.Context, v any) error {
+	r.l.answered.Store(true)
 	err := r.l.stream.WriteResult(r.id, v)
 	if err == nil {
-		r.l.answered.Store(true)
 		return nil
 	}
 	select {
@@ -260,9 +261,8 @@ func (r lineReply) result(_ context.Context, v any) error {
 }
 
 func (r lineReply) fail(code int64, message, details string) {
-	if r.l.replyError(r.id, code, message, details) {
-		r.l.answered.Store(true)
-	}
+	r.l.answered.Store(true)
+	r.l.replyError(r.id, code, message, details)
 }
 
 // --- A stand-in for transport's message API until it lands; see wire. ---

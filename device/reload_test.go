@@ -195,6 +195,40 @@ func TestRestartCutsBackOffShort(t *testing.T) {
 	}
 }
 
+// A SetRegistry right after a Restart, before the agent has acted on it, is not lost: the new
+// session declares the registry set last, whether the Restart was still waiting or under way.
+func TestSetRegistryAfterRestartWins(t *testing.T) {
+	checkLeaks(t)
+	srv := startServer(t, nil)
+	blocked := func(ctx context.Context, _ time.Duration) error {
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	opts := device.Options{URL: "ws://127.0.0.1:1/", MAC: testMAC, Sleep: blocked, Registry: registryOf(t, "alpha")}
+	a := newAgent(t, opts)
+	runAgent(t, a)
+	waitState(t, a, device.BackingOff)
+
+	opts.URL = srv.URL()
+	opts.Registry = registryOf(t, "beta")
+	if err := a.Restart(&opts); err != nil {
+		t.Fatal(err)
+	}
+	a.SetRegistry(registryOf(t, "gamma"))
+	// The new session may have declared beta before SetRegistry ran; then gamma follows on the
+	// same line. A lost SetRegistry never declares gamma, and nextEvent fails after 10s.
+	e := nextEvent(t, srv)
+	for e.Kind != agenttest.Registered || !slices.Equal(toolNamesOf(e.Device), []string{"gamma"}) {
+		if e.Kind != agenttest.Registered || !slices.Equal(toolNamesOf(e.Device), []string{"beta"}) {
+			t.Fatalf("after the restart: %v with %v, want registered [beta] or [gamma]", e.Kind, toolNamesOf(e.Device))
+		}
+		e = nextEvent(t, srv)
+	}
+	if resp := execute(t, e.Device, "gamma", `{}`); resp.Error != nil {
+		t.Errorf("calling gamma: %s", resultOrError(resp))
+	}
+}
+
 func TestRestartRejectsBadOptions(t *testing.T) {
 	srv := startServer(t, nil)
 	a := newAgent(t, device.Options{URL: srv.URL()})
