@@ -8,12 +8,13 @@ import (
 	"unicode/utf8"
 )
 
-// frameKind is what ReadObject does with a frame.
+// frameKind is what Read and ReadObject do with a frame.
 type frameKind uint8
 
 const (
-	// frameRequest and frameResponse go to jsonrpc2: the classifier has made
-	// sure they decode and that jsonrpc2 will echo the id exactly.
+	// frameRequest and frameResponse are handed to the reader: Read builds a
+	// Message from the members; ReadObject, after forConn, lets jsonrpc2
+	// decode the frame.
 	frameRequest frameKind = iota + 1
 	frameResponse
 	// frameInvalid is answered with -32600 Invalid Request.
@@ -21,7 +22,7 @@ const (
 	// frameUnparsable is answered with -32700 Parse error.
 	frameUnparsable
 	// frameDrop is logged and skipped, never answered: an error response that
-	// jsonrpc2 cannot use (no id, a bad id, a malformed error). Answering an
+	// nobody can use (no id, a bad id, a malformed error). Answering an
 	// error with an error is how two peers start an endless exchange, and
 	// every answer this package sends is itself an error response.
 	frameDrop
@@ -35,7 +36,7 @@ type verdict struct {
 	id []byte
 	// details says what is wrong, for data.details and the log.
 	details string
-	// env holds the members of a request or response, for decodeFast.
+	// env holds the members of a request or response, for Read.
 	env envelope
 }
 
@@ -56,7 +57,7 @@ var topNames = [...]string{nameJSONRPC, nameMethod, nameID, nameParams, nameResu
 type envelope struct {
 	jsonrpc, method, id, params, result, error []byte
 	// others is set when the message has members besides these (e.g.
-	// "meta"): jsonrpc2 keeps those, so only its own decoder will do.
+	// "meta"). Read ignores them; jsonrpc2 keeps them.
 	others bool
 }
 
@@ -81,18 +82,17 @@ func (e *envelope) slot(name []byte) *[]byte {
 // classify decides what to do with one text frame. It allocates nothing for a
 // well-formed message.
 //
-// Beyond the JSON-RPC 2.0 rules it closes the holes that would make jsonrpc2
-// v0.2.3 fail (any decode error there closes the whole connection) or
-// silently change a message:
+// Beyond the JSON-RPC 2.0 rules it refuses what different decoders would
+// read differently, so that Read, jsonrpc2 and the peer agree on a message:
 //   - encoding/json matches member names case-insensitively for structs but
 //     jsonrpc2 reads requests through a map, so "Method" or "ID" would be
 //     read one way by one decoder and another way by the other: a name that
 //     differs from a known one only in case is refused, as is a repeated one;
-//   - jsonrpc2 turns a negative id into a huge unsigned one and cannot decode
-//     a fraction or an exponent, so an id must be a string or a plain
-//     non-negative integer that fits int64: then the echo is byte-exact;
 //   - an "error" member that is not an object with an integer code and a
 //     string message would fail to decode.
+//
+// Ids follow checkID (any string or number); ReadObject narrows them further
+// with forConn.
 func classify(data []byte) verdict {
 	if !json.Valid(data) {
 		return verdict{kind: frameUnparsable, details: "the frame is not valid JSON"}
@@ -154,8 +154,8 @@ func classify(data []byte) verdict {
 	}
 	if bytes.Equal(env.id, jsonNull) {
 		// The peer could not tie its error to a request (e.g. it could not
-		// parse one of ours). jsonrpc2 would read the null id as 0 and might
-		// fail an unrelated call with it.
+		// parse one of ours): no pending call can use it. (jsonrpc2 would
+		// even read the null id as 0 and fail an unrelated call with it.)
 		return verdict{kind: frameDrop, details: "error response without an id: " + clip(env.error)}
 	}
 	return verdict{kind: frameResponse, env: env}
@@ -201,16 +201,56 @@ func checkEnvelope(env *envelope) string {
 	return checkID(env.id, env.error != nil)
 }
 
-// checkID reports what is wrong with a raw id: a request's id and a
-// response's id must be a string or a non-negative integer that fits int64.
-// nullOK lets an error response say that it has no id.
+// checkID reports what is wrong with a raw id: JSON-RPC 2.0 allows a string
+// or a number, and the id is echoed byte for byte, so any number token will
+// do (negative, fractional, with an exponent) and so will any string escape,
+// a lone surrogate such as "\ud800" included. A string must be valid UTF-8:
+// the echo goes back in a text frame, which must be UTF-8 (RFC 6455), and
+// replacing the bad bytes would no longer be an echo. nullOK lets an error
+// response say that it has no id.
 func checkID(raw []byte, nullOK bool) string {
 	switch c := raw[0]; {
 	case c == '"':
-		if !utf8.Valid(raw) { // jsonrpc2 would echo U+FFFD instead
+		if !utf8.Valid(raw) {
 			return `"id" is not valid UTF-8`
 		}
-		if loneSurrogate(raw) { // so would it for "\ud800": no Go string holds one
+		return ""
+	case c == '-' || c >= '0' && c <= '9':
+		return ""
+	case c == 'n' && nullOK:
+		return ""
+	}
+	return fmt.Sprintf(`"id" must be a string or a number, got %s`, kindOf(raw))
+}
+
+// forConn narrows a verdict for ReadObject, whose reader is a jsonrpc2.Conn:
+// jsonrpc2 v0.2.3 keeps an id as a Go string or a uint64, so it would turn a
+// negative id into a huge unsigned one, fail to decode a fraction or an
+// exponent (and close the whole connection), and echo a lone surrogate as
+// U+FFFD. Such a request or result is refused with -32600 instead, so a
+// jsonrpc2 peer never silently answers under another id; such an error
+// response is dropped, as classify drops every unusable one.
+func forConn(v verdict) verdict {
+	if v.kind != frameRequest && v.kind != frameResponse || v.env.id == nil {
+		return v
+	}
+	p := checkConnID(v.env.id)
+	switch {
+	case p == "":
+		return v
+	case v.env.error != nil:
+		return verdict{kind: frameDrop, details: p}
+	}
+	return invalid(echoID(v.env.id), p)
+}
+
+// checkConnID reports why jsonrpc2 could not echo an id that checkID
+// accepted: only a string that decodes to itself and a non-negative integer
+// that fits int64 survive its ID type unchanged.
+func checkConnID(raw []byte) string {
+	switch c := raw[0]; {
+	case c == '"':
+		if loneSurrogate(raw) { // no Go string holds one
 			return `"id" holds a lone UTF-16 surrogate escape, which cannot be echoed back`
 		}
 		return ""
@@ -222,12 +262,10 @@ func checkID(raw []byte, nullOK bool) string {
 			return fmt.Sprintf(`"id" must be a string or a non-negative integer up to %d, got %s`, int64(1<<63-1), clip(raw))
 		}
 		return ""
-	case c == '-':
-		return fmt.Sprintf(`"id" must be a string or a non-negative integer, got %s`, clip(raw))
-	case c == 'n' && nullOK:
-		return ""
+	case c == 'n':
+		return `"id" must be a string or a non-negative integer, got null`
 	}
-	return fmt.Sprintf(`"id" must be a string or a non-negative integer, got %s`, kindOf(raw))
+	return fmt.Sprintf(`"id" must be a string or a non-negative integer, got %s`, clip(raw))
 }
 
 var errorNames = [...]string{"code", "message", "data"}
@@ -374,8 +412,7 @@ func appendAnswer(dst []byte, v verdict) []byte {
 		return dst
 	}
 	dst = append(dst, `,"error":{"code":-32600,"message":"Invalid Request","data":{"details":`...)
-	details, _ := json.Marshal(v.details) // a string always marshals
-	dst = append(dst, details...)
+	dst = appendString(dst, v.details)
 	return append(dst, "}}}"...)
 }
 

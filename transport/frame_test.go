@@ -31,7 +31,9 @@ func TestClassifyKinds(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":"x","error":{"code":-32000,"message":"m","data":[1]}}`, frameResponse},
 		{`{"jsonrpc":"2.0","id":"x","error":{}}`, frameResponse},
 		{`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`, frameDrop},
-		{`{"jsonrpc":"2.0","id":1.5,"error":{"code":1,"message":"m"}}`, frameDrop},
+		{`{"jsonrpc":"2.0","id":1.5,"error":{"code":1,"message":"m"}}`, frameResponse},
+		{`{"jsonrpc":"2.0","id":-1,"method":"x"}`, frameRequest},
+		{`{"jsonrpc":"2.0","id":true,"error":{"code":1,"message":"m"}}`, frameDrop},
 		{`{"jsonrpc":"2.0","id":"x","error":{"code":1.5,"message":"m"}}`, frameDrop},
 		{`{"jsonrpc":"2.0","id":"x","error":{"code":1,"message":2}}`, frameDrop},
 		{`{"jsonrpc":"2.0","id":"x","error":{"code":1,"Code":"s"}}`, frameDrop},
@@ -47,6 +49,29 @@ func TestClassifyKinds(t *testing.T) {
 	} {
 		if got := classify([]byte(tc.frame)).kind; got != tc.want {
 			t.Errorf("classify(%s) = %v, want %v (details %q)", tc.frame, got, tc.want, classify([]byte(tc.frame)).details)
+		}
+	}
+}
+
+// TestForConn covers how ReadObject narrows the classifier's verdict to the
+// ids jsonrpc2 can echo.
+func TestForConn(t *testing.T) {
+	for _, tc := range []struct {
+		frame string
+		want  frameKind
+	}{
+		{`{"jsonrpc":"2.0","method":"x"}`, frameRequest},
+		{`{"jsonrpc":"2.0","id":"\ud83d\ude00","method":"x"}`, frameRequest},
+		{`{"jsonrpc":"2.0","id":9223372036854775807,"result":1}`, frameResponse},
+		{`{"jsonrpc":"2.0","id":-1,"method":"x"}`, frameInvalid},
+		{`{"jsonrpc":"2.0","id":"\ud800","method":"x"}`, frameInvalid},
+		{`{"jsonrpc":"2.0","id":1e0,"result":1}`, frameInvalid},
+		{`{"jsonrpc":"2.0","id":1.5,"error":{"code":1,"message":"m"}}`, frameDrop},
+		{`{"jsonrpc":"2.0","id":-0,"error":{"code":1,"message":"m"}}`, frameDrop},
+		{`{`, frameUnparsable},
+	} {
+		if got := forConn(classify([]byte(tc.frame))); got.kind != tc.want {
+			t.Errorf("forConn(classify(%s)) = %v, want %v (details %q)", tc.frame, got.kind, tc.want, got.details)
 		}
 	}
 }
@@ -90,7 +115,10 @@ func FuzzClassify(f *testing.F) {
 		if (v.kind == frameUnparsable) == json.Valid(data) {
 			t.Fatalf("kind %v for valid=%v JSON", v.kind, json.Valid(data))
 		}
-		switch v.kind {
+		if v.kind == frameRequest || v.kind == frameResponse {
+			checkMessage(t, data, v)
+		}
+		switch v := forConn(v); v.kind {
 		case frameRequest, frameResponse:
 			msg := reflect.New(messageType()).Interface()
 			if err := json.Unmarshal(data, msg); err != nil {
@@ -119,6 +147,44 @@ func FuzzClassify(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkMessage checks the Message Read builds from a frame against
+// encoding/json's reading of the same frame: the same method, the id and the
+// params or result byte for byte, the same error.
+func checkMessage(t *testing.T, data []byte, v verdict) {
+	t.Helper()
+	m, err := new(Stream).message(v.kind, &v.env)
+	if err != nil {
+		t.Fatalf("passed the frame rules but no Message: %v", err)
+	}
+	var want struct {
+		ID     json.RawMessage `json:"id"`
+		Method *string         `json:"method"`
+		Params json.RawMessage `json:"params"`
+		Result json.RawMessage `json:"result"`
+		Error  *jsonrpc2.Error `json:"error"`
+	}
+	if err := json.Unmarshal(data, &want); err != nil {
+		t.Fatalf("passed the frame rules but does not decode: %v", err)
+	}
+	wantKind := KindResponse
+	if want.Method != nil {
+		wantKind = KindRequest
+		if want.ID == nil {
+			wantKind = KindNotification
+		}
+		if m.Method != *want.Method {
+			t.Fatalf("method %q, encoding/json reads %q", m.Method, *want.Method)
+		}
+	}
+	if m.Kind != wantKind || !bytes.Equal(m.ID, want.ID) || !bytes.Equal(m.Params, want.Params) ||
+		!bytes.Equal(m.Result, want.Result) || errString(m.Error) != errString(want.Error) {
+		t.Fatalf("Message %s\nencoding/json reads %+v %s", show(m), want, errString(want.Error))
+	}
+	if m.ID != nil && checkWriteID(m.ID, false) != nil {
+		t.Fatalf("id %s could not be written back: %v", m.ID, checkWriteID(m.ID, false))
+	}
 }
 
 // checkIDRoundTrip decodes a frame the way jsonrpc2 does and checks that the

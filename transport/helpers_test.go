@@ -339,3 +339,48 @@ func newAcceptServer(t *testing.T, opts *AcceptOptions, streams chan<- *Stream) 
 	t.Cleanup(srv.Close)
 	return srv
 }
+
+// serveRead runs the device's kind of read loop over s: each request is
+// answered with echoResult through WriteResult, every other message goes to
+// msgs (when not nil). The loop ends with the line; the test's cleanup closes
+// s and waits for it.
+func serveRead(t testing.TB, s *Stream, msgs chan<- *Message) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			m, err := s.Read()
+			if err != nil {
+				return
+			}
+			if m.Kind == KindRequest {
+				if err := s.WriteResult(m.ID, echoResult{Method: m.Method, Params: m.Params}); err != nil {
+					return
+				}
+				continue
+			}
+			if msgs != nil {
+				select {
+				case msgs <- m:
+				case <-s.Done():
+					return
+				}
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		s.Close()
+		<-done
+	})
+}
+
+// dialRead dials url and serves the Stream with serveRead.
+func dialRead(t testing.TB, url string, opts *DialOptions, msgs chan<- *Message) *Stream {
+	t.Helper()
+	s, err := Dial(context.Background(), url, opts)
+	if err != nil {
+		t.Fatalf("Dial: %v", err)
+	}
+	serveRead(t, s, msgs)
+	return s
+}

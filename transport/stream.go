@@ -41,7 +41,8 @@ type Stream struct {
 	cfg  streamConfig
 	log  *slog.Logger
 
-	rbuf bytes.Buffer // ReadObject's frame buffer, reused across frames
+	rbuf       bytes.Buffer // Read's and ReadObject's frame buffer, reused across frames
+	lastMethod string       // the last method name Read decoded, reused (see methodName)
 
 	// Writes run without deadlines of their own (a per-write timer costs
 	// more than the rest of the write path); watchWrites enforces
@@ -78,38 +79,105 @@ func newStream(conn *websocket.Conn, cfg streamConfig, log *slog.Logger) *Stream
 	return s
 }
 
+// Read returns the next well-formed message. Malformed frames are answered
+// on the line (-32700 / -32600 with data.details, see PROTOCOL.md) and
+// skipped; an error response nobody can use (no id) is logged and skipped.
+// Any string or number id is accepted and kept byte for byte, except a
+// string that is not valid UTF-8, which could not be echoed in a text frame.
+//
+// Read returns an error only when the line is gone, and then the Stream is
+// already torn down (Done is closed). Call it from one goroutine at a time,
+// continuously: pongs are only seen while reading.
+func (s *Stream) Read() (*Message, error) {
+	for {
+		typ, data, err := s.readFrame()
+		if err != nil {
+			return nil, err
+		}
+		vd := frameVerdict(typ, data)
+		if vd.kind == frameRequest || vd.kind == frameResponse {
+			m, err := s.message(vd.kind, &vd.env)
+			if err == nil {
+				s.releaseFrame()
+				return m, nil
+			}
+			// Not expected: classify exists to rule this out.
+			s.log.Error("message passed the frame rules but did not decode", "err", err, "bytes", len(data))
+			vd = invalid(nil, "the message could not be decoded: "+err.Error())
+		}
+		s.refuse(vd, len(data))
+		s.releaseFrame()
+	}
+}
+
+// readFrame reads the next frame into rbuf. On error the Stream is torn down.
+func (s *Stream) readFrame() (websocket.MessageType, []byte, error) {
+	// No deadline and no cancellation: coder/websocket closes the socket
+	// when a read's context ends, and teardown closes the connection
+	// itself, which ends a blocked read.
+	typ, r, err := s.conn.Reader(context.Background())
+	if err == nil {
+		s.heard()
+		s.rbuf.Reset()
+		_, err = s.rbuf.ReadFrom(r)
+	}
+	if err != nil {
+		err = fmt.Errorf("transport: read: %w", err)
+		if errors.Is(err, websocket.ErrMessageTooBig) {
+			s.log.Warn("message over the read limit: closing the connection", "limit", s.cfg.readLimit)
+		}
+		// Graceful: coder/websocket has already sent the close frame for a
+		// protocol error or an oversized message; wait (bounded) for the
+		// peer's reply so the peer reads our reason.
+		s.teardown(err, true)
+		return 0, nil, err
+	}
+	return typ, s.rbuf.Bytes(), nil
+}
+
+// releaseFrame ends the use of the frame readFrame returned, dropping the
+// buffer when a big message grew it.
+func (s *Stream) releaseFrame() {
+	if s.rbuf.Cap() > keptBufferCap {
+		s.rbuf = bytes.Buffer{}
+	}
+}
+
+// frameVerdict classifies one frame of any type.
+func frameVerdict(typ websocket.MessageType, data []byte) verdict {
+	if typ != websocket.MessageText {
+		return invalid(nil, "binary frame: each message must be a JSON text frame")
+	}
+	return classify(data)
+}
+
+// refuse answers a frameInvalid or frameUnparsable verdict on the line, or
+// logs a frameDrop one.
+func (s *Stream) refuse(vd verdict, size int) {
+	if vd.kind == frameDrop {
+		s.log.Warn("dropped an unusable error response from the peer", "details", vd.details)
+		return
+	}
+	s.log.Warn("answered a malformed frame", "parse_error", vd.kind == frameUnparsable, "details", vd.details, "bytes", size)
+	if err := s.write(appendAnswer(nil, vd)); err != nil {
+		// The line is gone; the next read reports it.
+		s.log.Debug("could not answer a malformed frame", "err", err)
+	}
+}
+
 // ReadObject reads the next well-formed JSON-RPC message into v, which is
 // what jsonrpc2 passes (its internal message type). Malformed frames are
-// answered on the line and skipped (see classify); an error response that
-// cannot be used is logged and skipped. ReadObject returns an error only when
-// the line is gone, and then the Stream is already torn down (Done is
-// closed).
+// answered on the line and skipped as Read does; so are ids jsonrpc2 would
+// change (see forConn). ReadObject returns an error only when the line is
+// gone, and then the Stream is already torn down (Done is closed).
 func (s *Stream) ReadObject(v any) error {
 	for {
-		// No deadline and no cancellation: coder/websocket closes the
-		// socket when a read's context ends, and teardown closes the
-		// connection itself, which ends a blocked read.
-		typ, r, err := s.conn.Reader(context.Background())
-		if err == nil {
-			s.heard()
-			s.rbuf.Reset()
-			_, err = s.rbuf.ReadFrom(r)
-		}
+		typ, data, err := s.readFrame()
 		if err != nil {
-			err = fmt.Errorf("transport: read: %w", err)
-			if errors.Is(err, websocket.ErrMessageTooBig) {
-				s.log.Warn("message over the read limit: closing the connection", "limit", s.cfg.readLimit)
-			}
-			// Graceful: coder/websocket has already sent the close frame
-			// for a protocol error or an oversized message; wait
-			// (bounded) for the peer's reply so the peer reads our reason.
-			s.teardown(err, true)
 			return err
 		}
-		ok := s.handle(typ, s.rbuf.Bytes(), v)
-		if s.rbuf.Cap() > keptBufferCap {
-			s.rbuf = bytes.Buffer{}
-		}
+		ok := s.handle(typ, data, v)
+		s.releaseFrame()
 		if ok {
 			return nil
 		}
@@ -119,12 +187,7 @@ func (s *Stream) ReadObject(v any) error {
 // handle classifies one frame and either decodes it into v (true) or answers
 // or drops it (false).
 func (s *Stream) handle(typ websocket.MessageType, data []byte, v any) bool {
-	var vd verdict
-	if typ != websocket.MessageText {
-		vd = invalid(nil, "binary frame: each message must be a JSON text frame")
-	} else {
-		vd = classify(data)
-	}
+	vd := forConn(frameVerdict(typ, data))
 	switch vd.kind {
 	case frameRequest, frameResponse:
 		if m := asWireMessage(v); m != nil && decodeFast(m, vd.kind, &vd.env) {
@@ -138,20 +201,71 @@ func (s *Stream) handle(typ websocket.MessageType, data []byte, v any) bool {
 		// this out. Answer rather than return it, which would close the line.
 		s.log.Error("message passed the frame rules but did not decode", "err", err, "bytes", len(data))
 		vd = invalid(nil, "the message could not be decoded: "+err.Error())
-	case frameDrop:
-		s.log.Warn("dropped an unusable error response from the peer", "details", vd.details)
-		return false
 	}
-	s.log.Warn("answered a malformed frame", "parse_error", vd.kind == frameUnparsable, "details", vd.details, "bytes", len(data))
-	if err := s.write(appendAnswer(nil, vd)); err != nil {
-		// The line is gone; the next Reader call reports it.
-		s.log.Debug("could not answer a malformed frame", "err", err)
-	}
+	s.refuse(vd, len(data))
 	return false
 }
 
-// encodeBufs pools WriteObject's encode buffers.
+// encodeBufs pools the writers' encode buffers.
 var encodeBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+func getBuf() *bytes.Buffer { return encodeBufs.Get().(*bytes.Buffer) }
+
+func putBuf(buf *bytes.Buffer) {
+	if buf.Cap() <= keptBufferCap {
+		buf.Reset()
+		encodeBufs.Put(buf)
+	}
+}
+
+// WriteResult writes a success response to the request with the given id,
+// which is written as given, byte for byte (nil is null). A json.RawMessage
+// result is written as is (compacted); anything else through encoding/json.
+//
+// WriteResult, WriteError, WriteRequest and WriteNotification write one
+// frame each and are safe for concurrent use. A write that fails, or that
+// makes no progress for WriteTimeout, tears the Stream down.
+func (s *Stream) WriteResult(id json.RawMessage, result any) error {
+	buf := getBuf()
+	defer putBuf(buf)
+	return s.send(buf, appendResult(buf, id, result))
+}
+
+// WriteError writes an error response to the request with the given id (nil
+// is null). data nil means no "data" member; a json.RawMessage is written as
+// is (compacted), anything else through encoding/json.
+func (s *Stream) WriteError(id json.RawMessage, code int64, message string, data any) error {
+	buf := getBuf()
+	defer putBuf(buf)
+	return s.send(buf, appendError(buf, id, code, message, data))
+}
+
+// WriteRequest writes a request with the given id (a JSON string or number
+// token, written as given). params nil means no "params" member.
+func (s *Stream) WriteRequest(id json.RawMessage, method string, params any) error {
+	if id == nil {
+		return fmt.Errorf("transport: encode: a request needs an id: %w", errBadID)
+	}
+	buf := getBuf()
+	defer putBuf(buf)
+	return s.send(buf, appendRequest(buf, id, method, params))
+}
+
+// WriteNotification writes a notification (a request without an id). params
+// nil means no "params" member.
+func (s *Stream) WriteNotification(method string, params any) error {
+	buf := getBuf()
+	defer putBuf(buf)
+	return s.send(buf, appendRequest(buf, nil, method, params))
+}
+
+// send writes the frame in buf unless building it failed.
+func (s *Stream) send(buf *bytes.Buffer, err error) error {
+	if err != nil {
+		return fmt.Errorf("transport: encode: %w", err)
+	}
+	return s.write(buf.Bytes())
+}
 
 // WriteObject marshals obj and writes it as one text frame. It is safe for
 // concurrent use (coder/websocket serialises whole messages). A write that

@@ -51,19 +51,13 @@ var frameRules = []struct {
 	{"method number", false, `{"jsonrpc":"2.0","id":7,"method":5}`, invalidFrame("7", `"method" must be a string, got a number`)},
 	{"method null", false, `{"jsonrpc":"2.0","id":7,"method":null}`, invalidFrame("7", `"method" must be a string, got null`)},
 	{"id object", false, `{"jsonrpc":"2.0","id":{"a":1},"method":"x"}`,
-		invalidFrame("null", `"id" must be a string or a non-negative integer, got an object`)},
-	{"id negative", false, `{"jsonrpc":"2.0","id":-1,"method":"x"}`,
-		invalidFrame("-1", `"id" must be a string or a non-negative integer, got -1`)},
-	{"id fraction", false, `{"jsonrpc":"2.0","id":1.5,"method":"x"}`,
-		invalidFrame("1.5", `"id" must be a string or a non-negative integer, got 1.5`)},
-	{"id exponent", false, `{"jsonrpc":"2.0","id":1e3,"method":"x"}`,
-		invalidFrame("1e3", `"id" must be a string or a non-negative integer, got 1e3`)},
-	{"id over int64", false, `{"jsonrpc":"2.0","id":9223372036854775808,"method":"x"}`,
-		invalidFrame("9223372036854775808", `"id" must be a string or a non-negative integer up to 9223372036854775807, got 9223372036854775808`)},
+		invalidFrame("null", `"id" must be a string or a number, got an object`)},
 	{"id null", false, `{"jsonrpc":"2.0","id":null,"method":"x"}`,
-		invalidFrame("null", `"id" must be a string or a non-negative integer, got null`)},
+		invalidFrame("null", `"id" must be a string or a number, got null`)},
 	{"id boolean", false, `{"jsonrpc":"2.0","id":true,"method":"x"}`,
-		invalidFrame("null", `"id" must be a string or a non-negative integer, got a boolean`)},
+		invalidFrame("null", `"id" must be a string or a number, got a boolean`)},
+	{"id not UTF-8", false, "{\"jsonrpc\":\"2.0\",\"id\":\"\xff\",\"method\":\"x\"}",
+		invalidFrame("null", `"id" is not valid UTF-8`)},
 	{"params string", false, `{"jsonrpc":"2.0","id":3,"method":"x","params":"s"}`,
 		invalidFrame("3", `"params" must be an object or an array, got a string`)},
 	{"params null", false, `{"jsonrpc":"2.0","id":3,"method":"x","params":null}`,
@@ -76,9 +70,7 @@ var frameRules = []struct {
 		invalidFrame("4", `the message has no "method" and no "result" or "error": it is neither a request nor a response`)},
 	{"response without id", false, `{"jsonrpc":"2.0","result":1}`, invalidFrame("null", `a response must have an "id"`)},
 	{"result with null id", false, `{"jsonrpc":"2.0","id":null,"result":1}`,
-		invalidFrame("null", `"id" must be a string or a non-negative integer, got null`)},
-	{"result with negative id", false, `{"jsonrpc":"2.0","id":-5,"result":1}`,
-		invalidFrame("-5", `"id" must be a string or a non-negative integer, got -5`)},
+		invalidFrame("null", `"id" must be a string or a number, got null`)},
 	{"name differs in case", false, `{"jsonrpc":"2.0","id":1,"Method":"x"}`,
 		invalidFrame("1", `member "Method" is not "method": member names are case-sensitive`)},
 	{"name folds to params", false, `{"jsonrpc":"2.0","id":1,"method":"x","paramſ":{}}`,
@@ -91,44 +83,117 @@ var frameRules = []struct {
 	// Not answered.
 	{"response nobody asked for", false, `{"jsonrpc":"2.0","id":"nobody","result":1}`, ""},
 	{"error response without id", false, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`, ""},
-	{"error response with bad id", false, `{"jsonrpc":"2.0","id":-1,"error":{"code":-32600,"message":"Invalid Request"}}`, ""},
+	{"error response with bad id", false, `{"jsonrpc":"2.0","id":true,"error":{"code":-32600,"message":"Invalid Request"}}`, ""},
+	{"error response with negative id", false, `{"jsonrpc":"2.0","id":-1,"error":{"code":-32600,"message":"Invalid Request"}}`, ""},
 	{"error not an object", false, `{"jsonrpc":"2.0","id":"x","error":"boom"}`, ""},
 	{"error code not an integer", false, `{"jsonrpc":"2.0","id":"x","error":{"code":"1","message":"m"}}`, ""},
 	{"error without jsonrpc", false, `{"id":"x","error":{"code":1,"message":"m"}}`, ""},
 	{"notification", false, `{"jsonrpc":"2.0","method":"note","params":[1]}`, ""},
 }
 
-// TestFrameRules sends each rule's frame to a device and checks the exact
-// answer, then that the same connection still serves a request.
+// idRules are the ids Read keeps byte for byte but a jsonrpc2.Conn cannot
+// (see forConn): read is the answer through Read, conn through ReadObject.
+var idRules = []struct {
+	name, frame, read, conn string
+}{
+	{"id negative", `{"jsonrpc":"2.0","id":-1,"method":"x"}`,
+		`{"jsonrpc":"2.0","id":-1,"result":{"method":"x"}}`,
+		invalidFrame("-1", `"id" must be a string or a non-negative integer, got -1`)},
+	{"id fraction", `{"jsonrpc":"2.0","id":1.50,"method":"x"}`,
+		`{"jsonrpc":"2.0","id":1.50,"result":{"method":"x"}}`,
+		invalidFrame("1.50", `"id" must be a string or a non-negative integer, got 1.50`)},
+	{"id exponent", `{"jsonrpc":"2.0","id":1E+3,"method":"x"}`,
+		`{"jsonrpc":"2.0","id":1E+3,"result":{"method":"x"}}`,
+		invalidFrame("1E+3", `"id" must be a string or a non-negative integer, got 1E+3`)},
+	{"id over int64", `{"jsonrpc":"2.0","id":9223372036854775808,"method":"x"}`,
+		`{"jsonrpc":"2.0","id":9223372036854775808,"result":{"method":"x"}}`,
+		invalidFrame("9223372036854775808", `"id" must be a string or a non-negative integer up to 9223372036854775807, got 9223372036854775808`)},
+	{"id lone surrogate", `{"jsonrpc":"2.0","id":"\ud800x","method":"x"}`,
+		`{"jsonrpc":"2.0","id":"\ud800x","result":{"method":"x"}}`,
+		invalidFrame(`"\ud800x"`, `"id" holds a lone UTF-16 surrogate escape, which cannot be echoed back`)},
+	{"result with negative id", `{"jsonrpc":"2.0","id":-5,"result":1}`,
+		"", invalidFrame("-5", `"id" must be a string or a non-negative integer, got -5`)},
+	{"result with fractional id", `{"jsonrpc":"2.0","id":0.5,"result":1}`,
+		"", invalidFrame("0.5", `"id" must be a string or a non-negative integer, got 0.5`)},
+}
+
+// readers are the two ways to serve a Stream: the device's read loop over
+// Read, and a jsonrpc2.Conn over ReadObject (the agent and test side). Both
+// answer a request with echoResult.
+var readers = []struct {
+	name string
+	dial func(t *testing.T, url string, opts *DialOptions) *Stream
+}{
+	{"Read", func(t *testing.T, url string, opts *DialOptions) *Stream {
+		return dialRead(t, url, opts, make(chan *Message, 10))
+	}},
+	{"ReadObject", func(t *testing.T, url string, opts *DialOptions) *Stream {
+		_, s := dialConn(t, url, opts, echoHandler(make(chan *jsonrpc2.Request, 10)))
+		return s
+	}},
+}
+
+// TestFrameRules sends each rule's frame to a device, through either reader,
+// and checks the exact answer, then that the same connection still serves a
+// request.
 func TestFrameRules(t *testing.T) {
-	for _, tc := range frameRules {
-		t.Run(tc.name, func(t *testing.T) {
-			leakCheck(t)
-			srv := newRawServer(t, nil)
-			dialConn(t, srv.url(), nil, echoHandler(make(chan *jsonrpc2.Request, 1)))
-			c := srv.accept(t)
-
-			typ := websocket.MessageText
-			if tc.binary {
-				typ = websocket.MessageBinary
-			}
-			writeFrame(t, c, typ, []byte(tc.frame))
-			if tc.want != "" {
-				gotTyp, got := readFrame(t, c)
-				if gotTyp != websocket.MessageText || string(got) != tc.want {
-					t.Errorf("answer (%v):\n got %s\nwant %s", gotTyp, got, tc.want)
-				}
-			}
-
-			// Still serving: the next frame is the answer to this request,
-			// so nothing else was sent in between.
-			writeFrame(t, c, websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":"after","method":"ping"}`))
-			_, got := readFrame(t, c)
-			if want := `{"jsonrpc":"2.0","id":"after","result":{"method":"ping"}}`; string(got) != want {
-				t.Errorf("after the frame:\n got %s\nwant %s", got, want)
-			}
-		})
+	type rule struct {
+		name, frame, want string
+		binary            bool
 	}
+	for _, r := range readers {
+		rules := make([]rule, 0, len(frameRules)+len(idRules))
+		for _, tc := range frameRules {
+			rules = append(rules, rule{tc.name, tc.frame, tc.want, tc.binary})
+		}
+		for _, tc := range idRules {
+			want := tc.read
+			if r.name == "ReadObject" {
+				want = tc.conn
+			}
+			rules = append(rules, rule{tc.name, tc.frame, want, false})
+		}
+		for _, tc := range rules {
+			t.Run(r.name+"/"+tc.name, func(t *testing.T) {
+				leakCheck(t)
+				srv := newRawServer(t, nil)
+				r.dial(t, srv.url(), nil)
+				c := srv.accept(t)
+
+				typ := websocket.MessageText
+				if tc.binary {
+					typ = websocket.MessageBinary
+				}
+				writeFrame(t, c, typ, []byte(tc.frame))
+				if tc.want != "" {
+					gotTyp, got := readFrame(t, c)
+					if gotTyp != websocket.MessageText || !sameAnswer(t, got, tc.want) {
+						t.Errorf("answer (%v):\n got %s\nwant %s", gotTyp, got, tc.want)
+					}
+				}
+
+				// Still serving: the next frame is the answer to this
+				// request, so nothing else was sent in between.
+				writeFrame(t, c, websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":"after","method":"ping"}`))
+				_, got := readFrame(t, c)
+				if want := `{"jsonrpc":"2.0","id":"after","result":{"method":"ping"}}`; !sameAnswer(t, got, want) {
+					t.Errorf("after the frame:\n got %s\nwant %s", got, want)
+				}
+			})
+		}
+	}
+}
+
+// sameAnswer compares an answer with the expected frame: the Stream's own
+// answers and Read's writers byte for byte; a frame jsonrpc2 marshalled
+// (its member order is its own) by value, with the id byte for byte.
+func sameAnswer(t *testing.T, got []byte, want string) bool {
+	t.Helper()
+	if string(got) == want {
+		return true
+	}
+	return !bytes.HasPrefix(got, []byte(`{"jsonrpc"`)) && sameJSON(t, got, json.RawMessage(want)) &&
+		bytes.Equal(idOf(t, got), idOf(t, []byte(want)))
 }
 
 // TestIDsEchoed checks that valid ids reach the handler and come back exactly
