@@ -467,7 +467,7 @@ func (a *Agent) session(ctx context.Context) (served bool, err error) {
 	}
 	a.publish(func(s *status) { s.stream = stream })
 	a.disp.resume()
-	l := newLine(&wire{stream}, a.disp, a.log)
+	l := newLine(stream, a.disp, a.log)
 	served, err = a.serve(ctx, l)
 	l.close()
 	a.publish(func(s *status) { s.stream = nil })
@@ -540,7 +540,7 @@ func (r *registration) end(l *line) {
 }
 
 // answer reads the server's answer to a registration: nil for an acceptance.
-func (r *registration) answer(m *message) error {
+func (r *registration) answer(m *transport.Message) error {
 	if m.Error != nil {
 		return fmt.Errorf("registration refused: %d %s", m.Error.Code, m.Error.Message)
 	}
@@ -577,7 +577,7 @@ func (a *Agent) serve(ctx context.Context, l *line) (served bool, err error) {
 	}
 	defer func() { reg.end(l) }()
 	for {
-		var answered <-chan *message
+		var answered <-chan *transport.Message
 		var expired <-chan time.Time
 		if reg != nil {
 			answered, expired = reg.req.answer, reg.timer.C

@@ -160,3 +160,39 @@ func waitRendered(t *testing.T, out *lockedBuffer, want, where string) {
 		}
 	}
 }
+
+// TestIDsEchoedByteForByte sends executes whose ids JSON-RPC 2.0 allows but a decode and
+// re-encode would respell (negative, fractional, exponent, beyond 64 bits, escapes) and checks
+// that each answer carries the id exactly as sent: the conformance scripts compare JSON values,
+// which would not see 1.50 come back as 1.5.
+func TestIDsEchoedByteForByte(t *testing.T) {
+	checkLeaks(t)
+	p := newPeer(t)
+	a := newAgent(t, device.Options{URL: p.url()})
+	runAgent(t, a)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	l := p.accept(ctx)
+	l.recv() // registration
+	l.send(websocket.MessageText, `{"jsonrpc":"2.0","id":"reg-1","result":{"status":"registered"}}`)
+	for _, id := range []string{`-7`, `-1.50`, `1e3`, `2.5E-3`, `123456789012345678901234567890`, `"\u0041b"`, `"a\/b"`, `""`} {
+		for _, frame := range []string{
+			`{"jsonrpc":"2.0","method":"mcp/tool/execute","params":{"tool_name":"amplify_volume","tool_input":{"level":4}},"id":` + id + `}`,
+			`{"jsonrpc":"2.0","method":"mcp/tool/execute","params":{"tool_name":"amplify_volume","tool_input":{"level":"loud"}},"id":` + id + `}`,
+			`{"jsonrpc":"2.0","method":"no/such/method","id":` + id + `}`,
+		} {
+			l.send(websocket.MessageText, frame)
+			raw := l.recv()
+			var resp struct {
+				ID    json.RawMessage `json:"id"`
+				Error *struct{ Code int }
+			}
+			if err := json.Unmarshal(raw, &resp); err != nil {
+				t.Fatalf("answer %s: %v", raw, err)
+			}
+			if string(resp.ID) != id {
+				t.Errorf("id %s answered with id %s: %s", id, resp.ID, raw)
+			}
+		}
+	}
+}

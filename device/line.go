@@ -10,8 +10,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/sourcegraph/jsonrpc2"
-
 	"github.com/devicectl/devicectl/transport"
 )
 
@@ -22,7 +20,7 @@ import (
 // for them. The agent's session goroutine owns the line: it starts the loop, sends the device's
 // requests, and closes the line, which waits for the loop to return.
 type line struct {
-	stream *wire
+	stream *transport.Stream
 	disp   *dispatcher
 	log    *slog.Logger
 
@@ -43,7 +41,7 @@ type line struct {
 }
 
 // newLine starts the read loop of stream; the caller must close the line.
-func newLine(stream *wire, disp *dispatcher, log *slog.Logger) *line {
+func newLine(stream *transport.Stream, disp *dispatcher, log *slog.Logger) *line {
 	ctx, cancel := context.WithCancel(context.Background())
 	l := &line{
 		stream:  stream,
@@ -66,7 +64,7 @@ func newLine(stream *wire, disp *dispatcher, log *slog.Logger) *line {
 // must already see the registered state. An owner that stops waiting closes abandoned instead.
 type request struct {
 	id        string
-	answer    chan *message // unbuffered: a send is the owner's receive
+	answer    chan *transport.Message // unbuffered: a send is the owner's receive
 	handled   chan struct{}
 	abandoned chan struct{}
 	finished  bool // the owner has closed handled or abandoned; owner-only
@@ -92,7 +90,7 @@ func (l *line) call(id, method string, params any) (*request, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &request{id: string(raw), answer: make(chan *message), handled: make(chan struct{}), abandoned: make(chan struct{})}
+	r := &request{id: string(raw), answer: make(chan *transport.Message), handled: make(chan struct{}), abandoned: make(chan struct{})}
 	l.mu.Lock()
 	l.pending[r.id] = r
 	l.mu.Unlock()
@@ -143,31 +141,31 @@ func (l *line) readLoop() {
 }
 
 // handle deals with one message without waiting for any tool.
-func (l *line) handle(m *message) {
+func (l *line) handle(m *transport.Message) {
 	set := l.disp.settings.Load()
 	defer func() {
 		if p := recover(); p != nil {
 			set.log.Error("panic handling message", "method", m.Method, "panic", p, "stack", string(debug.Stack()))
-			if m.Kind == kindRequest {
+			if m.Kind == transport.KindRequest {
 				l.replyError(m.ID, CodeInternal, "Internal error", "")
 			}
 		}
 	}()
 	switch m.Kind {
-	case kindRequest:
+	case transport.KindRequest:
 		if m.Method != MethodExecute {
 			l.replyError(m.ID, CodeMethodNotFound, "Method not found", fmt.Sprintf("method %q is not served by this device", m.Method))
 			return
 		}
 		l.execute(set, m)
-	case kindNotification:
+	case transport.KindNotification:
 		l.notification(set, m)
-	case kindResponse:
+	case transport.KindResponse:
 		l.response(m)
 	}
 }
 
-func (l *line) execute(set *dispatchSettings, m *message) {
+func (l *line) execute(set *dispatchSettings, m *transport.Message) {
 	p, err := parseExecute(m.Params)
 	if err != nil {
 		l.replyError(m.ID, CodeInvalidParams, "Invalid params", err.Error())
@@ -195,7 +193,7 @@ func parseExecute(raw json.RawMessage) (ExecuteParams, error) {
 	return p, nil
 }
 
-func (l *line) notification(set *dispatchSettings, m *message) {
+func (l *line) notification(set *dispatchSettings, m *transport.Message) {
 	if m.Method != MethodAIMessage {
 		set.log.Debug("ignoring notification", "method", m.Method)
 		return
@@ -210,7 +208,7 @@ func (l *line) notification(set *dispatchSettings, m *message) {
 
 // response hands the answer to one of the device's requests to its owner, and waits until the
 // owner has dealt with it (see request).
-func (l *line) response(m *message) {
+func (l *line) response(m *transport.Message) {
 	l.mu.Lock()
 	r := l.pending[string(m.ID)]
 	delete(l.pending, string(m.ID))
@@ -263,86 +261,4 @@ func (r lineReply) result(_ context.Context, v any) error {
 func (r lineReply) fail(code int64, message, details string) {
 	r.l.answered.Store(true)
 	r.l.replyError(r.id, code, message, details)
-}
-
-// --- A stand-in for transport's message API until it lands; see wire. ---
-
-type kind uint8
-
-const (
-	kindRequest kind = iota + 1
-	kindNotification
-	kindResponse
-)
-
-// message is one JSON-RPC message as the line reads it.
-type message struct {
-	Kind   kind
-	ID     json.RawMessage // raw bytes as received; nil for a notification
-	Method string
-	Params json.RawMessage
-	Result json.RawMessage
-	Error  *jsonrpc2.Error
-}
-
-// wire reads and writes messages on a transport.Stream.
-type wire struct{ *transport.Stream }
-
-func (w *wire) Read() (*message, error) {
-	var raw struct {
-		ID     *json.RawMessage `json:"id"`
-		Method *string          `json:"method"`
-		Params json.RawMessage  `json:"params"`
-		Result json.RawMessage  `json:"result"`
-		Error  *jsonrpc2.Error  `json:"error"`
-	}
-	if err := w.ReadObject(&raw); err != nil {
-		return nil, err
-	}
-	m := &message{Params: raw.Params, Result: raw.Result, Error: raw.Error}
-	if raw.ID != nil {
-		m.ID = *raw.ID
-	}
-	switch {
-	case raw.Method != nil && raw.ID != nil:
-		m.Kind, m.Method = kindRequest, *raw.Method
-	case raw.Method != nil:
-		m.Kind, m.Method = kindNotification, *raw.Method
-	default:
-		m.Kind = kindResponse
-	}
-	return m, nil
-}
-
-func (w *wire) WriteResult(id json.RawMessage, result any) error {
-	b, err := json.Marshal(result)
-	if err != nil {
-		return err
-	}
-	return w.WriteObject(struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Result  json.RawMessage `json:"result"`
-	}{"2.0", id, b})
-}
-
-func (w *wire) WriteError(id json.RawMessage, code int64, msg string, data any) error {
-	e := &jsonrpc2.Error{Code: code, Message: msg}
-	if data != nil {
-		e.SetError(data)
-	}
-	return w.WriteObject(struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Error   *jsonrpc2.Error `json:"error"`
-	}{"2.0", id, e})
-}
-
-func (w *wire) WriteRequest(id json.RawMessage, method string, params any) error {
-	return w.WriteObject(struct {
-		JSONRPC string          `json:"jsonrpc"`
-		Method  string          `json:"method"`
-		Params  any             `json:"params"`
-		ID      json.RawMessage `json:"id"`
-	}{"2.0", method, params, id})
 }
