@@ -101,10 +101,14 @@ var garbageMakers = map[string]garbageMaker{
 		return g
 	},
 	"huge-id": func(rng *rand.Rand, l *Line) Garbage {
-		// Numbers no integer holds: echoed as received, with -32600.
-		ids := []string{"1e400", "-1e400", strings.Repeat("9", 100), "1" + strings.Repeat("0", 99), "0.5", "-1"}
+		// Numbers no integer holds, which JSON-RPC 2.0 allows as ids: served like any call and
+		// answered with the id as received, digit for digit. Built on a fresh id, so unique.
+		n := string(l.NewID(true))
+		ids := []string{n + "e400", "-" + n + "e400", strings.Repeat("9", 100) + n, "1" + strings.Repeat("0", 99) + n, n + ".5", "-" + n}
 		id := json.RawMessage(ids[rng.IntN(len(ids))])
-		return text(answer(id, device.CodeInvalidRequest), ExecuteFrame(id, EchoTool, `{"n":1}`))
+		g := text(answer(id, 0, device.CodeBusy), ExecuteFrame(id, EchoTool, `{"n":1}`))
+		g.Expect.Call = true
+		return g
 	},
 	"huge-input": func(rng *rand.Rand, l *Line) Garbage {
 		id := l.NewID(rng.IntN(2) == 0)
