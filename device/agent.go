@@ -556,6 +556,7 @@ func (a *Agent) serve(ctx context.Context, l *line) (served bool, err error) {
 		registered   bool
 		registeredAt time.Time
 		declared     []tools.Declaration // what the server accepted last
+		reg          *registration       // the one waiting for its answer, if any
 	)
 	servedSoFar := func() bool {
 		return registered && (l.answered.Load() || a.now().Sub(registeredAt) >= a.opts.Backoff.ResetAfter)
@@ -563,6 +564,9 @@ func (a *Agent) serve(ctx context.Context, l *line) (served bool, err error) {
 	// failed ends the session over a registration that went wrong: the first one closes the line
 	// at once (nothing was served), a later one lets running calls answer first.
 	failed := func(err error) (bool, error) {
+		// Released first: the read loop may be holding an answer for it, and the close below
+		// waits for the loop.
+		reg.end(l)
 		if !registered {
 			return false, err
 		}
@@ -571,7 +575,7 @@ func (a *Agent) serve(ctx context.Context, l *line) (served bool, err error) {
 	}
 
 	a.setState(Registering)
-	reg, err := a.register(l)
+	reg, err = a.register(l)
 	if err != nil {
 		return false, err
 	}
@@ -596,8 +600,12 @@ func (a *Agent) serve(ctx context.Context, l *line) (served bool, err error) {
 			if err != nil {
 				return failed(err)
 			}
+			if declared == nil {
+				a.log.Info("registered", "server", a.opts.URL, "mac", a.opts.MAC, "tools", len(reg.tools))
+			} else {
+				a.log.Info("changed tools registered", "tools", len(reg.tools))
+			}
 			declared, reg = reg.tools, nil
-			a.log.Info("registered", "server", a.opts.URL, "mac", a.opts.MAC, "tools", len(declared))
 			if !sameDeclarations(declared, a.opts.Registry.Declarations()) {
 				// The registry changed while the server was deciding.
 				if reg, err = a.register(l); err != nil {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coder/websocket"
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/devicectl/devicectl/device"
@@ -530,5 +531,54 @@ func TestTimeoutWaitingForHardwareIsAnswered(t *testing.T) {
 	close(done)
 	if resp := <-longAnswer; resp == nil || resp.Error != nil {
 		t.Errorf("long: %s", resultOrError(resp))
+	}
+}
+
+// A re-registration the server answers only after RegisterTimeout ends the session like one it
+// never answers: running calls answer, the line closes with 1000, and a new line registers. The
+// late answer, read while the agent drains, must not hold up the line's read loop.
+func TestLateAnswerToReregistration(t *testing.T) {
+	checkLeaks(t)
+	p := newPeer(t)
+	started, finish := make(chan struct{}), make(chan struct{})
+	reg := registryOf(t, "alpha")
+	if err := reg.Add(testTool(t, "slow", time.Minute, nil, func(context.Context, json.RawMessage) (any, error) {
+		close(started)
+		<-finish
+		return "finished", nil
+	})); err != nil {
+		t.Fatal(err)
+	}
+	a := newAgent(t, device.Options{URL: p.url(), Registry: reg, RegisterTimeout: 100 * time.Millisecond})
+	runAgent(t, a)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	l := p.accept(ctx)
+	l.recv()
+	l.send(websocket.MessageText, `{"jsonrpc":"2.0","id":"reg-1","result":{"status":"registered"}}`)
+	l.send(websocket.MessageText, `{"jsonrpc":"2.0","method":"mcp/tool/execute","params":{"tool_name":"slow","tool_input":{}},"id":"s"}`)
+	<-started
+
+	a.SetRegistry(registryOf(t, "other"))
+	var rereg struct{ ID, Method string }
+	if err := json.Unmarshal(l.recv(), &rereg); err != nil || rereg.Method != device.MethodRegisterTools || rereg.ID != "reg-2" {
+		t.Fatalf("after SetRegistry the device sent %+v (%v), want registration reg-2", rereg, err)
+	}
+	waitState(t, a, device.Stopping) // the answer is overdue: draining
+	l.send(websocket.MessageText, `{"jsonrpc":"2.0","id":"reg-2","result":{"status":"registered"}}`)
+	close(finish)
+	if got := l.recv(); !sameJSON(got, []byte(`{"jsonrpc":"2.0","id":"s","result":"finished"}`)) {
+		t.Errorf("the running call answered %s", got)
+	}
+	if _, _, err := l.c.Read(ctx); websocket.CloseStatus(err) != websocket.StatusNormalClosure {
+		t.Errorf("line ended with %v, want 1000", err)
+	}
+	l2 := p.accept(ctx)
+	var again struct {
+		ID     string
+		Params device.RegisterParams
+	}
+	if err := json.Unmarshal(l2.recv(), &again); err != nil || again.ID != "reg-3" || len(again.Params.Tools) != 1 || again.Params.Tools[0].Name != "other" {
+		t.Errorf("the next line registered %+v (%v), want reg-3 declaring [other]", again, err)
 	}
 }
