@@ -102,7 +102,7 @@ type status struct {
 	wait    time.Duration     // the back-off being waited, while BackingOff
 	opts    *Options          // in force, for Check's bounds
 	stream  *transport.Stream // the line while one is up, for Check's LastHeard
-	changed chan struct{}     // closed when the next snapshot replaces this one
+	changed chan struct{}     // closed when the next snapshot replaces it: a waiter wakes, not polls
 }
 
 // change is what Restart and SetRegistry hand to Run's goroutine.
