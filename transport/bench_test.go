@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"testing"
@@ -19,12 +20,14 @@ var clients = []struct {
 }{
 	{"bare", startBare},
 	{"stream", startStream},
+	{"jsonrpc2", startConn},
 }
 
 // BenchmarkRoundTrip measures one execute round trip seen from the server:
 // write a request, read the answer. "bare" is the floor from DESIGN.md, a
 // bare coder/websocket client that answers each execute with {}; "stream" is
-// the device's path: Stream, jsonrpc2 and a handler that replies {}.
+// the device's path, Read and WriteResult; "jsonrpc2" a jsonrpc2.Conn over
+// the Stream, as the agent side runs it.
 func BenchmarkRoundTrip(b *testing.B) {
 	for _, c := range clients {
 		b.Run(c.name, func(b *testing.B) { benchRoundTrip(b, c.start) })
@@ -70,9 +73,35 @@ func startBare(b *testing.B, url string) func() {
 	return func() { c.CloseNow(); <-done }
 }
 
-// startStream is the device's path: Stream, jsonrpc2 and a handler that
-// replies {}.
+// startStream is the device's path: a read loop over Stream.Read that
+// answers each request with {} through WriteResult, inline.
 func startStream(b *testing.B, url string) func() {
+	s, err := Dial(context.Background(), url, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	empty := json.RawMessage(`{}`)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			m, err := s.Read()
+			if err != nil {
+				return
+			}
+			if m.Kind == KindRequest {
+				if err := s.WriteResult(m.ID, empty); err != nil {
+					return
+				}
+			}
+		}
+	}()
+	return func() { s.Close(); <-done }
+}
+
+// startConn is the agent and test side's path: Stream under a jsonrpc2.Conn
+// whose handler replies {}.
+func startConn(b *testing.B, url string) func() {
 	s, err := Dial(context.Background(), url, nil)
 	if err != nil {
 		b.Fatal(err)
@@ -144,5 +173,34 @@ func BenchmarkClassify(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		classify(frame)
+	}
+}
+
+// BenchmarkReadFrame is Read's work on one frame, without the socket:
+// classify, then build the Message.
+func BenchmarkReadFrame(b *testing.B) {
+	frame := []byte(benchRequest)
+	s := new(Stream)
+	b.ReportAllocs()
+	for b.Loop() {
+		v := classify(frame)
+		if _, err := s.message(v.kind, &v.env); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkWriteResult is WriteResult's work on one frame, without the
+// socket: a raw result.
+func BenchmarkWriteResult(b *testing.B) {
+	id := json.RawMessage(`"tool-call-12345-abcdef"`)
+	result := json.RawMessage(`{"status":"success","message":"音量已成功设置为 80"}`)
+	var buf bytes.Buffer
+	b.ReportAllocs()
+	for b.Loop() {
+		buf.Reset()
+		if err := appendResult(&buf, id, result); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -159,8 +159,7 @@ func TestDialContextOnlyBoundsHandshake(t *testing.T) {
 		t.Fatal(err)
 	}
 	cancel()
-	conn := NewConn(context.Background(), s, echoHandler(nil), nil)
-	t.Cleanup(func() { conn.Close() }) // after the server's side is gone: no close handshake to wait for
+	serveRead(t, s, nil) // closes s after the server's side is gone: no close handshake to wait for
 	c := srv.accept(t)
 
 	writeFrame(t, c, websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":1,"method":"still-there"}`))

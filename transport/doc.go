@@ -1,33 +1,53 @@
-// Package transport carries JSON-RPC 2.0 over one WebSocket: the device dials
-// the agent server (Dial), the server side accepts (Accept), and both get a
-// Stream, a github.com/sourcegraph/jsonrpc2 ObjectStream. It knows nothing of
-// tools or devices.
+// Package transport carries JSON-RPC 2.0 over one WebSocket: the device
+// dials the agent server (Dial), the server side accepts (Accept), and both
+// get a Stream. It knows nothing of tools or devices.
+//
+// # Reading and writing
+//
+// The device runs its own read loop: Stream.Read returns each well-formed
+// message parsed once, as a Message whose id, params and result are the
+// bytes received; WriteResult, WriteError, WriteRequest and
+// WriteNotification write one frame each, the id exactly as given. So an id
+// is echoed byte for byte, whatever its spelling (PROTOCOL.md), and the
+// params reach a handler undecoded.
+//
+// The agent and test side keep github.com/sourcegraph/jsonrpc2: a Stream is
+// also a jsonrpc2.ObjectStream, and NewConn runs a jsonrpc2.Conn over it,
+// decoding and encoding through jsonrpc2's own types with encoding/json.
 //
 // # Framing
 //
 // One JSON-RPC message travels in one WebSocket text frame; batches are not
-// used. Stream.ReadObject looks at every frame before jsonrpc2 does, because
-// any error it returned would close jsonrpc2's whole connection, and because
-// jsonrpc2 v0.2.3 accepts some messages it then mangles (a negative id turns
-// into a huge unsigned one). A frame that is not JSON is answered with -32700
-// Parse error; a binary frame, a batch, a non-object, or an object that breaks
-// the JSON-RPC 2.0 rules (wrong "jsonrpc", a method that is not a string, an id
-// that is not a string or a non-negative integer, params that are neither
-// object nor array, a response with both or neither of result and error) is
-// answered with -32600 Invalid Request, echoing the id when it is readable,
-// with data.details saying what is wrong. Reading then goes on. A response to
-// a call nobody made goes to jsonrpc2, which ignores it. An error response
-// that jsonrpc2 cannot use (no id, a bad id) is logged and dropped, never
-// answered: every answer this package sends is such an error response, and
-// answering those would let two peers bounce errors forever.
+// used. Every frame is checked before it is read (classify), because a
+// reader must never see a message two decoders would read differently, and
+// because any error jsonrpc2 returned would close its whole connection. A
+// frame that is not JSON is answered with -32700 Parse error; a binary
+// frame, a batch, a non-object, or an object that breaks the JSON-RPC 2.0
+// rules (wrong "jsonrpc", a method that is not a string, an id that is not a
+// string or a number, params that are neither object nor array, a response
+// with both or neither of result and error, a member named like a known one
+// but in another case, a repeated member) is answered with -32600 Invalid
+// Request, echoing the id when it is readable, with data.details saying what
+// is wrong. Reading then goes on.
+//
+// Any number is an id, negative, fractional or with an exponent, and any
+// string escape, a lone surrogate included, since the id is kept as bytes. A
+// string id that is not valid UTF-8 is refused: its echo could not travel in
+// a text frame. ReadObject refuses more, the ids jsonrpc2 would change on the
+// way back (negative, fractional, beyond int64, lone surrogates), so a
+// jsonrpc2 peer never answers under another id.
+//
+// An error response nobody can use (no id, a malformed error object) is
+// logged and dropped, never answered: every answer this package sends is
+// such an error response, and answering those would let two peers bounce
+// errors forever. A response to a call nobody made is the reader's business.
 //
 // # Keepalive and the line's lifetime
 //
 // Each Stream owns a goroutine that pings every PingInterval; a pong missing
 // for PingTimeout means the line is half-open (a NAT forgot it, the peer lost
 // power), so the Stream closes it and Err wraps ErrPingTimeout. Pongs are only
-// seen while someone reads, so ReadObject must run continuously: jsonrpc2's
-// read loop does, as long as handlers return quickly.
+// seen while someone reads, so Read (or ReadObject) must run continuously.
 //
 // Writes carry no deadline each (a runtime timer per write costs more than
 // the rest of the write path); a watchdog goroutine closes the line when
@@ -38,16 +58,6 @@
 // and for the Stream's goroutines. A message over ReadLimit (1 MiB by default)
 // closes the connection with 1009; the process carries on and the caller
 // reconnects.
-//
-// # Speed
-//
-// jsonrpc2 decodes a message in three passes through a map and encodes one
-// through nested marshals. Since the classifier has already found every
-// member, the Stream builds jsonrpc2's message itself and writes jsonrpc2's
-// messages itself, after checking at run time that jsonrpc2's internal
-// message type has the layout it expects; with any other jsonrpc2 it falls
-// back to encoding/json. Fuzz tests hold both ways to the same
-// result. A request's params reach the handler as the bytes received.
 //
 // # Security
 //
@@ -60,7 +70,14 @@
 //
 //	s, err := transport.Dial(ctx, "wss://agent.example/ws", &transport.DialOptions{Token: token})
 //	if err != nil { ... }
-//	conn := transport.NewConn(ctx, s, handler, logger)
-//	defer conn.Close()
-//	<-conn.DisconnectNotify() // or s.Done(); s.Err() says why
+//	defer s.Close()
+//	for {
+//		m, err := s.Read()
+//		if err != nil {
+//			return err // the line is gone; s.Err() says why
+//		}
+//		if m.Kind == transport.KindRequest {
+//			_ = s.WriteResult(m.ID, result)
+//		}
+//	}
 package transport

@@ -56,9 +56,6 @@ var topNames = [...]string{nameJSONRPC, nameMethod, nameID, nameParams, nameResu
 // message is. A nil field means the member is absent.
 type envelope struct {
 	jsonrpc, method, id, params, result, error []byte
-	// others is set when the message has members besides these (e.g.
-	// "meta"). Read ignores them; jsonrpc2 keeps them.
-	others bool
 }
 
 func (e *envelope) slot(name []byte) *[]byte {
@@ -127,7 +124,7 @@ func classify(data []byte) verdict {
 			*p = m.value
 			continue
 		}
-		env.others = true
+		// Another member (e.g. "meta"): Read ignores it, jsonrpc2 keeps it.
 		if problem == "" {
 			problem = nearMiss(m.name, topNames[:])
 		}

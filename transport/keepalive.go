@@ -14,8 +14,8 @@ import (
 // notice within seconds to reconnect. The Stream owns this goroutine: teardown
 // stops it and Close waits for it.
 //
-// coder/websocket only sees a pong while some goroutine reads, so ReadObject
-// must be called continuously (jsonrpc2's read loop does).
+// coder/websocket only sees a pong while some goroutine reads, so Read (or
+// ReadObject) must be called continuously.
 func (s *Stream) keepalive() {
 	t := time.NewTimer(s.cfg.pingInterval)
 	defer t.Stop()

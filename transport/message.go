@@ -5,249 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"strconv"
-	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/sourcegraph/jsonrpc2"
 )
-
-// wireMessage mirrors jsonrpc2 v0.2.3's unexported message type, the value
-// its read loop hands to ReadObject and its send path to WriteObject:
-//
-//	type anyMessage struct {
-//		request  *Request
-//		response *Response
-//	}
-//
-// Decoding a frame into it with encoding/json costs jsonrpc2 three passes, a
-// map and a re-encoding of the params (a third of a round trip's time on the
-// development machine); encoding one costs a map and nested marshals. The
-// classifier has already found every member, so ReadObject fills the struct
-// from them (decodeFast) and WriteObject writes the JSON itself (encodeFast),
-// both only after checking at run time that the type has exactly this layout
-// (asWireMessage). With any other jsonrpc2 version everything goes through
-// encoding/json. FuzzClassify and FuzzEncode hold both ways to the same
-// result.
-type wireMessage struct {
-	request  *jsonrpc2.Request
-	response *jsonrpc2.Response
-}
-
-// wireType caches the reflect.Type of *anyMessage once its layout is checked.
-var wireType atomic.Value
-
-// asWireMessage returns v as a *wireMessage when v points to jsonrpc2's
-// message type and that type has wireMessage's layout; else nil.
-func asWireMessage(v any) *wireMessage {
-	t := reflect.TypeOf(v)
-	if t == nil {
-		return nil
-	}
-	if known, _ := wireType.Load().(reflect.Type); t != known {
-		if !sameLayout(t) {
-			return nil
-		}
-		wireType.Store(t)
-	}
-	return (*wireMessage)(reflect.ValueOf(v).UnsafePointer()) // nil for a nil pointer
-}
-
-func sameLayout(t reflect.Type) bool {
-	if t == nil || t.Kind() != reflect.Pointer {
-		return false
-	}
-	e, w := t.Elem(), reflect.TypeFor[wireMessage]()
-	if e.Kind() != reflect.Struct || e.PkgPath() != "github.com/sourcegraph/jsonrpc2" || e.Name() != "anyMessage" ||
-		e.NumField() != w.NumField() || e.Size() != w.Size() {
-		return false
-	}
-	for i := range w.NumField() {
-		f, g := e.Field(i), w.Field(i)
-		if f.Name != g.Name || f.Type != g.Type || f.Offset != g.Offset {
-			return false
-		}
-	}
-	return true
-}
-
-// decodeFast fills m from a classified frame's members exactly as jsonrpc2's
-// decoder would, except that params keep the bytes received instead of being
-// decoded and encoded again (the same JSON value). It reports false, leaving
-// m alone, for what only jsonrpc2's decoder does right: members it keeps
-// (meta, extra fields) and error objects.
-func decodeFast(m *wireMessage, kind frameKind, env *envelope) bool {
-	if env.others {
-		return false
-	}
-	switch kind {
-	case frameRequest:
-		req := &jsonrpc2.Request{Method: stringValue(env.method)}
-		if env.params != nil {
-			p := json.RawMessage(bytes.Clone(env.params))
-			req.Params = &p
-		}
-		if env.id == nil {
-			req.Notif = true
-		} else {
-			req.ID = idValue(env.id)
-		}
-		m.request, m.response = req, nil
-		return true
-	case frameResponse:
-		if env.error != nil {
-			return false
-		}
-		r := json.RawMessage(bytes.Clone(env.result))
-		m.request, m.response = nil, &jsonrpc2.Response{ID: idValue(env.id), Result: &r}
-		return true
-	}
-	return false
-}
-
-// stringValue decodes a raw JSON string token.
-func stringValue(raw []byte) string {
-	inner := raw[1 : len(raw)-1]
-	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
-		return string(inner)
-	}
-	return string(unescape(raw)) // escapes, or bytes encoding/json turns into U+FFFD
-}
-
-// idValue converts an id the classifier accepted: a string, or digits that
-// fit int64.
-func idValue(raw []byte) jsonrpc2.ID {
-	if raw[0] == '"' {
-		return jsonrpc2.ID{Str: stringValue(raw), IsString: true}
-	}
-	var n uint64
-	for _, c := range raw {
-		n = n*10 + uint64(c-'0')
-	}
-	return jsonrpc2.ID{Num: n}
-}
-
-// encodeFast writes m to buf as jsonrpc2 would marshal it, member order
-// aside ("jsonrpc" first, as in PROTOCOL.md), without jsonrpc2's map and
-// nested marshalling. It reports false, writing nothing, for what only
-// jsonrpc2's encoder does right (meta, extra fields, a message that is not
-// exactly one request or response). Raw params, results and data are
-// compacted and thereby checked, as encoding/json does with a RawMessage.
-func encodeFast(buf *bytes.Buffer, m *wireMessage) (bool, error) {
-	switch {
-	case m.request != nil && m.response == nil:
-		r := m.request
-		if r.Meta != nil || len(r.ExtraFields) > 0 {
-			return false, nil
-		}
-		buf.WriteString(`{"jsonrpc":"2.0"`)
-		if !r.Notif {
-			buf.WriteString(`,"id":`)
-			appendID(buf, r.ID)
-		}
-		buf.WriteString(`,"method":`)
-		buf.Write(appendString(buf.AvailableBuffer(), r.Method))
-		if r.Params != nil {
-			buf.WriteString(`,"params":`)
-			if err := json.Compact(buf, *r.Params); err != nil {
-				return true, fmt.Errorf("params: %w", err)
-			}
-		}
-	case m.response != nil && m.request == nil:
-		r := m.response
-		hasResult := r.Result != nil && len(*r.Result) > 0
-		if r.Meta != nil || hasResult == (r.Error != nil) {
-			return false, nil
-		}
-		buf.WriteString(`{"jsonrpc":"2.0","id":`)
-		appendID(buf, r.ID)
-		if hasResult {
-			buf.WriteString(`,"result":`)
-			if err := json.Compact(buf, *r.Result); err != nil {
-				return true, fmt.Errorf("result: %w", err)
-			}
-		} else {
-			buf.WriteString(`,"error":{"code":`)
-			buf.Write(strconv.AppendInt(buf.AvailableBuffer(), r.Error.Code, 10))
-			buf.WriteString(`,"message":`)
-			buf.Write(appendString(buf.AvailableBuffer(), r.Error.Message))
-			if r.Error.Data != nil {
-				buf.WriteString(`,"data":`)
-				if err := json.Compact(buf, *r.Error.Data); err != nil {
-					return true, fmt.Errorf("error data: %w", err)
-				}
-			}
-			buf.WriteByte('}')
-		}
-	default:
-		return false, nil
-	}
-	buf.WriteByte('}')
-	return true, nil
-}
-
-func appendID(buf *bytes.Buffer, id jsonrpc2.ID) {
-	if id.IsString {
-		buf.Write(appendString(buf.AvailableBuffer(), id.Str))
-		return
-	}
-	buf.Write(strconv.AppendUint(buf.AvailableBuffer(), id.Num, 10))
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendString appends s as a JSON string, byte for byte as json.Marshal
-// writes it: HTML characters, U+2028 and U+2029 escaped, invalid UTF-8
-// replaced by U+FFFD (FuzzAppendString checks).
-func appendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
 
 // Kind says what a Message is.
 type Kind uint8
@@ -350,9 +112,9 @@ func (s *Stream) methodName(raw []byte) string {
 // The writers below build one frame each in buf. Member order is fixed,
 // "jsonrpc" first as in PROTOCOL.md.
 
-// appendResult writes a success response.
+// appendResult writes a success response, which needs a string or number id.
 func appendResult(buf *bytes.Buffer, id json.RawMessage, result any) error {
-	if err := appendHead(buf, id); err != nil {
+	if err := appendHead(buf, id, false); err != nil {
 		return err
 	}
 	buf.WriteString(`,"result":`)
@@ -363,10 +125,10 @@ func appendResult(buf *bytes.Buffer, id json.RawMessage, result any) error {
 	return nil
 }
 
-// appendError writes an error response; data nil (or a nil json.RawMessage)
-// means no "data" member.
+// appendError writes an error response; data nil (or an empty
+// json.RawMessage) means no "data" member.
 func appendError(buf *bytes.Buffer, id json.RawMessage, code int64, message string, data any) error {
-	if err := appendHead(buf, id); err != nil {
+	if err := appendHead(buf, id, true); err != nil {
 		return err
 	}
 	buf.WriteString(`,"error":{"code":`)
@@ -396,23 +158,39 @@ func appendRequest(buf *bytes.Buffer, id json.RawMessage, method string, params 
 	buf.WriteString(`,"method":`)
 	buf.Write(appendString(buf.AvailableBuffer(), method))
 	if !absent(params) {
+		member := buf.Len()
 		buf.WriteString(`,"params":`)
+		value := buf.Len()
 		if err := appendValue(buf, params); err != nil {
 			return fmt.Errorf("params: %w", err)
+		}
+		switch buf.Bytes()[value] {
+		case '{', '[':
+		case 'n': // null, e.g. a nil map: no params, as for nil
+			buf.Truncate(member)
+		default: // the peer would refuse it (-32600)
+			return fmt.Errorf("%w, got %s", errParams, kindOf(buf.Bytes()[value:]))
 		}
 	}
 	buf.WriteByte('}')
 	return nil
 }
 
-// appendHead writes a response's opening up to its id; a nil id is null
-// (the answer to a request whose id could not be read).
-func appendHead(buf *bytes.Buffer, id json.RawMessage) error {
-	if id == nil {
+// errParams is returned by the writers for params that JSON-RPC 2.0 does not
+// allow.
+var errParams = errors.New("params must be an object or an array")
+
+// appendHead writes a response's opening up to its id. A nil id (or null)
+// is only for errors: the answer to a request whose id could not be read.
+func appendHead(buf *bytes.Buffer, id json.RawMessage, isError bool) error {
+	switch {
+	case id == nil && isError:
 		buf.WriteString(`{"jsonrpc":"2.0","id":null`)
 		return nil
+	case id == nil:
+		return fmt.Errorf("%w: a result needs an id", errBadID)
 	}
-	if err := checkWriteID(id, true); err != nil {
+	if err := checkWriteID(id, isError); err != nil {
 		return err
 	}
 	buf.WriteString(`{"jsonrpc":"2.0","id":`)
@@ -422,15 +200,18 @@ func appendHead(buf *bytes.Buffer, id json.RawMessage) error {
 
 // errBadID is returned by the writers for an id that could not be echoed: it
 // must be one JSON string (valid UTF-8, since frames are text) or number
-// token, or null in a response.
+// token, or null in an error response.
 var errBadID = errors.New("bad id")
 
 func checkWriteID(id json.RawMessage, nullOK bool) error {
 	if len(id) == 0 {
 		return fmt.Errorf("%w: empty", errBadID)
 	}
-	switch c := id[0]; {
-	case c == '"' && utf8.Valid(id), c == '-', c >= '0' && c <= '9', c == 'n' && nullOK:
+	// One token, nothing around it: the first and last bytes belong to it.
+	switch c, last := id[0], id[len(id)-1]; {
+	case c == '"' && last == '"' && utf8.Valid(id),
+		(c == '-' || c >= '0' && c <= '9') && last >= '0' && last <= '9',
+		c == 'n' && last == 'l' && nullOK:
 		if json.Valid(id) {
 			return nil
 		}
@@ -438,15 +219,16 @@ func checkWriteID(id json.RawMessage, nullOK bool) error {
 	return fmt.Errorf("%w: %s is not a JSON string or number", errBadID, clip(id))
 }
 
-// absent reports a params or data value that means "no member".
+// absent reports a params or data value that means "no member": nil, or an
+// empty json.RawMessage (which has no JSON to write).
 func absent(v any) bool {
 	switch v := v.(type) {
 	case nil:
 		return true
 	case json.RawMessage:
-		return v == nil
+		return len(v) == 0
 	case *json.RawMessage:
-		return v == nil
+		return v == nil || len(*v) == 0
 	}
 	return false
 }
@@ -477,4 +259,67 @@ func appendRaw(buf *bytes.Buffer, raw json.RawMessage) error {
 		return nil
 	}
 	return json.Compact(buf, raw)
+}
+
+// stringValue decodes a raw JSON string token.
+func stringValue(raw []byte) string {
+	inner := raw[1 : len(raw)-1]
+	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		return string(inner)
+	}
+	return string(unescape(raw)) // escapes, or bytes encoding/json turns into U+FFFD
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString appends s as a JSON string, byte for byte as json.Marshal
+// writes it: HTML characters, U+2028 and U+2029 escaped, invalid UTF-8
+// replaced by U+FFFD (FuzzAppendString checks).
+func appendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
 }

@@ -156,6 +156,12 @@ func TestWriters(t *testing.T) {
 			`{"jsonrpc":"2.0","method":"mcp/ai/message","params":{"a":[1,2]}}`},
 		{"notification no params", func(b *bytes.Buffer) error { return appendRequest(b, nil, "m", nil) },
 			`{"jsonrpc":"2.0","method":"m"}`},
+		{"notification nil map", func(b *bytes.Buffer) error { return appendRequest(b, nil, "m", map[string]int(nil)) },
+			`{"jsonrpc":"2.0","method":"m"}`},
+		{"request null params", func(b *bytes.Buffer) error {
+			return appendRequest(b, json.RawMessage(`1`), "m", json.RawMessage(` null`))
+		},
+			`{"jsonrpc":"2.0","id":1,"method":"m"}`},
 	} {
 		var buf bytes.Buffer
 		if err := tc.write(&buf); err != nil || buf.String() != tc.want {
@@ -172,12 +178,17 @@ func TestWriterErrors(t *testing.T) {
 		want  error
 	}{
 		"id object":        {func(b *bytes.Buffer) error { return appendResult(b, json.RawMessage(`{}`), 1) }, errBadID},
+		"id with space":    {func(b *bytes.Buffer) error { return appendResult(b, json.RawMessage(`0 `), 1) }, errBadID},
 		"id two tokens":    {func(b *bytes.Buffer) error { return appendResult(b, json.RawMessage(`1 2`), 1) }, errBadID},
 		"id empty":         {func(b *bytes.Buffer) error { return appendError(b, json.RawMessage{}, 1, "m", nil) }, errBadID},
 		"id not UTF-8":     {func(b *bytes.Buffer) error { return appendResult(b, json.RawMessage("\"\xff\""), 1) }, errBadID},
 		"request null id":  {func(b *bytes.Buffer) error { return appendRequest(b, json.RawMessage(`null`), "m", nil) }, errBadID},
+		"result null id":   {func(b *bytes.Buffer) error { return appendResult(b, json.RawMessage(`null`), 1) }, errBadID},
+		"result nil id":    {func(b *bytes.Buffer) error { return appendResult(b, nil, 1) }, errBadID},
 		"raw result bad":   {func(b *bytes.Buffer) error { return appendResult(b, json.RawMessage(`1`), json.RawMessage(`{"a":`)) }, nil},
 		"value unencoding": {func(b *bytes.Buffer) error { return appendRequest(b, nil, "m", make(chan int)) }, nil},
+		"params string":    {func(b *bytes.Buffer) error { return appendRequest(b, nil, "m", "s") }, errParams},
+		"params raw 0":     {func(b *bytes.Buffer) error { return appendRequest(b, json.RawMessage(`1`), "m", json.RawMessage(`0`)) }, errParams},
 	} {
 		var buf bytes.Buffer
 		err := tc.write(&buf)
@@ -205,6 +216,12 @@ func TestReadIDsEchoed(t *testing.T) {
 		if want := `{"jsonrpc":"2.0","id":` + id + `,"result":{"method":"mcp/tool/execute","params":{"tool_name":"t"}}}`; string(resp) != want {
 			t.Errorf("id %s:\n got %s\nwant %s", id, resp, want)
 		}
+	}
+
+	// A member name spelled with an escape is still that member.
+	writeFrame(t, c, websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":"e","meth\u006fd":"ping"}`))
+	if _, resp := readFrame(t, c); string(resp) != `{"jsonrpc":"2.0","id":"e","result":{"method":"ping"}}` {
+		t.Errorf("escaped member name: %s", resp)
 	}
 }
 

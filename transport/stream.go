@@ -28,14 +28,18 @@ var errClosed = fmt.Errorf("transport: stream closed: %w", net.ErrClosed)
 // the read limit's worth of memory.
 const keptBufferCap = 64 << 10
 
-// Stream is a jsonrpc2.ObjectStream over one WebSocket: one JSON-RPC message
-// per text frame. ReadObject answers malformed frames itself (-32700 /
-// -32600, see PROTOCOL.md) and keeps reading; it returns an error only when
-// the line is gone.
+// Stream is one JSON-RPC 2.0 line over one WebSocket: one message per text
+// frame. The device reads it with Read and answers with the Write methods;
+// the agent and test side run a jsonrpc2.Conn over it (NewConn), for which
+// it is a jsonrpc2.ObjectStream (ReadObject, WriteObject). Either way,
+// malformed frames are answered on the line (-32700 / -32600, see
+// PROTOCOL.md) and reading goes on; a read returns an error only when the
+// line is gone.
 //
-// WriteObject may be called concurrently with everything; ReadObject must be
-// called from one goroutine at a time (jsonrpc2's read loop) and must be
-// called continuously, because keepalive pongs are only seen while reading.
+// Writes may be called concurrently with everything. Read or ReadObject must
+// be called from one goroutine at a time, and continuously, because
+// keepalive pongs are only seen while reading; use one or the other on a
+// Stream, not both.
 type Stream struct {
 	conn *websocket.Conn
 	cfg  streamConfig
@@ -190,10 +194,7 @@ func (s *Stream) handle(typ websocket.MessageType, data []byte, v any) bool {
 	vd := forConn(frameVerdict(typ, data))
 	switch vd.kind {
 	case frameRequest, frameResponse:
-		if m := asWireMessage(v); m != nil && decodeFast(m, vd.kind, &vd.env) {
-			return true
-		}
-		err := json.Unmarshal(data, v)
+		err := json.Unmarshal(data, v) // jsonrpc2's own decoder, through its UnmarshalJSON
 		if err == nil {
 			return true
 		}
@@ -218,9 +219,10 @@ func putBuf(buf *bytes.Buffer) {
 	}
 }
 
-// WriteResult writes a success response to the request with the given id,
-// which is written as given, byte for byte (nil is null). A json.RawMessage
-// result is written as is (compacted); anything else through encoding/json.
+// WriteResult writes a success response to the request with the given id, a
+// JSON string or number token written as given, byte for byte. A
+// json.RawMessage result is written as is (compacted); anything else through
+// encoding/json.
 //
 // WriteResult, WriteError, WriteRequest and WriteNotification write one
 // frame each and are safe for concurrent use. A write that fails, or that
@@ -267,37 +269,12 @@ func (s *Stream) send(buf *bytes.Buffer, err error) error {
 	return s.write(buf.Bytes())
 }
 
-// WriteObject marshals obj and writes it as one text frame. It is safe for
-// concurrent use (coder/websocket serialises whole messages). A write that
-// makes no progress for WriteTimeout, or that fails, tears the Stream down:
-// once a frame may have been cut the line is no longer usable.
+// WriteObject marshals obj with encoding/json (jsonrpc2's messages marshal
+// themselves) and writes it as one text frame, like the Write methods.
 func (s *Stream) WriteObject(obj any) error {
-	buf := encodeBufs.Get().(*bytes.Buffer)
-	defer func() {
-		if buf.Cap() <= keptBufferCap {
-			buf.Reset()
-			encodeBufs.Put(buf)
-		}
-	}()
-	if err := encode(buf, obj); err != nil {
-		return fmt.Errorf("transport: encode: %w", err)
-	}
-	return s.write(buf.Bytes())
-}
-
-// encode writes obj's JSON to buf: jsonrpc2's messages by encodeFast, the
-// rest by encoding/json.
-func encode(buf *bytes.Buffer, obj any) error {
-	if m := asWireMessage(obj); m != nil {
-		if ok, err := encodeFast(buf, m); ok {
-			return err
-		}
-	}
-	if err := json.NewEncoder(buf).Encode(obj); err != nil {
-		return err
-	}
-	buf.Truncate(buf.Len() - 1) // Encode ends with a newline
-	return nil
+	buf := getBuf()
+	defer putBuf(buf)
+	return s.send(buf, appendValue(buf, obj))
 }
 
 func (s *Stream) write(b []byte) error {

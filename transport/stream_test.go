@@ -196,8 +196,9 @@ func sameAnswer(t *testing.T, got []byte, want string) bool {
 		bytes.Equal(idOf(t, got), idOf(t, []byte(want)))
 }
 
-// TestIDsEchoed checks that valid ids reach the handler and come back exactly
-// as sent: a string stays a string, a number stays the same number.
+// TestIDsEchoed checks that the ids a jsonrpc2.Conn can take reach its
+// handler and come back exactly as sent: a string stays a string, a number
+// stays the same number. (TestReadIDsEchoed covers Read.)
 func TestIDsEchoed(t *testing.T) {
 	leakCheck(t)
 	srv := newRawServer(t, nil)
@@ -222,7 +223,7 @@ func TestIDsEchoed(t *testing.T) {
 	// A member name spelled with an escape is still that member.
 	writeFrame(t, c, websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":"e","meth\u006fd":"ping"}`))
 	_, resp := readFrame(t, c)
-	if want := `{"jsonrpc":"2.0","id":"e","result":{"method":"ping"}}`; string(resp) != want {
+	if want := `{"jsonrpc":"2.0","id":"e","result":{"method":"ping"}}`; !sameAnswer(t, resp, want) {
 		t.Errorf("escaped member name:\n got %s\nwant %s", resp, want)
 	}
 }
@@ -242,7 +243,8 @@ func sameJSON(t *testing.T, a, b json.RawMessage) bool {
 	return fmt.Sprintf("%T %v", decode(a), decode(a)) == fmt.Sprintf("%T %v", decode(b), decode(b))
 }
 
-// TestNotificationsInOrder checks notifications reach the handler in order.
+// TestNotificationsInOrder checks notifications reach a jsonrpc2 handler in
+// order. (TestReadMessages covers Read.)
 func TestNotificationsInOrder(t *testing.T) {
 	leakCheck(t)
 	srv := newRawServer(t, nil)
@@ -254,8 +256,8 @@ func TestNotificationsInOrder(t *testing.T) {
 	}
 	for i := range 5 {
 		r := <-notes
-		// The params as sent: not decoded and encoded again on the way.
-		if want := fmt.Sprintf(`{"type":"chunk","content":"%d"}`, i); r.Method != "mcp/ai/message" || string(*r.Params) != want {
+		// jsonrpc2 decodes and encodes params again: the same value.
+		if want := fmt.Sprintf(`{"type":"chunk","content":"%d"}`, i); r.Method != "mcp/ai/message" || !sameJSON(t, *r.Params, json.RawMessage(want)) {
 			t.Errorf("notification %d: %s %s, want %s", i, r.Method, *r.Params, want)
 		}
 	}
@@ -455,7 +457,7 @@ func TestAcceptSide(t *testing.T) {
 	conn := NewConn(context.Background(), s, echoHandler(nil), nil)
 
 	writeFrame(t, c, websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":5,"method":"hello"}`))
-	if _, b := readFrame(t, c); string(b) != `{"jsonrpc":"2.0","id":5,"result":{"method":"hello"}}` {
+	if _, b := readFrame(t, c); !sameAnswer(t, b, `{"jsonrpc":"2.0","id":5,"result":{"method":"hello"}}`) {
 		t.Errorf("answer %s", b)
 	}
 	writeFrame(t, c, websocket.MessageText, []byte(`[]`))
