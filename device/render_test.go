@@ -3,6 +3,7 @@ package device_test
 import (
 	"bytes"
 	"errors"
+	"io"
 	"log/slog"
 	"strings"
 	"testing"
@@ -73,5 +74,21 @@ func TestRendererLogsOnce(t *testing.T) {
 	}
 	if !strings.Contains(got, "type=image") {
 		t.Errorf("unknown type not logged:\n%s", got)
+	}
+}
+
+// BenchmarkRenderer is the Renderer alone, without the line: the cost the turn rule adds per
+// chunk. BenchmarkRenderChunks (bench_test.go) measures the whole path against its floor.
+func BenchmarkRenderer(b *testing.B) {
+	r := device.NewRenderer(io.Discard, io.Discard, nil)
+	chunk := device.AIMessage{Type: device.MessageChunk, Content: "北京今天天气晴朗，"}
+	final := device.AIMessage{Type: device.MessageFinal, Content: "北京今天天气晴朗，"}
+	b.ReportAllocs()
+	for i := range b.N {
+		if i%64 == 63 {
+			r.Render(final)
+		} else {
+			r.Render(chunk)
+		}
 	}
 }

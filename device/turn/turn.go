@@ -58,6 +58,15 @@ type Assembler struct {
 // Add takes the next message of the stream, of type typ with content content, and returns what it
 // means for the turn.
 func (a *Assembler) Add(typ, content string) Step {
+	// Most messages are chunks in the middle of a turn: this much is small enough to inline. (An
+	// empty chunk is Step{} either way.)
+	if a.streamed && a.Gather == 0 && typ == Chunk {
+		return Step{Text: content}
+	}
+	return a.add(typ, content)
+}
+
+func (a *Assembler) add(typ, content string) Step {
 	switch typ {
 	case Chunk:
 		if content == "" {
