@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 
 	"github.com/spf13/cobra"
 )
@@ -43,7 +44,7 @@ would answer with (code, message, data.details) and exits 1.`,
 
 func callDefaults() *Config {
 	c := Defaults()
-	c.Log.Level = "warn"
+	c.Log.Level = slog.LevelWarn
 	return c
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"sync"
 
 	"github.com/spf13/cobra"
@@ -59,7 +60,7 @@ order and then serves until interrupted (SIGINT/SIGTERM).
 
 func serveDefaults() *Config {
 	c := Defaults()
-	c.Log.Level = "warn"
+	c.Log.Level = slog.LevelWarn
 	return c
 }
 

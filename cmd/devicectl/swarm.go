@@ -72,7 +72,7 @@ func swarmDefaults() *Config {
 	c := Defaults()
 	// One warning per device (a server going away) would be thousands of lines: the status line
 	// counts them instead, and shows the latest (see problemHandler).
-	c.Log.Level = "error"
+	c.Log.Level = slog.LevelError
 	return c
 }
 
