@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/device/turn"
 	"github.com/devicectl/devicectl/hooks"
 	"github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/internal/hardware"
@@ -53,7 +54,8 @@ type Daemon struct {
 	logs     *logging.Switch
 	log      *slog.Logger
 	state    *connState
-	reply    replyText
+	replyMu  sync.Mutex     // the agent may render from more than one goroutine over a restart
+	reply    turn.Assembler // the reply in progress, for the final_reply hook
 	sd       *sdNotifier
 	agent    *device.Agent
 
@@ -78,7 +80,7 @@ func New(c *config.Config, opts *Options) *Daemon {
 	if o.Stderr == nil {
 		o.Stderr = io.Discard
 	}
-	return &Daemon{cfg: c, opts: o, reloads: make(chan struct{}, 1), state: newConnState()}
+	return &Daemon{cfg: c, opts: o, reloads: make(chan struct{}, 1), state: newConnState(), reply: turn.Assembler{Gather: maxReply}}
 }
 
 // Reload asks the running daemon to read its configuration again (Options.Load) and put it in
@@ -318,8 +320,11 @@ func (d *Daemon) render(m device.AIMessage) {
 	if !p.hooks.Has(hooks.FinalReply) {
 		return
 	}
-	if text, done := d.reply.observe(m); done {
-		p.hooks.Fire(hooks.FinalReply, map[string]string{"REPLY": d.redact.Scrub(text)})
+	d.replyMu.Lock()
+	st := d.reply.Add(m.Type, m.Content)
+	d.replyMu.Unlock()
+	if st.End {
+		p.hooks.Fire(hooks.FinalReply, map[string]string{"REPLY": d.redact.Scrub(st.Reply)})
 	}
 }
 
@@ -582,38 +587,9 @@ func closeHooks(r *hooks.Runner, timeout time.Duration) {
 	r.Close(ctx)
 }
 
-// replyText gathers the text of the AI reply in progress, by the renderer's rule: the chunks when
-// any carried text, else the content of "final".
-type replyText struct {
-	mu       sync.Mutex
-	b        strings.Builder
-	streamed bool
-}
-
-// maxReply bounds what one reply may hold; the rest of a longer one is dropped.
+// maxReply bounds the text of one reply handed to the final_reply hook; the chunks past it are
+// left out.
 const maxReply = 1 << 20
-
-// observe takes the next message and, when it ends a reply, returns the reply's text.
-func (r *replyText) observe(m device.AIMessage) (string, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	switch m.Type {
-	case device.MessageChunk:
-		if m.Content != "" && r.b.Len()+len(m.Content) <= maxReply {
-			r.b.WriteString(m.Content)
-		}
-		r.streamed = r.streamed || m.Content != ""
-	case device.MessageFinal:
-		text := m.Content
-		if r.streamed {
-			text = r.b.String()
-		}
-		r.b.Reset()
-		r.streamed = false
-		return text, true
-	}
-	return "", false
-}
 
 // logHandler is the handler c asks for on w (stderr), writing through redact.
 func logHandler(c config.LogConfig, redact io.Writer, w io.Writer) slog.Handler {
