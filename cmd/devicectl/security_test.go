@@ -193,7 +193,7 @@ log:
 // process is the real devicectl binary running `run`.
 type process struct {
 	cmd            *exec.Cmd
-	stdout, stderr lockedBuffer
+	stdout, stderr watchedBuffer
 	exited         chan struct{}
 	waitErr        error // set before exited is closed
 }
@@ -242,27 +242,20 @@ func (p *process) alive(t *testing.T) {
 // waitLog waits until the log has at least n lines matching re and returns them.
 func (p *process) waitLog(t *testing.T, re *regexp.Regexp, n int) []string {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		var found []string
-		for line := range strings.Lines(p.stderr.String()) {
+	var found []string
+	matched := func(log string) bool {
+		found = found[:0]
+		for line := range strings.Lines(log) {
 			if re.MatchString(line) {
 				found = append(found, line)
 			}
 		}
-		if len(found) >= n {
-			return found
-		}
-		select {
-		case <-p.exited:
-			t.Fatalf("devicectl exited (%v) before %d log lines matching %q; log:\n%s", p.waitErr, n, re, p.stderr.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d log lines matching %q after 10s, want %d; log:\n%s", len(found), re, n, p.stderr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
+		return len(found) >= n
 	}
+	if _, ok := p.stderr.waitFor(t, fmt.Sprintf("%d log lines matching %q", n, re), p.exited, matched); !ok {
+		t.Fatalf("devicectl exited (%v) before %d log lines matching %q; log:\n%s", p.waitErr, n, re, p.stderr.String())
+	}
+	return found
 }
 
 // stop sends SIGTERM, as systemd does, and wants exit 0 within 10s.

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
 
@@ -106,19 +106,15 @@ func TestHooksRunOnEvents(t *testing.T) {
 	if err := dev.Say(waitCtx(t), "all done here"); err != nil {
 		t.Fatal(err)
 	}
+	// The hooks runner logs each run once it is over (the log is at debug).
+	ran := regexp.MustCompile(`msg="hook ran`)
 	waitLines := func(n int) []string {
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			b, _ := os.ReadFile(out)
-			lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-			if len(b) > 0 && len(lines) >= n {
-				return lines
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("hooks wrote %q, want %d lines; log:\n%s", b, n, d.stderr.String())
-			}
-			time.Sleep(10 * time.Millisecond)
+		d.stderr.waitCount(t, ran, n)
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
 		}
+		return strings.Split(strings.TrimSpace(string(b)), "\n")
 	}
 	waitLines(4)
 	d.stop(t)
@@ -157,13 +153,7 @@ func TestTokenNeverLogged(t *testing.T) {
 				}
 				return ""
 			})
-			deadline := time.Now().Add(10 * time.Second)
-			for !strings.Contains(d.stderr.String(), "registration refused") {
-				if time.Now().After(deadline) {
-					t.Fatalf("no refusal logged:\n%s", d.stderr.String())
-				}
-				time.Sleep(5 * time.Millisecond)
-			}
+			d.stderr.waitFor(t, "refusal logged", func(s string) bool { return strings.Contains(s, "registration refused") })
 			d.stop(t)
 			log := d.stderr.String()
 			if strings.Contains(log, token) {
