@@ -441,19 +441,25 @@ func TestRunKeepsTokenHidden(t *testing.T) {
 			}})
 			dir := t.TempDir()
 			// child.sh is the face program and every hook. It leaves copies of its environment and
-			// command line; as the registered hook and as the face showing "smile" it also leaves
-			// its pid and waits for the test to release it, so that it can be seen running.
+			// command line; as the registered hook and as the face showing "smile" it also hands
+			// the test its pid and waits for the test to release it, so that it can be seen running.
 			child := filepath.Join(dir, "child.sh")
 			if err := os.WriteFile(child, []byte(`#!/bin/sh
 tag="${DEVICECTL_EVENT:-face-$1}"
 cat /proc/$$/environ > "`+dir+`/environ.$tag.$$"
 cat /proc/$$/cmdline > "`+dir+`/cmdline.$tag.$$"
 case "$tag" in registered|face-smile)
-	echo $$ > "`+dir+`/pid.$tag.tmp" && mv "`+dir+`/pid.$tag.tmp" "`+dir+`/pid.$tag"
+	echo $$ > "`+dir+`/pid.$tag"
 	while [ ! -e "`+dir+`/release" ]; do sleep 0.02; done
 esac
 `), 0o755); err != nil {
 				t.Fatal(err)
+			}
+			// The pid "files" are FIFOs: writing one blocks the child until the test reads it.
+			for _, tag := range []string{"registered", "face-smile"} {
+				if err := syscall.Mkfifo(filepath.Join(dir, "pid."+tag), 0o600); err != nil {
+					t.Fatal(err)
+				}
 			}
 			serverKeys := ""
 			env := environWithout(tokenEnv)
@@ -529,8 +535,9 @@ hooks:
 			if err := <-smiled; err != nil {
 				t.Errorf("smile: %v", err)
 			}
-			waitGlob(t, filepath.Join(dir, "environ.final_reply.*"), p)
-			waitGlob(t, filepath.Join(dir, "environ.tool_executed.*"), p)
+			// The hooks runner logs each run once the program has exited (the log is at debug).
+			p.waitLog(t, regexp.MustCompile(`hook ran.*final_reply`), 1)
+			p.waitLog(t, regexp.MustCompile(`hook ran.*tool_executed`), 1)
 			p.stop(t)
 
 			copies, _ := filepath.Glob(filepath.Join(dir, "*.*.*"))
@@ -566,39 +573,36 @@ hooks:
 	}
 }
 
-// waitPID waits for a pid file that child.sh writes, failing if p exits first.
+// waitPID reads the pid child.sh writes to the FIFO at path, failing if p exits first.
 func waitPID(t *testing.T, path string, p *process) int {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if b, err := os.ReadFile(path); err == nil {
-			pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-			if err != nil {
-				t.Fatalf("%s: %v", path, err)
-			}
-			return pid
-		}
-		p.alive(t)
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s after 10s; log:\n%s", filepath.Base(path), p.stderr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
+	got := make(chan []byte, 1)
+	go func() {
+		b, _ := os.ReadFile(path) // opening blocks until child.sh opens it to write
+		got <- b
+	}()
+	var b []byte
+	why := ""
+	select {
+	case b = <-got:
+	case <-p.exited:
+		why = fmt.Sprintf("devicectl exited (%v)", p.waitErr)
+	case <-time.After(10 * time.Second):
+		why = "nothing within 10s"
 	}
-}
-
-// waitGlob waits until a file matches pattern.
-func waitGlob(t *testing.T, pattern string, p *process) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if m, _ := filepath.Glob(pattern); len(m) > 0 {
-			return
+	if why != "" {
+		// Unblock the reader: opening for writing completes its open, and closing ends its read.
+		if f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("nothing matches %s after 10s; log:\n%s", filepath.Base(pattern), p.stderr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
+		<-got
+		t.Fatalf("no pid on %s: %s; log:\n%s", filepath.Base(path), why, p.stderr.String())
 	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return pid
 }
 
 // descendants returns the pids of root's children, their children, and so on, from the parent
