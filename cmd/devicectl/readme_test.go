@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"regexp"
@@ -9,6 +10,9 @@ import (
 
 	"github.com/spf13/pflag"
 )
+
+// update rewrites the golden files and the README's generated sections from the program's output.
+var update = flag.Bool("update", false, "rewrite testdata/*.golden and README.md's generated sections")
 
 // The README's generated sections, between <!-- begin NAME --> and <!-- end NAME --> markers, are
 // checked against the code; go test -run TestREADME -update rewrites them.

@@ -1,9 +1,10 @@
+//go:build !devicectl_omit_sim
+
 package main
 
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"io"
 	"os"
 	"strings"
@@ -12,8 +13,6 @@ import (
 	"github.com/devicectl/devicectl/hal"
 	"github.com/devicectl/devicectl/hal/faces"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden from the program's output")
 
 // The scripted session's whole output is fixed: it is the README's screenshot.
 func TestSimGolden(t *testing.T) {
