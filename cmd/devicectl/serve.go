@@ -7,11 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
 
 	"github.com/spf13/cobra"
 
 	"github.com/devicectl/devicectl/device/agenttest"
+	"github.com/devicectl/devicectl/internal/console"
 )
 
 // defaultListen keeps the stand-in server on this machine unless asked: it accepts any device
@@ -79,30 +79,12 @@ func runServe(ctx context.Context, listen string, c *Config, in io.Reader, stdou
 	defer srv.Close()
 
 	interactive := isTerminal(in)
-	out := &syncWriter{w: stdout}
-	con := &console{srv: srv, out: out, prompt: "serve> ", help: serveHelp, interactive: interactive}
+	con := &console.Console{Server: srv, Out: console.NewSyncWriter(stdout), Prompt: "serve> ", Help: serveHelp, Interactive: interactive}
 	fmt.Fprintf(stderr, "devicectl serve: listening at %s; type help for the commands\n", srv.URL())
+	// Devices are shown as they come and go until serve returns, after the end of a script too.
+	defer con.WatchEvents(ctx)()
 
-	evCtx, stopEvents := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			select {
-			case e := <-srv.Events():
-				con.event(e)
-			case <-evCtx.Done():
-				return
-			}
-		}
-	}()
-	defer func() {
-		stopEvents()
-		wg.Wait()
-	}()
-
-	err = con.run(ctx, in)
+	err = con.Run(ctx, in)
 	if errors.Is(err, io.EOF) && !interactive {
 		fmt.Fprintln(stderr, "devicectl serve: end of input; serving until interrupted")
 		<-ctx.Done()

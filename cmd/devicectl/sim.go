@@ -13,6 +13,7 @@ import (
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/hal"
 	"github.com/devicectl/devicectl/hal/sim"
+	"github.com/devicectl/devicectl/internal/console"
 )
 
 // simMAC is the simulated device's MAC unless --mac says otherwise: the protocol's example.
@@ -64,12 +65,12 @@ at the end.
 }
 
 func runSim(ctx context.Context, c *Config, in io.Reader, stdout, stderr io.Writer) (err error) {
-	out := &syncWriter{w: stdout}
+	out := console.NewSyncWriter(stdout)
 	log := newLogger(c.Log, stderr)
 	interactive := isTerminal(in)
 
-	pnl := newPanel(out, sim.DefaultVolume, hal.Idle)
-	hw := simHardware(&simHooks{OnVolume: pnl.setVolume, OnExpression: pnl.setFace})
+	pnl := console.NewPanel(out, sim.DefaultVolume, hal.Idle)
+	hw := simHardware(&simHooks{OnVolume: pnl.SetVolume, OnExpression: pnl.SetFace})
 	state := newConnState()
 	reg, err := newRegistry(hw, c, state.String)
 	if err != nil {
@@ -99,17 +100,17 @@ func runSim(ctx context.Context, c *Config, in io.Reader, stdout, stderr io.Writ
 		return err
 	}
 	defer func() {
-		pnl.mute() // halting mutes the speaker; that is not worth a redraw on the way out
+		pnl.Mute() // halting mutes the speaker; that is not worth a redraw on the way out
 		err = errors.Join(err, l.Close(), hw.Halt())
 	}()
 
-	con := &console{
-		srv:         l.Server,
-		out:         out,
-		prompt:      "sim> ",
-		help:        simHelp,
-		interactive: interactive,
-		afterSay: func(ctx context.Context) error {
+	con := &console.Console{
+		Server:      l.Server,
+		Out:         out,
+		Prompt:      "sim> ",
+		Help:        simHelp,
+		Interactive: interactive,
+		AfterSay: func(ctx context.Context) error {
 			select {
 			case <-finals:
 				return nil
@@ -121,9 +122,9 @@ func runSim(ctx context.Context, c *Config, in io.Reader, stdout, stderr io.Writ
 	if interactive {
 		fmt.Fprintf(stderr, "devicectl sim: a simulated device (%s, %d tools) is registered with a stand-in agent server at %s\n"+
 			"Type help for the commands; quit or Ctrl-D to leave.\n", l.Device.MAC, len(l.Device.Tools), l.Server.URL())
-		pnl.draw()
+		pnl.Draw()
 	}
-	if err := con.run(ctx, in); !errors.Is(err, io.EOF) {
+	if err := con.Run(ctx, in); !errors.Is(err, io.EOF) {
 		return err
 	}
 	return nil

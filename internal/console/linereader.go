@@ -1,6 +1,4 @@
-//go:build !devicectl_omit_serve || !devicectl_omit_sim
-
-package main
+package console
 
 import (
 	"bufio"
