@@ -3,6 +3,7 @@ package device
 import (
 	"encoding/json"
 
+	"github.com/devicectl/devicectl/device/turn"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -53,18 +54,16 @@ type ExecuteResult struct {
 	Message string `json:"message"`
 }
 
-// AI message types. Unknown types are ignored (logged at debug).
+// AI message types. Unknown types are ignored (logged at debug). Package turn applies their rule.
 const (
-	MessageChunk   = "chunk"
-	MessageFinal   = "final"
-	MessageThought = "thought"
+	MessageChunk   = turn.Chunk
+	MessageFinal   = turn.Final
+	MessageThought = turn.Thought
 )
 
-// AIMessage is the params of mcp/ai/message.
-type AIMessage struct {
-	Type    string `json:"type"`
-	Content string `json:"content"`
-}
+// AIMessage is the params of mcp/ai/message. It is an alias so that speech and hooks can take
+// messages from package turn without importing device.
+type AIMessage = turn.Message
 
 // ErrorData is the data member of the device's error responses.
 type ErrorData struct {

@@ -4,6 +4,8 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+
+	"github.com/devicectl/devicectl/device/turn"
 )
 
 // RenderOptions configure a Renderer. The zero value hides thoughts and writes no colour codes.
@@ -19,16 +21,16 @@ type RenderOptions struct {
 // Renderer shows the server's mcp/ai/message stream: reply chunks are appended to out as they
 // arrive, a "final" ends the turn, thoughts go to a separate writer so they never mix into the reply.
 //
-// A turn's text is shown exactly once: if chunks were streamed, "final" only finishes the line; if
-// none were, "final" carries the whole reply and is shown.
+// A turn's text is shown exactly once, by package turn's rule: if chunks were streamed, "final"
+// only finishes the line; if none were, "final" carries the whole reply and is shown.
 type Renderer struct {
 	out, thoughts io.Writer
 	opts          RenderOptions
 	log           *slog.Logger
 
-	mu       sync.Mutex
-	streamed bool // chunks of the current turn have been written
-	failed   bool // a write to out failed; logged once, not per chunk
+	mu     sync.Mutex
+	turn   turn.Assembler // gathers nothing: the text is written as it comes
+	failed bool           // a write to out failed; logged once, not per chunk
 }
 
 // NewRenderer returns a Renderer writing replies to out and, when enabled, thoughts to thoughts.
@@ -52,30 +54,21 @@ var newline = []byte{'\n'}
 func (r *Renderer) Render(m AIMessage) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	switch m.Type {
-	case MessageChunk:
-		if m.Content == "" {
-			return
-		}
-		r.write(r.out, m.Content)
-		r.streamed = true
-	case MessageFinal:
-		if !r.streamed {
-			r.write(r.out, m.Content)
-		}
-		r.writeBytes(r.out, newline)
-		r.streamed = false
-	case MessageThought:
-		if !r.opts.ShowThoughts || r.thoughts == nil || m.Content == "" {
-			return
-		}
+	st := r.turn.Add(m.Type, m.Content)
+	switch {
+	case st.Text != "":
+		r.write(r.out, st.Text)
+	case st.Thought != "" && r.opts.ShowThoughts && r.thoughts != nil:
 		if r.opts.Color {
-			r.write(r.thoughts, "\x1b[2m"+m.Content+"\x1b[0m\n")
+			r.write(r.thoughts, "\x1b[2m"+st.Thought+"\x1b[0m\n")
 		} else {
-			r.write(r.thoughts, m.Content+"\n")
+			r.write(r.thoughts, st.Thought+"\n")
 		}
-	default:
+	case st.Unknown:
 		r.log.Debug("ignoring ai message of unknown type", "type", m.Type)
+	}
+	if st.End {
+		r.writeBytes(r.out, newline)
 	}
 }
 

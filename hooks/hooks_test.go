@@ -21,6 +21,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/devicectl/devicectl/hooks"
+	"github.com/devicectl/devicectl/internal/leakcheck"
 )
 
 // dumpScript saves what the hook got, in the directory $1: its environment (env), its stdin
@@ -564,7 +565,7 @@ func TestNewErrors(t *testing.T) {
 		want: []string{"queue size", "-1"},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			baseline := runtime.NumGoroutine()
+			leakcheck.Check(t)
 			r, err := hooks.New(&tc.opts)
 			if err == nil {
 				r.Close(context.Background())
@@ -593,7 +594,6 @@ func TestNewErrors(t *testing.T) {
 			case tc.event != "" && (ce.Event != tc.event || strings.Contains(ce.Err.Error(), "hooks:")):
 				t.Errorf("CommandError{%q, %q}, want the event %q, and Err without it", ce.Event, ce.Err, tc.event)
 			}
-			checkGoroutines(t, baseline)
 		})
 	}
 }

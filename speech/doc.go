@@ -25,9 +25,9 @@
 //
 // # Narrator
 //
-// A Narrator turns the mcp/ai/message stream into utterances, following device.Renderer's rule
-// so a reply is spoken exactly once whether the server streams it as chunks, sends it whole in
-// "final", or both. By default it speaks the whole reply when "final" arrives. With
+// A Narrator turns the mcp/ai/message stream into utterances, following the rule of package
+// device/turn so a reply is spoken exactly once whether the server streams it as chunks, sends it
+// whole in "final", or both. By default it speaks the whole reply when "final" arrives. With
 // Options.Sentences it speaks each sentence as soon as its chunks are in, which starts speaking
 // sooner on long replies; sentences end at newlines, at 。！？, and at . ! ? followed by white
 // space. Thoughts are never spoken. A new reply interrupts the rest of the previous one.

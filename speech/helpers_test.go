@@ -7,11 +7,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/devicectl/devicectl/internal/leakcheck"
 )
 
 // deadline bounds every wait in these tests; generous because -race and a loaded CI box slow
@@ -72,7 +73,9 @@ func levelOf(s string) slog.Level {
 	return l
 }
 
-// waitFor polls cond until it holds or the deadline passes.
+// waitFor polls cond until it holds or the deadline passes. What it waits for is done by a real
+// program (a file it wrote, a process it started or left), which neither testing/synctest nor a
+// fake clock can drive, so a bounded poll is the wait; a passing run never reaches the deadline.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	end := time.Now().Add(deadline)
@@ -101,21 +104,6 @@ func waitIdle(t *testing.T, s *Speaker) {
 	defer cancel()
 	if err := s.Wait(ctx); err != nil {
 		t.Fatalf("Wait: %v (an utterance never finished)", err)
-	}
-}
-
-// checkGoroutines fails if the goroutine count does not come back down to baseline soon: the
-// Speaker's worker, or exec's copying goroutines, outlived Close.
-func checkGoroutines(t *testing.T, baseline int) {
-	t.Helper()
-	end := time.Now().Add(2 * time.Second)
-	for runtime.NumGoroutine() > baseline {
-		if time.Now().After(end) {
-			buf := make([]byte, 1<<16)
-			t.Fatalf("%d goroutines after Close, %d before:\n%s",
-				runtime.NumGoroutine(), baseline, buf[:runtime.Stack(buf, true)])
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 
@@ -174,15 +162,12 @@ func release(t *testing.T, log string) {
 // ends.
 func newSpeaker(t *testing.T, opts *Options) *Speaker {
 	t.Helper()
-	baseline := runtime.NumGoroutine()
+	leakcheck.Check(t) // first, so its check runs after the Close below
 	s, err := NewSpeaker(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		s.Close()
-		checkGoroutines(t, baseline)
-	})
+	t.Cleanup(func() { s.Close() })
 	return s
 }
 

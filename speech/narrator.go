@@ -5,7 +5,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/device/turn"
 )
 
 // Voice is what a Narrator speaks through. *Speaker is one; both methods must return at once,
@@ -19,77 +19,63 @@ type Voice interface {
 
 // Narrator speaks the replies in an mcp/ai/message stream through a Voice.
 //
-// It follows device.Renderer's rule, so each reply is spoken exactly once: if any chunk carried
+// It follows package turn's rule, so each reply is spoken exactly once: if any chunk carried
 // text, "final" only ends the reply and its content (often the whole text again) is ignored; if
 // none did, "final" carries the whole reply. Thoughts are never spoken. The first chunk of a new
-// reply, or a non-empty "final" that arrives alone, interrupts whatever is left of the previous
-// reply, since an answer the user has moved past is noise.
+// reply, or a "final" with something to say that arrives alone, interrupts whatever is left of the
+// previous reply, since an answer the user has moved past is noise.
 type Narrator struct {
 	voice     Voice
 	sentences bool
 	log       *slog.Logger
 
-	mu       sync.Mutex
-	streamed bool            // a chunk of the current reply carried text
-	whole    strings.Builder // the reply so far, when speaking whole replies
-	split    splitter        // the unspoken rest, when speaking sentences
+	mu    sync.Mutex
+	turn  turn.Assembler // gathers the whole reply unless speaking sentences
+	split splitter       // the unspoken rest, when speaking sentences
 }
+
+// maxWhole bounds a whole reply to be spoken; the chunks past it are not said.
+const maxWhole = 1 << 20
 
 // NewNarrator returns a Narrator speaking through v. Of opts it uses Sentences and Logger; nil
 // means whole replies.
 func NewNarrator(v Voice, opts *Options) *Narrator {
 	o := opts.withDefaults()
-	return &Narrator{
+	n := &Narrator{
 		voice:     v,
 		sentences: o.Sentences,
 		log:       o.Logger.With("component", "speech-narrator"),
 	}
+	if !n.sentences {
+		n.turn.Gather = maxWhole
+	}
+	return n
 }
 
 // Observe takes the next message of the stream. Messages must be given in arrival order; Observe
-// is safe for concurrent use but order is the caller's to keep.
-func (n *Narrator) Observe(m device.AIMessage) {
+// is safe for concurrent use but order is the caller's to keep. device.AIMessage is a
+// turn.Message.
+func (n *Narrator) Observe(m turn.Message) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	switch m.Type {
-	case device.MessageChunk:
-		if m.Content == "" {
-			return
-		}
-		if !n.streamed {
-			n.voice.Interrupt()
-			n.streamed = true
-		}
-		if !n.sentences {
-			n.whole.WriteString(m.Content)
-			return
-		}
-		n.split.write(m.Content)
-		n.speak(n.split.cut(false))
-	case device.MessageFinal:
-		if !n.streamed {
-			if !speakable(m.Content) {
-				// Nothing to say is no reason to cut off the previous reply.
-				return
-			}
-			n.voice.Interrupt()
-			if n.sentences {
-				n.split.write(m.Content)
-			} else {
-				n.whole.WriteString(m.Content)
-			}
-		}
-		if n.sentences {
-			n.speak(n.split.cut(true))
-		} else if t := strings.TrimSpace(n.whole.String()); speakable(t) {
-			n.voice.Speak(t)
-		}
-		n.whole.Reset()
-		n.split.reset()
-		n.streamed = false
-	case device.MessageThought:
-	default:
+	st := n.turn.Add(m.Type, m.Content)
+	if st.Unknown {
 		n.log.Debug("ignoring ai message of unknown type", "type", m.Type)
+		return
+	}
+	// A final alone with nothing to say is no reason to cut off the previous reply.
+	if st.Begin && (!st.End || speakable(st.Text)) {
+		n.voice.Interrupt()
+	}
+	if n.sentences {
+		if st.Text != "" || st.End {
+			n.split.write(st.Text)
+			n.speak(n.split.cut(st.End))
+		}
+		return
+	}
+	if t := strings.TrimSpace(st.Reply); st.End && speakable(t) {
+		n.voice.Speak(t)
 	}
 }
 

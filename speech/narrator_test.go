@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/device/turn"
 )
 
 // voiceLog is a Voice that records calls: "interrupt" and "say <text>".
@@ -16,57 +16,60 @@ func (v *voiceLog) Interrupt()        { *v = append(*v, "interrupt") }
 
 var _ Voice = (*Speaker)(nil)
 
-func chunk(s string) device.AIMessage { return device.AIMessage{Type: device.MessageChunk, Content: s} }
-func final(s string) device.AIMessage { return device.AIMessage{Type: device.MessageFinal, Content: s} }
-func thought(s string) device.AIMessage {
-	return device.AIMessage{Type: device.MessageThought, Content: s}
+func chunk(s string) turn.Message { return turn.Message{Type: turn.Chunk, Content: s} }
+func final(s string) turn.Message { return turn.Message{Type: turn.Final, Content: s} }
+func thought(s string) turn.Message {
+	return turn.Message{Type: turn.Thought, Content: s}
 }
 
 func TestNarrator(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		sentences bool
-		msgs      []device.AIMessage
+		msgs      []turn.Message
 		want      []string
 	}{
 		{"final repeats streamed text", false,
-			[]device.AIMessage{chunk("Hello "), chunk("there."), final("Hello there.")},
+			[]turn.Message{chunk("Hello "), chunk("there."), final("Hello there.")},
 			[]string{"interrupt", "say Hello there."}},
 		{"final carries the reply alone", false,
-			[]device.AIMessage{final("Volume set to 40%.")},
+			[]turn.Message{final("Volume set to 40%.")},
 			[]string{"interrupt", "say Volume set to 40%."}},
+		{"a final that differs from the chunks: the chunks were the reply", true,
+			[]turn.Message{chunk("Said. "), chunk("Done."), final("Something else.")},
+			[]string{"interrupt", "say Said.", "say Done."}},
 		{"empty final after chunks", false,
-			[]device.AIMessage{chunk("A"), chunk("B"), final("")},
+			[]turn.Message{chunk("A"), chunk("B"), final("")},
 			[]string{"interrupt", "say AB"}},
 		{"thoughts are not spoken", false,
-			[]device.AIMessage{thought("plan: greet"), chunk("Hi."), thought("done?"), final("Hi.")},
+			[]turn.Message{thought("plan: greet"), chunk("Hi."), thought("done?"), final("Hi.")},
 			[]string{"interrupt", "say Hi."}},
 		{"thought-only turn says nothing", false,
-			[]device.AIMessage{thought("hmm"), final("")},
+			[]turn.Message{thought("hmm"), final("")},
 			nil},
 		{"empty chunks neither start nor stream a reply", false,
-			[]device.AIMessage{chunk(""), final("Whole.")},
+			[]turn.Message{chunk(""), final("Whole.")},
 			[]string{"interrupt", "say Whole."}},
 		{"unknown types are ignored", false,
-			[]device.AIMessage{{Type: "image", Content: "x"}, final("ok")},
+			[]turn.Message{{Type: "image", Content: "x"}, final("ok")},
 			[]string{"interrupt", "say ok"}},
 		{"each new reply interrupts the last", false,
-			[]device.AIMessage{chunk("One."), final("One."), chunk("Two."), final(""), final("Three.")},
+			[]turn.Message{chunk("One."), final("One."), chunk("Two."), final(""), final("Three.")},
 			[]string{"interrupt", "say One.", "interrupt", "say Two.", "interrupt", "say Three."}},
 		{"a blank final does not cut the previous reply", false,
-			[]device.AIMessage{final("One."), final(" ")},
+			[]turn.Message{final("One."), final(" ")},
 			[]string{"interrupt", "say One."}},
 		{"sentences as chunks arrive", true,
-			[]device.AIMessage{chunk("Hello wor"), chunk("ld. How are"), chunk(" you?\nFine"), final("Hello world. How are you?\nFine")},
+			[]turn.Message{chunk("Hello wor"), chunk("ld. How are"), chunk(" you?\nFine"), final("Hello world. How are you?\nFine")},
 			[]string{"interrupt", "say Hello world.", "say How are you?", "say Fine"}},
 		{"chinese sentences", true,
-			[]device.AIMessage{chunk("你好。今天"), thought("想想"), chunk("天气很好！你呢？好"), final("")},
+			[]turn.Message{chunk("你好。今天"), thought("想想"), chunk("天气很好！你呢？好"), final("")},
 			[]string{"interrupt", "say 你好。", "say 今天天气很好！", "say 你呢？", "say 好"}},
 		{"sentences from a final alone", true,
-			[]device.AIMessage{final("One. Two! 三。")},
+			[]turn.Message{final("One. Two! 三。")},
 			[]string{"interrupt", "say One.", "say Two!", "say 三。"}},
 		{"the rest is said at the final; the next reply interrupts", true,
-			[]device.AIMessage{chunk("Old. Unfinished"), final(""), chunk("New."), final("")},
+			[]turn.Message{chunk("Old. Unfinished"), final(""), chunk("New."), final("")},
 			[]string{"interrupt", "say Old.", "say Unfinished", "interrupt", "say New."}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -85,7 +88,7 @@ func TestNarrator(t *testing.T) {
 func TestNarratorLogsUnknownTypes(t *testing.T) {
 	rec := &recorder{}
 	var v voiceLog
-	NewNarrator(&v, &Options{Logger: slog.New(rec)}).Observe(device.AIMessage{Type: "image"})
+	NewNarrator(&v, &Options{Logger: slog.New(rec)}).Observe(turn.Message{Type: "image"})
 	if got := rec.at(slog.LevelDebug); len(got) != 1 || !strings.Contains(got[0], "type=image") {
 		t.Errorf("logged %q, want one record naming the type", got)
 	}

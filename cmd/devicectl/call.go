@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 
 	"github.com/spf13/cobra"
 )
@@ -45,7 +46,7 @@ would answer with (code, message, data.details) and exits 1.`,
 
 func callDefaults() *Config {
 	c := Defaults()
-	c.Log.Level = "warn"
+	c.Log.Level = slog.LevelWarn
 	return c
 }
 

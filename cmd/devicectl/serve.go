@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 
 	"github.com/spf13/cobra"
 
@@ -61,7 +62,7 @@ order and then serves until interrupted (SIGINT/SIGTERM).
 
 func serveDefaults() *Config {
 	c := Defaults()
-	c.Log.Level = "warn"
+	c.Log.Level = slog.LevelWarn
 	return c
 }
 

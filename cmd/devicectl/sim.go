@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 
 	"github.com/spf13/cobra"
 
@@ -34,7 +35,7 @@ const simHelp = `commands:
 func simDefaults() *Config {
 	c := Defaults()
 	c.Device.MAC = simMAC
-	c.Log.Level = "warn"
+	c.Log.Level = slog.LevelWarn
 	return c
 }
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"time"
 
@@ -41,7 +42,7 @@ func swarmDefaults() *Config {
 	c := Defaults()
 	// One warning per device (a server going away) would be thousands of lines: the status line
 	// counts them instead, and shows the latest.
-	c.Log.Level = "error"
+	c.Log.Level = slog.LevelError
 	return c
 }
 

@@ -29,12 +29,13 @@
 //
 // # Where it runs
 //
-// It needs Linux, root (CAP_NET_ADMIN and CAP_SYS_ADMIN for ip netns), iproute2 (ip, and tc for
-// the netem part) and about 20 s (30 s on a loaded machine). Elsewhere it skips at once and
-// says why; so does -short. With DEVICECTL_NETFAULT=1 (scripts/netfault.sh sets it) a missing
-// requirement fails the test instead, so CI cannot lose it to a silent skip.
-// DEVICECTL_NETFAULT=0 skips it on a root machine whose network should not be touched. A kernel
-// without the sch_netem qdisc skips only delay_and_loss, always: loss is not faked in
+// It is opt-in: it runs only with DEVICECTL_NETFAULT=1 (scripts/netfault.sh and make netfault
+// set it, and CI sets it for make test), so that `go test ./...` as anyone types it, even as
+// root, creates no namespace; without the variable it skips at once and says how to run it.
+// With the variable set it needs Linux, root (CAP_NET_ADMIN and CAP_SYS_ADMIN for ip netns),
+// iproute2 (ip, and tc for the netem part) and about 20 s (30 s on a loaded machine); a missing
+// requirement then fails the test, so CI cannot lose it to a silent skip. -short still skips it.
+// A kernel without the sch_netem qdisc skips only delay_and_loss, always: loss is not faked in
 // userspace, which would test something else.
 //
 // DEVICECTL_NETFAULT_BIN names a devicectl binary to use instead of building one, so that

@@ -15,5 +15,5 @@ func TestNetworkFaults(t *testing.T) {
 	if os.Getenv("DEVICECTL_NETFAULT") == "1" {
 		t.Fatal(msg + " (DEVICECTL_NETFAULT=1: this test must run here)")
 	}
-	t.Skip(msg)
+	t.Skip(msg + "; it runs on Linux as root with DEVICECTL_NETFAULT=1 (scripts/netfault.sh)")
 }

@@ -1,0 +1,77 @@
+package device_test
+
+import (
+	"bytes"
+	"errors"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/devicectl/devicectl/device"
+)
+
+func TestRenderer(t *testing.T) {
+	chunk := func(s string) device.AIMessage { return device.AIMessage{Type: device.MessageChunk, Content: s} }
+	final := func(s string) device.AIMessage { return device.AIMessage{Type: device.MessageFinal, Content: s} }
+	thought := func(s string) device.AIMessage { return device.AIMessage{Type: device.MessageThought, Content: s} }
+	for _, tc := range []struct {
+		name         string
+		opts         *device.RenderOptions
+		msgs         []device.AIMessage
+		out, thought string
+	}{
+		{"streamed turn: final only ends the line", nil,
+			[]device.AIMessage{chunk("Hel"), chunk("lo."), final("Hello.")}, "Hello.\n", ""},
+		{"final alone is shown", nil,
+			[]device.AIMessage{final("Whole."), final("Next.")}, "Whole.\nNext.\n", ""},
+		{"empty final alone is an empty line", nil,
+			[]device.AIMessage{final("")}, "\n", ""},
+		{"chunks win over a different final", nil,
+			[]device.AIMessage{chunk("shown"), final("other")}, "shown\n", ""},
+		{"thoughts hidden by default", nil,
+			[]device.AIMessage{thought("hmm"), chunk("a"), final("")}, "a\n", ""},
+		{"thoughts apart from the reply", &device.RenderOptions{ShowThoughts: true},
+			[]device.AIMessage{chunk("a"), thought("hmm"), chunk("b"), final("")}, "ab\n", "hmm\n"},
+		{"thoughts dimmed in colour", &device.RenderOptions{ShowThoughts: true, Color: true},
+			[]device.AIMessage{thought("hmm"), final("x")}, "x\n", "\x1b[2mhmm\x1b[0m\n"},
+		{"unknown types ignored", &device.RenderOptions{ShowThoughts: true},
+			[]device.AIMessage{{Type: "image", Content: "x"}, chunk("a"), final("a")}, "a\n", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, thoughts bytes.Buffer
+			r := device.NewRenderer(&out, &thoughts, tc.opts)
+			for _, m := range tc.msgs {
+				r.Render(m)
+			}
+			if out.String() != tc.out || thoughts.String() != tc.thought {
+				t.Errorf("out %q, thoughts %q; want %q, %q", out.String(), thoughts.String(), tc.out, tc.thought)
+			}
+		})
+	}
+}
+
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+func TestRendererLogsOnce(t *testing.T) {
+	var logs bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	r := device.NewRenderer(failWriter{}, nil, &device.RenderOptions{Logger: log, ShowThoughts: true})
+	for _, m := range []device.AIMessage{
+		{Type: device.MessageChunk, Content: "a"},
+		{Type: device.MessageThought, Content: "no thoughts writer: dropped"},
+		{Type: device.MessageChunk, Content: "b"},
+		{Type: device.MessageFinal},
+		{Type: "image", Content: "x"},
+	} {
+		r.Render(m)
+	}
+	got := logs.String()
+	if n := strings.Count(got, "cannot write ai message"); n != 1 || !strings.Contains(got, "disk full") {
+		t.Errorf("write failures logged %d times, want once with the error:\n%s", n, got)
+	}
+	if !strings.Contains(got, "type=image") {
+		t.Errorf("unknown type not logged:\n%s", got)
+	}
+}

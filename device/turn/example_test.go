@@ -1,0 +1,32 @@
+package turn_test
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/devicectl/devicectl/device/turn"
+)
+
+// A renderer writes the text of each step and a newline at the end of a turn; a hook takes the
+// whole reply at the end.
+func Example() {
+	a := turn.Assembler{Gather: 1 << 20}
+	for _, m := range []turn.Message{
+		{Type: turn.Chunk, Content: "It is "},
+		{Type: turn.Thought, Content: "check the clock"},
+		{Type: turn.Chunk, Content: "noon."},
+		{Type: turn.Final, Content: "It is noon."}, // already shown as chunks: not repeated
+		{Type: turn.Final, Content: "Bye."},        // a turn sent whole
+	} {
+		s := a.Add(m.Type, m.Content)
+		os.Stdout.WriteString(s.Text)
+		if s.End {
+			fmt.Printf("\n  reply %q, streamed %v\n", s.Reply, s.Streamed)
+		}
+	}
+	// Output:
+	// It is noon.
+	//   reply "It is noon.", streamed true
+	// Bye.
+	//   reply "Bye.", streamed false
+}

@@ -1,0 +1,128 @@
+package daemon
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/internal/config"
+)
+
+// TestConfiguredLimits checks that the size limits set in the config file are the ones the
+// running daemon enforces: the transport and agent tests set them through Options, so only here
+// is a wrong mapping from the keys caught.
+func TestConfiguredLimits(t *testing.T) {
+	// connection.read_limit: a frame over it closes the line (1009) and the device dials again and
+	// registers; one under it is served on the same line.
+	t.Run("connection.read_limit", func(t *testing.T) {
+		srv := startStandIn(t, nil)
+		cfg := strings.Replace(baseConfig(t, srv.URL()), "connection:\n", "connection:\n  read_limit: 1KiB\n  backoff_min: 10ms\n  backoff_max: 50ms\n", 1)
+		d := startDaemon(t, cfg, nil)
+		dev := nextRegistration(t, srv)
+		// The stand-in server's request frame adds about 150 bytes around tool_input.
+		padded := func(n int) json.RawMessage {
+			return json.RawMessage(`{"level": 3, "pad": "` + strings.Repeat("x", n) + `"}`)
+		}
+		resp, err := dev.Execute(waitCtx(t), "amplify_volume", padded(600))
+		if err != nil || resp.Error == nil || resp.Error.Code != device.CodeInvalidParams {
+			t.Fatalf("a frame under the limit: %+v, %v; want it answered (-32602 for the extra property)", resp, err)
+		}
+		if _, err := dev.Execute(waitCtx(t), "amplify_volume", padded(2048)); err == nil {
+			t.Fatal("a frame over connection.read_limit was answered; want the line closed")
+		}
+		select {
+		case <-dev.Done():
+		case <-waitCtx(t).Done():
+			t.Fatal("the line is still up after a frame over connection.read_limit")
+		}
+		again := nextRegistration(t, srv)
+		if resp, err := again.Execute(waitCtx(t), "amplify_volume", json.RawMessage(`{"level": 4}`)); err != nil || resp.Error != nil {
+			t.Errorf("call after reconnecting: %+v, %v", resp, err)
+		}
+		// The warning names the limit in force: the configured one, not the 1 MiB default.
+		if log := d.stderr.String(); !regexp.MustCompile(`level=WARN msg="message over the read limit: closing the connection" .*limit=1024\n`).MatchString(log) {
+			t.Errorf("the log does not say the line closed over the 1024-byte limit:\n%s", log)
+		}
+	})
+
+	// execution.max_in_flight: with 1, a call held up in the face program leaves no room, and the
+	// next call (on other hardware, so it is not merely waiting its turn) is answered -32002.
+	t.Run("execution.max_in_flight", func(t *testing.T) {
+		srv := startStandIn(t, nil)
+		dir := t.TempDir()
+		face := filepath.Join(dir, "face.sh")
+		if err := os.WriteFile(face, []byte(`#!/bin/sh
+[ "$1" = smile ] || exit 0
+touch "`+dir+`/showing"
+while [ ! -e "`+dir+`/release" ]; do sleep 0.02; done
+`), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		cfg := strings.Replace(baseConfig(t, srv.URL()), "  mode: sim\n",
+			"  mode: config\n  face:\n    driver: command\n    command: ["+face+"]\n", 1) +
+			"execution:\n  max_in_flight: 1\n"
+		startDaemon(t, cfg, nil)
+		dev := nextRegistration(t, srv)
+		smiled := make(chan error, 1)
+		go func() {
+			resp, err := dev.Execute(waitCtx(t), "set_virtual_human_expression", json.RawMessage(`{"expression": "smile"}`))
+			if err == nil && resp.Error != nil {
+				err = resp.Error
+			}
+			smiled <- err
+		}()
+		deadline := time.Now().Add(10 * time.Second)
+		for _, err := os.Stat(filepath.Join(dir, "showing")); err != nil; _, err = os.Stat(filepath.Join(dir, "showing")) {
+			if time.Now().After(deadline) {
+				t.Fatal("the face program never started on smile")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		resp, err := dev.Execute(waitCtx(t), "amplify_volume", json.RawMessage(`{"level": 9}`))
+		if err != nil || resp.Error == nil || resp.Error.Code != device.CodeBusy || resp.Error.Message != "device busy" {
+			t.Errorf("a second call with max_in_flight 1: %+v, %v; want -32002 device busy", resp, err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "release"), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-smiled; err != nil {
+			t.Errorf("the call holding the slot: %v", err)
+		}
+		// The slot is free again: the same call now runs.
+		if resp, err := dev.Execute(waitCtx(t), "amplify_volume", json.RawMessage(`{"level": 9}`)); err != nil || resp.Error != nil {
+			t.Errorf("the call once the slot is free: %+v, %v", resp, err)
+		}
+	})
+}
+
+// A token the server streams back split over several chunks must not reach stdout either: the
+// daemon says a server that echoes the token "has it shown nowhere" (daemon.go, newRenderer).
+func TestStreamedReplyScrubbed(t *testing.T) {
+	// The renderer writes each chunk as it comes; the daemon's stream redactors hold back what may
+	// be the start of a secret until the next write shows whether it is one.
+	srv := startStandIn(t, nil)
+	d := startDaemon(t, baseConfig(t, srv.URL()), func(k string) string {
+		if k == config.TokenEnv {
+			return hiddenToken
+		}
+		return ""
+	})
+	dev := nextRegistration(t, srv)
+	// Say streams the text as three chunks and a final: the token straddles a chunk boundary.
+	if err := dev.Say(waitCtx(t), "your token is "+hiddenToken); err != nil {
+		t.Fatal(err)
+	}
+	// Messages are handled in order before a request is answered: once this call is answered,
+	// the reply has been rendered.
+	if _, err := dev.Execute(waitCtx(t), "get_device_status", json.RawMessage(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	if out := d.stdout.String(); strings.Contains(out, hiddenToken) || !strings.Contains(out, "your token is") {
+		t.Errorf("stdout %q: want the reply with the token redacted", out)
+	}
+}
