@@ -9,7 +9,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/devicectl/devicectl/hal"
+	"github.com/devicectl/devicectl/hal/driverreg"
+	"github.com/devicectl/devicectl/hal/hostbus"
+	"github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/internal/doctor"
+	devhw "github.com/devicectl/devicectl/internal/hardware"
 )
 
 func newDoctorCmd() *cobra.Command {
@@ -30,7 +34,7 @@ warnings (a missing optional part, a token file others can read) do not.`,
   devicectl doctor --config ./devicectl.yaml`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := resolveConfig(configPath, cmd.Flags())
+			c, err := config.Resolve(configPath, cmd.Flags())
 			if err != nil {
 				// The table's first row, then the usual exit 2 for a bad config.
 				doctor.Print(cmd.OutOrStdout(), []doctor.Result{{Name: "config", Err: err, Remedy: "fix the key named above"}})
@@ -46,40 +50,40 @@ warnings (a missing optional part, a token file others can read) do not.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&configPath, "config", "", "config file (default "+defaultConfigPath+" when it exists)")
-	bindFlags(cmd.Flags(), Defaults(), "server", "mac", "interface", "hardware")
+	cmd.Flags().StringVar(&configPath, "config", "", "config file (default "+config.DefaultPath+" when it exists)")
+	config.BindFlags(cmd.Flags(), config.Defaults(), "server", "mac", "interface", "hardware")
 	return cmd
 }
 
 // runDoctor runs every check that can run, from c; a failed step skips the steps that need it.
-func runDoctor(ctx context.Context, c *Config, configPath string, getenv func(string) string) []doctor.Result {
+func runDoctor(ctx context.Context, c *config.Config, configPath string, getenv func(string) string) []doctor.Result {
 	log := slog.New(slog.DiscardHandler)
 	where := configPath
 	if where == "" {
-		where = defaultConfigPath
+		where = config.DefaultPath
 		if _, err := os.Stat(where); err != nil {
 			where = "none (defaults and flags)"
 		}
 	}
 	results := []doctor.Result{{Name: "config", Detail: where}}
 
-	mac, err := deviceMAC(c.Device)
+	mac, err := config.DeviceMAC(c.Device)
 	results = append(results, doctor.Result{Name: "mac", Detail: mac, Err: err,
 		Remedy: "set device.mac, or device.interface to the network interface whose address to use"})
 
-	token, err := loadToken(c.Server, getenv, log)
+	token, err := config.LoadToken(c.Server, getenv, log)
 	// The part programs opened below (a face, amixer) inherit the environment; the token is the
 	// server's business, not theirs (run does the same).
-	os.Unsetenv(tokenEnv)
+	os.Unsetenv(config.TokenEnv)
 	r := doctor.Result{Name: "token", Detail: tokenSource(c.Server, token), Err: err,
 		Remedy: "make server.token_file readable by the service user (mode 0600), or unset it"}
-	if fi, serr := os.Stat(c.Server.TokenFile); err == nil && serr == nil && looseMode(fi.Mode()) {
+	if fi, serr := os.Stat(c.Server.TokenFile); err == nil && serr == nil && config.LooseMode(fi.Mode()) {
 		r.Warn = fmt.Sprintf("%s is readable by group or others (mode %s)", c.Server.TokenFile, fi.Mode().Perm())
 		r.Remedy = "chmod 600 " + c.Server.TokenFile
 	}
 	results = append(results, r)
 
-	if tlsConf, err := tlsConfig(c.Server, log); err != nil {
+	if tlsConf, err := config.TLSConfig(c.Server, log); err != nil {
 		results = append(results, doctor.Result{Name: "tls", Err: err, Remedy: "fix the TLS files in the server section"})
 	} else {
 		results = append(results, doctor.CheckServer(ctx, &doctor.Server{
@@ -89,39 +93,40 @@ func runDoctor(ctx context.Context, c *Config, configPath string, getenv func(st
 			UserAgent:        "devicectl/" + buildVersion(),
 			TLS:              tlsConf,
 			HandshakeTimeout: c.Connection.HandshakeTimeout,
-			TokenRemedy:      "check server.token_file or $" + tokenEnv,
+			TokenRemedy:      "check server.token_file or $" + config.TokenEnv,
 		})...)
 	}
 	return append(results, checkHardware(ctx, c, log)...)
 }
 
-func tokenSource(c ServerConfig, token string) string {
+func tokenSource(c config.ServerConfig, token string) string {
 	switch {
 	case c.TokenFile != "":
 		return "from " + c.TokenFile
 	case token != "":
-		return "from $" + tokenEnv
+		return "from $" + config.TokenEnv
 	}
 	return "none (no Authorization header is sent)"
 }
 
 // checkHardware opens each configured part as run does and reads it back.
-func checkHardware(ctx context.Context, c *Config, log *slog.Logger) []doctor.Result {
+func checkHardware(ctx context.Context, c *config.Config, log *slog.Logger) []doctor.Result {
 	h := c.Hardware
 	if h.Mode == "sim" {
 		return []doctor.Result{{Name: "hardware", Detail: "all simulated (hardware.mode sim, or --hardware sim)"}}
 	}
-	b := &buses{}
-	defer b.close()
+	var b hostbus.Buses // opened as the parts need them
+	defer b.Close()
+	env := &driverreg.Env{Buses: &b, Logger: log}
 	var speech func() (doctor.Speech, error)
 	if h.Speech.Driver != "none" {
-		speech = func() (doctor.Speech, error) { return openSpeech(h.Speech, c.Device.Language, log) }
+		speech = func() (doctor.Speech, error) { return devhw.OpenSpeech(h.Speech, c.Device.Language, log) }
 	}
 	return []doctor.Result{
 		doctor.Speaker(ctx, doctor.Part[hal.Speaker]{Driver: h.Speaker.Driver, Optional: h.Speaker.Optional,
-			Open: func(ctx context.Context) (hal.Speaker, error) { return openSpeaker(ctx, h.Speaker, b, true, log) }}),
+			Open: func(ctx context.Context) (hal.Speaker, error) { return devhw.OpenSpeaker(ctx, h.Speaker, env, true) }}),
 		doctor.Face(ctx, doctor.Part[hal.Face]{Driver: h.Face.Driver, Optional: h.Face.Optional,
-			Open: func(ctx context.Context) (hal.Face, error) { return openFace(ctx, h.Face, b, log) }}, h.Face.Connection),
+			Open: func(ctx context.Context) (hal.Face, error) { return devhw.OpenFace(ctx, h.Face, env) }}, h.Face.Connection),
 		doctor.CheckSpeech(speech),
 	}
 }

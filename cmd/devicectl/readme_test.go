@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/spf13/pflag"
+
+	"github.com/devicectl/devicectl/internal/config"
 )
 
 // update rewrites the golden files and the README's generated sections from the program's output.
@@ -76,24 +78,22 @@ func TestREADME(t *testing.T) {
 func configTable() string {
 	var b strings.Builder
 	b.WriteString("| key | flag | default | meaning |\n|---|---|---|---|\n")
-	d := Defaults()
-	for _, s := range settings {
+	for _, k := range config.Keys(config.Defaults()) {
 		flag := ""
-		if s.flag != "" {
-			flag = "`--" + s.flag + "`"
+		if k.Flag != "" {
+			flag = "`--" + k.Flag + "`"
 		}
-		def := s.get(d)
+		def := k.Default
 		if def == "" {
 			def = `""`
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | `%s` | %s |\n", s.key, flag, def, strings.ReplaceAll(s.usage, "|", `\|`))
-		if s.rows != nil {
-			for _, r := range s.rows() {
-				if r.def == "" {
-					r.def = `""`
-				}
-				fmt.Fprintf(&b, "| `%s` | | `%s` | %s |\n", r.key, r.def, strings.ReplaceAll(r.usage, "|", `\|`))
+		fmt.Fprintf(&b, "| `%s` | %s | `%s` | %s |\n", k.Name, flag, def, strings.ReplaceAll(k.Usage, "|", `\|`))
+		for _, it := range k.Items {
+			def := it.Default
+			if def == "" {
+				def = `""`
 			}
+			fmt.Fprintf(&b, "| `%s` | | `%s` | %s |\n", it.Name, def, strings.ReplaceAll(it.Usage, "|", `\|`))
 		}
 	}
 	return b.String()

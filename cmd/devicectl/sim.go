@@ -14,7 +14,10 @@ import (
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/hal"
 	"github.com/devicectl/devicectl/hal/sim"
+	"github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/internal/console"
+	devhw "github.com/devicectl/devicectl/internal/hardware"
+	"github.com/devicectl/devicectl/internal/term"
 )
 
 // simMAC is the simulated device's MAC unless --mac says otherwise: the protocol's example.
@@ -32,8 +35,8 @@ const simHelp = `commands:
 
 // simDefaults are the sim's settings before flags: a fixed MAC, so output is reproducible, and
 // quieter logs, so they do not drown the console.
-func simDefaults() *Config {
-	c := Defaults()
+func simDefaults() *config.Config {
+	c := config.Defaults()
 	c.Device.MAC = simMAC
 	c.Log.Level = slog.LevelWarn
 	return c
@@ -55,32 +58,26 @@ at the end.
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c := simDefaults()
-			if err := applyFlags(cmd.Flags(), c); err != nil {
+			if err := config.ApplyFlags(cmd.Flags(), c); err != nil {
 				return err
 			}
 			return runSim(cmd.Context(), c, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
-	bindFlags(cmd.Flags(), simDefaults(), "mac", "language", "show-thoughts", "color", "log-level", "log-format")
+	config.BindFlags(cmd.Flags(), simDefaults(), "mac", "language", "show-thoughts", "color", "log-level", "log-format")
 	return cmd
 }
 
-func runSim(ctx context.Context, c *Config, in io.Reader, stdout, stderr io.Writer) (err error) {
+func runSim(ctx context.Context, c *config.Config, in io.Reader, stdout, stderr io.Writer) (err error) {
 	out := console.NewSyncWriter(stdout)
-	log := newLogger(c.Log, stderr)
-	interactive := isTerminal(in)
+	log := config.NewLogger(c.Log, stderr)
+	interactive := term.IsTerminal(in)
 
 	pnl := console.NewPanel(out, sim.DefaultVolume, hal.Idle)
-	hw := simHardware(&simHooks{OnVolume: pnl.SetVolume, OnExpression: pnl.SetFace})
-	state := newConnState()
-	reg, err := newRegistry(hw, c, state.String)
-	if err != nil {
-		return err
-	}
 
 	renderer := device.NewRenderer(out, stderr, &device.RenderOptions{
 		ShowThoughts: c.Render.ShowThoughts,
-		Color:        colorOn(c.Render.Color, stderr),
+		Color:        c.Render.ColorOn(stderr),
 		Logger:       log,
 	})
 	// The console waits for each reply to be shown before it reads on, so scripted output is
@@ -96,13 +93,13 @@ func runSim(ctx context.Context, c *Config, in io.Reader, stdout, stderr io.Writ
 		}
 	}
 
-	l, err := startLocal(ctx, c, c.Device.MAC, reg, render, state, log)
+	l, err := startLocal(ctx, c, c.Device.MAC, &devhw.SimHooks{OnVolume: pnl.SetVolume, OnExpression: pnl.SetFace}, render, log)
 	if err != nil {
 		return err
 	}
 	defer func() {
 		pnl.Mute() // halting mutes the speaker; that is not worth a redraw on the way out
-		err = errors.Join(err, l.Close(), hw.Halt())
+		err = errors.Join(err, l.Close())
 	}()
 
 	con := &console.Console{

@@ -14,8 +14,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/internal/config"
+	devhw "github.com/devicectl/devicectl/internal/hardware"
 	"github.com/devicectl/devicectl/internal/logging"
 	"github.com/devicectl/devicectl/internal/swarm"
+	"github.com/devicectl/devicectl/internal/term"
 )
 
 // `devicectl swarm` runs many simulated devices in one process (internal/swarm), each what `run
@@ -38,8 +41,8 @@ SIGINT or SIGTERM stops every device as run stops (running calls finish, close 1
 summary and exits 0. The bearer token, if the server wants one, comes from DEVICECTL_TOKEN.
 Each device holds an open file: a -n past the open-file limit (ulimit -n) is refused.`
 
-func swarmDefaults() *Config {
-	c := Defaults()
+func swarmDefaults() *config.Config {
+	c := config.Defaults()
 	// One warning per device (a server going away) would be thousands of lines: the status line
 	// counts them instead, and shows the latest.
 	c.Log.Level = slog.LevelError
@@ -61,7 +64,7 @@ func newSwarmCmd() *cobra.Command {
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c := swarmDefaults()
-			if err := applyFlags(cmd.Flags(), c); err != nil {
+			if err := config.ApplyFlags(cmd.Flags(), c); err != nil {
 				return err
 			}
 			if !cmd.Flags().Changed("ramp") {
@@ -87,12 +90,12 @@ func newSwarmCmd() *cobra.Command {
 	fs.StringVar(&prefix, "mac-prefix", swarm.DefaultMACPrefix, "first 1 to 5 bytes of every MAC, locally administered (first byte 02, 06, 0A, ...); the device number fills the rest")
 	fs.DurationVar(&ramp, "ramp", 0, "spread the first dials evenly over this time (default 1ms a device; 0s dials all at once)")
 	fs.DurationVar(&interval, "interval", time.Second, "time between status lines")
-	bindFlags(fs, swarmDefaults(), "server", "language", "ping-interval", "log-level", "log-format")
+	config.BindFlags(fs, swarmDefaults(), "server", "language", "ping-interval", "log-level", "log-format")
 	return cmd
 }
 
 // checkSwarm checks the flags that no setting checks; every error is the user's to fix (exit 2).
-func checkSwarm(c *Config, n int, prefix string, ramp, interval time.Duration, limit swarm.LimitFunc) (swarm.Plan, error) {
+func checkSwarm(c *config.Config, n int, prefix string, ramp, interval time.Duration, limit swarm.LimitFunc) (swarm.Plan, error) {
 	if c.Server.URL == "" {
 		return swarm.Plan{}, usageError{errors.New("--server is required: the agent server's ws:// or wss:// URL")}
 	}
@@ -104,7 +107,7 @@ func checkSwarm(c *Config, n int, prefix string, ramp, interval time.Duration, l
 }
 
 // newSwarm makes the swarm of c's devices: the token and TLS settings are read once, for all.
-func newSwarm(c *Config, p swarm.Plan, stdout, stderr io.Writer, getenv func(string) string) (*swarm.Swarm, error) {
+func newSwarm(c *config.Config, p swarm.Plan, stdout, stderr io.Writer, getenv func(string) string) (*swarm.Swarm, error) {
 	redact := logging.NewRedactor(stderr)
 	var (
 		s       *swarm.Swarm // Build runs once Run has started, after these are set
@@ -115,18 +118,19 @@ func newSwarm(c *Config, p swarm.Plan, stdout, stderr io.Writer, getenv func(str
 	s, err = swarm.New(p, &swarm.Options{
 		Out:      stdout,
 		Err:      redact,
-		Terminal: isTerminal(stdout),
-		Handler:  logHandler(c.Log, redact, stderr),
+		Terminal: term.IsTerminal(stdout),
+		Handler:  logging.NewHandler(redact, config.LogOptions(c.Log, stderr)),
 		// Each device gets its own hardware and registry: the built-in tools hold their device's
 		// speaker and face, and get_device_status its connection state.
 		Build: func(d *swarm.Device) (swarm.Agent, func() error, error) {
-			hw := simHardware(nil)
-			reg, err := newRegistry(hw, c, d.ConnState)
+			hw := devhw.Sim(nil)
+			reg, err := devhw.NewRegistry(hw, c, buildVersion(), d.ConnState)
 			if err != nil {
 				return nil, nil, err
 			}
-			a, err := device.New(agentOptions(c, agentSettings{
+			a, err := device.New(c.AgentOptions(config.AgentSettings{
 				MAC:        d.MAC,
+				Version:    buildVersion(),
 				ClientID:   d.ClientID,
 				Token:      token,
 				TLS:        tlsConf,
@@ -146,11 +150,11 @@ func newSwarm(c *Config, p swarm.Plan, stdout, stderr io.Writer, getenv func(str
 	if err != nil {
 		return nil, err
 	}
-	if token, err = loadToken(c.Server, getenv, s.Logger()); err != nil {
+	if token, err = config.LoadToken(c.Server, getenv, s.Logger()); err != nil {
 		return nil, err
 	}
 	redact.Add(token)
-	if tlsConf, err = tlsConfig(c.Server, s.Logger()); err != nil {
+	if tlsConf, err = config.TLSConfig(c.Server, s.Logger()); err != nil {
 		return nil, err
 	}
 	return s, nil

@@ -51,15 +51,17 @@ func TestSwarm(t *testing.T) {
 			"--mac-prefix", "02:dc:7e", "--ramp", "100ms", "--interval", "50ms"}, strings.NewReader(""), outW, &stderr)
 	}()
 
-	waitCtx, cancelWait := context.WithTimeout(ctx, 20*time.Second)
-	defer cancelWait()
-	for len(srv.Devices()) < n {
-		if _, err := srv.WaitDevice(waitCtx, ""); err != nil {
-			t.Fatalf("%d of %d devices registered: %v", len(srv.Devices()), n, err)
-		}
-		select { // WaitDevice returns at once while any device is there: poll, gently
-		case <-time.After(10 * time.Millisecond):
-		case <-waitCtx.Done():
+	// Wait for every device's registration, as the server reports them: no polling.
+	registered := map[string]bool{}
+	timeout := time.After(20 * time.Second)
+	for len(registered) < n {
+		select {
+		case e := <-srv.Events():
+			if e.Kind == agenttest.Registered {
+				registered[e.Device.MAC] = true
+			}
+		case <-timeout:
+			t.Fatalf("%d of %d devices registered within 20s", len(registered), n)
 		}
 	}
 	var macs, want []string

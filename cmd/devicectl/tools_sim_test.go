@@ -5,6 +5,8 @@ package main
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/devicectl/devicectl/internal/config"
 )
 
 // What `devicectl tools` prints is what a server receives from the device.
@@ -18,13 +20,7 @@ func TestToolsMatchesTheWire(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	c := Defaults()
-	hw := simHardware(nil)
-	reg, err := newRegistry(hw, c, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := startLocal(t.Context(), c, "AA-BB-CC-DD-EE-02", reg, nil, newConnState(), discard())
+	l, err := startLocal(t.Context(), config.Defaults(), "AA-BB-CC-DD-EE-02", nil, nil, discard())
 	if err != nil {
 		t.Fatal(err)
 	}
