@@ -42,6 +42,7 @@ import (
 
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/device/agenttest"
+	"github.com/devicectl/devicectl/internal/config"
 )
 
 // throwawayCA is a certificate authority made for one test; nothing outside the test trusts it.
@@ -331,7 +332,7 @@ func TestRunTLS(t *testing.T) {
 			url := "wss://" + net.JoinHostPort(tc.host, port) + "/device"
 			// SSL_CERT_FILE and SSL_CERT_DIR would change what "the system roots" are.
 			p := startProcess(t, bin, runConfig(t, url, tc.serverKeys, "text", ""),
-				environWithout(tokenEnv, "SSL_CERT_FILE", "SSL_CERT_DIR"))
+				environWithout(config.TokenEnv, "SSL_CERT_FILE", "SSL_CERT_DIR"))
 
 			if tc.refused == "" {
 				d, err := srv.WaitDevice(waitCtx(t), "AA-BB-CC-DD-EE-FF")
@@ -392,7 +393,7 @@ func TestRunWarnsLooseTokenFile(t *testing.T) {
 			if err := os.Chmod(token, mode); err != nil { // whatever the umask
 				t.Fatal(err)
 			}
-			p := startProcess(t, bin, runConfig(t, srv.URL(), "  token_file: "+token+"\n", "text", ""), environWithout(tokenEnv))
+			p := startProcess(t, bin, runConfig(t, srv.URL(), "  token_file: "+token+"\n", "text", ""), environWithout(config.TokenEnv))
 			d := nextRegistration(t, srv)
 			if got, want := d.Header.Get("Authorization"), "Bearer loose-token-"+strconv.FormatUint(uint64(mode), 8); got != want {
 				t.Errorf("Authorization %q, want %q", got, want)
@@ -462,9 +463,9 @@ esac
 				}
 			}
 			serverKeys := ""
-			env := environWithout(tokenEnv)
+			env := environWithout(config.TokenEnv)
 			if tc.source == "env" {
-				env = append(env, tokenEnv+"="+hiddenToken)
+				env = append(env, config.TokenEnv+"="+hiddenToken)
 			} else {
 				token := filepath.Join(dir, "token")
 				if err := os.WriteFile(token, []byte(hiddenToken+"\n"), 0o600); err != nil {
@@ -671,7 +672,7 @@ func checkProc(t *testing.T, pid int, files ...string) {
 func tokenLeaks(b []byte) []string {
 	var leaks []string
 	for _, e := range strings.Split(string(b), "\x00") {
-		if !strings.Contains(e, hiddenToken) && !strings.HasPrefix(e, tokenEnv+"=") {
+		if !strings.Contains(e, hiddenToken) && !strings.HasPrefix(e, config.TokenEnv+"=") {
 			continue
 		}
 		if k, _, ok := strings.Cut(e, "="); ok && !strings.HasPrefix(k, "-") {
@@ -694,12 +695,12 @@ func TestDoctorChildrenWithoutToken(t *testing.T) {
 	if err := os.WriteFile(face, []byte("#!/bin/sh\ncat /proc/$$/environ >> "+dir+"/environ\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	config := filepath.Join(dir, "devicectl.yaml")
-	if err := os.WriteFile(config, []byte("hardware:\n  face: {driver: command, command: ["+face+"]}\n"), 0o600); err != nil {
+	configPath := filepath.Join(dir, "devicectl.yaml")
+	if err := os.WriteFile(configPath, []byte("hardware:\n  face: {driver: command, command: ["+face+"]}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv(tokenEnv, hiddenToken)
-	r := runCLI(t.Context(), "", "doctor", "--config", config, "--server", "ws://127.0.0.1:1/", "--mac", "AA-BB-CC-DD-EE-FF")
+	t.Setenv(config.TokenEnv, hiddenToken)
+	r := runCLI(t.Context(), "", "doctor", "--config", configPath, "--server", "ws://127.0.0.1:1/", "--mac", "AA-BB-CC-DD-EE-FF")
 	b, err := os.ReadFile(filepath.Join(dir, "environ"))
 	if err != nil {
 		t.Fatalf("the face program did not run: %v; doctor said:\n%s", err, r.stdout)

@@ -1,4 +1,4 @@
-package main
+package console
 
 import (
 	"fmt"
@@ -10,9 +10,9 @@ import (
 	"github.com/devicectl/devicectl/tools"
 )
 
-// formatTools lists declarations one per tool: name, kind, parameters, and the description's first
+// FormatTools lists declarations one per tool: name, kind, parameters, and the description's first
 // sentence.
-func formatTools(decls []tools.Declaration) string {
+func FormatTools(decls []tools.Declaration) string {
 	width, kindWidth := 0, 0
 	for _, d := range decls {
 		width = max(width, len(d.Name))

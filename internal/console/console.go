@@ -1,4 +1,11 @@
-package main
+// Package console is the console of `devicectl sim` and `devicectl serve`: a line-by-line
+// command reader that calls the tools of devices registered with a stand-in agent server
+// (device/agenttest) and sends them AI messages, the panel that draws sim's simulated speaker
+// and face, and the writer they share so their lines never interleave.
+//
+// In a terminal (Interactive) the console shows a prompt before each read; otherwise it echoes
+// each line after the prompt, so a scripted session's output reads as a transcript.
+package console
 
 import (
 	"context"
@@ -19,38 +26,38 @@ import (
 // to answer first.
 const commandTimeout = 60 * time.Second
 
-// console reads commands line by line and runs them against the devices registered with a
+// Console reads commands line by line and runs them against the devices registered with a
 // stand-in server: the console of `devicectl sim` and `devicectl serve`.
-type console struct {
-	srv    *agenttest.Server
-	out    *syncWriter // shared with everything else that prints, so lines never interleave
-	prompt string      // "sim> ", "serve> "
-	help   string
-	// interactive: a person types at a terminal; show the prompt before every read. Otherwise
+type Console struct {
+	Server *agenttest.Server
+	Out    *SyncWriter // shared with everything else that prints, so lines never interleave
+	Prompt string      // "sim> ", "serve> "
+	Help   string      // the help command's text
+	// Interactive: a person types at a terminal; show the prompt before every read. Otherwise
 	// echo every line after the prompt, so the output reads as a transcript of the session.
-	interactive bool
-	// afterSay waits until the device has shown what a say sent (sim, where the device renders
+	Interactive bool
+	// AfterSay waits until the device has shown what a say sent (sim, where the device renders
 	// into the same output); nil returns at once.
-	afterSay func(ctx context.Context) error
+	AfterSay func(ctx context.Context) error
 }
 
 // errQuit is the quit command's way of ending the console.
 var errQuit = errors.New("quit")
 
-// run executes the lines of in until quit or ctx is done (it returns nil), or the end of input
+// Run executes the lines of in until quit or ctx is done (it returns nil), or the end of input
 // (io.EOF). A line that fails prints an error and the console goes on.
-func (c *console) run(ctx context.Context, in io.Reader) error {
+func (c *Console) Run(ctx context.Context, in io.Reader) error {
 	lines := newLineReader(in)
 	defer lines.stop()
 	for {
-		if c.interactive {
-			c.out.print(c.prompt)
+		if c.Interactive {
+			c.Out.Print(c.Prompt)
 		}
 		line, err := lines.next(ctx)
 		switch {
 		case errors.Is(err, io.EOF):
-			if c.interactive {
-				c.out.print("\n")
+			if c.Interactive {
+				c.Out.Print("\n")
 			}
 			return io.EOF
 		case ctx.Err() != nil:
@@ -58,29 +65,29 @@ func (c *console) run(ctx context.Context, in io.Reader) error {
 		case err != nil:
 			return err
 		}
-		if err := c.exec(ctx, line); errors.Is(err, errQuit) {
+		if err := c.Exec(ctx, line); errors.Is(err, errQuit) {
 			return nil
 		} else if err != nil {
-			c.out.printf("error: %v\n", err)
+			c.Out.Printf("error: %v\n", err)
 		}
 	}
 }
 
-// exec runs one command line.
-func (c *console) exec(ctx context.Context, line string) error {
+// Exec runs one command line.
+func (c *Console) Exec(ctx context.Context, line string) error {
 	line = strings.TrimSpace(line)
 	if line == "" || strings.HasPrefix(line, "#") {
 		return nil
 	}
-	if !c.interactive {
-		c.out.printf("%s%s\n", c.prompt, line)
+	if !c.Interactive {
+		c.Out.Printf("%s%s\n", c.Prompt, line)
 	}
 	ctx, cancel := context.WithTimeout(ctx, commandTimeout)
 	defer cancel()
 	name, args := cutWord(line)
 	switch name {
 	case "help", "?":
-		c.out.print(c.help)
+		c.Out.Print(c.Help)
 		return nil
 	case "quit", "exit":
 		return errQuit
@@ -98,21 +105,21 @@ func (c *console) exec(ctx context.Context, line string) error {
 	return fmt.Errorf("unknown command %q; type help for the commands", name)
 }
 
-func (c *console) devices() error {
-	devs := c.srv.Devices()
+func (c *Console) devices() error {
+	devs := c.Server.Devices()
 	if len(devs) == 0 {
-		c.out.print("no device is registered\n")
+		c.Out.Print("no device is registered\n")
 		return nil
 	}
 	var b strings.Builder
 	for _, d := range devs {
 		fmt.Fprintf(&b, "%s  %d tools  %s  %s\n", d.MAC, len(d.Tools), d.RemoteAddr, d.Header.Get("User-Agent"))
 	}
-	c.out.print(b.String())
+	c.Out.Print(b.String())
 	return nil
 }
 
-func (c *console) wait(ctx context.Context, args string) error {
+func (c *Console) wait(ctx context.Context, args string) error {
 	mac := ""
 	if args != "" {
 		var err error
@@ -120,15 +127,15 @@ func (c *console) wait(ctx context.Context, args string) error {
 			return fmt.Errorf("usage: wait [MAC]: %w", err)
 		}
 	}
-	d, err := c.srv.WaitDevice(ctx, mac)
+	d, err := c.Server.WaitDevice(ctx, mac)
 	if err != nil {
 		return err
 	}
-	c.out.printf("%s is registered\n", d.MAC)
+	c.Out.Printf("%s is registered\n", d.MAC)
 	return nil
 }
 
-func (c *console) tools(args string) error {
+func (c *Console) tools(args string) error {
 	d, rest, err := c.device(args)
 	if err != nil {
 		return err
@@ -136,11 +143,11 @@ func (c *console) tools(args string) error {
 	if rest != "" {
 		return errors.New("usage: tools [MAC]")
 	}
-	c.out.print(formatTools(d.Tools))
+	c.Out.Print(FormatTools(d.Tools))
 	return nil
 }
 
-func (c *console) call(ctx context.Context, args string) error {
+func (c *Console) call(ctx context.Context, args string) error {
 	d, rest, err := c.device(args)
 	if err != nil {
 		return err
@@ -164,11 +171,11 @@ func (c *console) call(ctx context.Context, args string) error {
 	if err != nil {
 		return fmt.Errorf("printing the response: %w", err)
 	}
-	c.out.printf("%s\n", b)
+	c.Out.Printf("%s\n", b)
 	return nil
 }
 
-func (c *console) say(ctx context.Context, args string) error {
+func (c *Console) say(ctx context.Context, args string) error {
 	d, text, err := c.device(args)
 	if err != nil {
 		return err
@@ -179,26 +186,26 @@ func (c *console) say(ctx context.Context, args string) error {
 	if err := d.Say(ctx, text); err != nil {
 		return err
 	}
-	if c.afterSay != nil {
-		return c.afterSay(ctx)
+	if c.AfterSay != nil {
+		return c.AfterSay(ctx)
 	}
-	c.out.printf("sent to %s\n", d.MAC)
+	c.Out.Printf("sent to %s\n", d.MAC)
 	return nil
 }
 
 // device picks the device a command is for: the MAC that starts args, or the only registered
 // device when args does not start with a MAC. It returns the rest of args.
-func (c *console) device(args string) (*agenttest.Device, string, error) {
+func (c *Console) device(args string) (*agenttest.Device, string, error) {
 	first, rest := cutWord(args)
 	if mac, err := device.NormalizeMAC(first); err == nil {
-		for _, d := range c.srv.Devices() {
+		for _, d := range c.Server.Devices() {
 			if d.MAC == mac {
 				return d, rest, nil
 			}
 		}
 		return nil, "", fmt.Errorf("no device %s is registered", mac)
 	}
-	devs := c.srv.Devices()
+	devs := c.Server.Devices()
 	switch len(devs) {
 	case 0:
 		return nil, "", errors.New("no device is registered yet")
@@ -212,8 +219,29 @@ func (c *console) device(args string) (*agenttest.Device, string, error) {
 	return nil, "", fmt.Errorf("%d devices are registered (%s): put the MAC first", len(devs), strings.Join(macs, ", "))
 }
 
-// event shows a change in the registered devices (serve).
-func (c *console) event(e agenttest.Event) {
+// WatchEvents shows devices as they register and disconnect (serve), until ctx is done or the
+// returned stop is called; stop waits for the goroutine that shows them.
+func (c *Console) WatchEvents(ctx context.Context) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			select {
+			case e := <-c.Server.Events():
+				c.Event(e)
+			case <-ctx.Done():
+				return
+			}
+		}
+	})
+	return func() {
+		cancel()
+		wg.Wait()
+	}
+}
+
+// Event shows a change in the registered devices.
+func (c *Console) Event(e agenttest.Event) {
 	var msg string
 	switch e.Kind {
 	case agenttest.Registered:
@@ -223,12 +251,12 @@ func (c *console) event(e agenttest.Event) {
 	default:
 		return
 	}
-	if c.interactive {
+	if c.Interactive {
 		// The prompt is on screen: write over it, then show it again.
-		c.out.printf("\r%s\n%s", msg, c.prompt)
+		c.Out.Printf("\r%s\n%s", msg, c.Prompt)
 		return
 	}
-	c.out.printf("%s\n", msg)
+	c.Out.Printf("%s\n", msg)
 }
 
 // cutWord splits s into its first word and the rest, both trimmed.
@@ -240,19 +268,3 @@ func cutWord(s string) (word, rest string) {
 	}
 	return s[:i], strings.TrimSpace(s[i:])
 }
-
-// syncWriter serialises writes from the console, the renderer and the hardware panel.
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (w *syncWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.w.Write(p)
-}
-
-func (w *syncWriter) print(s string) { io.WriteString(w, s) }
-
-func (w *syncWriter) printf(format string, args ...any) { fmt.Fprintf(w, format, args...) }

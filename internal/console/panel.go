@@ -1,4 +1,4 @@
-package main
+package console
 
 import (
 	"fmt"
@@ -9,12 +9,12 @@ import (
 	"github.com/devicectl/devicectl/hal/faces"
 )
 
-// panel shows the simulated hardware in `devicectl sim`: the face as a picture, redrawn when
+// Panel shows the simulated hardware in `devicectl sim`: the face as a picture, redrawn when
 // the expression changes, and a volume bar, redrawn when either changes. The sim backends call
 // it from their OnChange hooks, i.e. from the tool call that made the change, so a change is
 // on screen before the call's response is printed.
-type panel struct {
-	out *syncWriter
+type Panel struct {
+	out *SyncWriter
 
 	mu     sync.Mutex
 	volume int
@@ -25,47 +25,48 @@ type panel struct {
 // volumeBarWidth is the bar's length in cells: 5% each.
 const volumeBarWidth = 20
 
-func newPanel(out *syncWriter, volume int, face hal.Expression) *panel {
-	return &panel{out: out, volume: volume, face: face}
+// NewPanel returns a panel that draws on out, starting from volume and face.
+func NewPanel(out *SyncWriter, volume int, face hal.Expression) *Panel {
+	return &Panel{out: out, volume: volume, face: face}
 }
 
-// draw shows the whole panel: the face, then the status line.
-func (p *panel) draw() {
+// Draw shows the whole panel: the face, then the status line.
+func (p *Panel) Draw() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !p.muted {
-		p.out.print(p.picture() + p.status())
+		p.out.Print(p.picture() + p.status())
 	}
 }
 
-// setVolume is the speaker's OnChange hook.
-func (p *panel) setVolume(percent int) {
+// SetVolume is the speaker's OnChange hook.
+func (p *Panel) SetVolume(percent int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.volume = percent
 	if !p.muted {
-		p.out.print(p.status())
+		p.out.Print(p.status())
 	}
 }
 
-// setFace is the face's OnChange hook.
-func (p *panel) setFace(e hal.Expression) {
+// SetFace is the face's OnChange hook.
+func (p *Panel) SetFace(e hal.Expression) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.face = e
 	if !p.muted {
-		p.out.print(p.picture() + p.status())
+		p.out.Print(p.picture() + p.status())
 	}
 }
 
-// mute stops all drawing.
-func (p *panel) mute() {
+// Mute stops all drawing.
+func (p *Panel) Mute() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.muted = true
 }
 
-func (p *panel) picture() string {
+func (p *Panel) picture() string {
 	var b strings.Builder
 	for line := range strings.Lines(faces.TerminalFace(p.face)) {
 		if line != "\n" {
@@ -76,12 +77,12 @@ func (p *panel) picture() string {
 	return b.String()
 }
 
-func (p *panel) status() string {
-	return fmt.Sprintf("    volume %s %3d%%   face %s\n", volumeBar(p.volume), p.volume, p.face)
+func (p *Panel) status() string {
+	return fmt.Sprintf("    volume %s %3d%%   face %s\n", VolumeBar(p.volume), p.volume, p.face)
 }
 
-// volumeBar draws percent (0..100) as a bar of volumeBarWidth cells.
-func volumeBar(percent int) string {
+// VolumeBar draws percent (0..100) as a bar of volumeBarWidth cells.
+func VolumeBar(percent int) string {
 	full := min(max(percent, 0), 100) * volumeBarWidth / 100
 	return strings.Repeat("█", full) + strings.Repeat("░", volumeBarWidth-full)
 }

@@ -1,4 +1,4 @@
-package main
+package term
 
 import (
 	"os"
@@ -56,11 +56,11 @@ func TestIsTerminal(t *testing.T) {
 		"a regular file": file,
 		"not a file":     "stdin",
 	} {
-		if isTerminal(f) {
-			t.Errorf("%s: isTerminal = true, want false", name)
+		if IsTerminal(f) {
+			t.Errorf("%s: IsTerminal = true, want false", name)
 		}
 	}
-	if pts := openPTY(t); !isTerminal(pts) {
-		t.Error("a pseudo-terminal: isTerminal = false, want true")
+	if pts := openPTY(t); !IsTerminal(pts) {
+		t.Error("a pseudo-terminal: IsTerminal = false, want true")
 	}
 }
