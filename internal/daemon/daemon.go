@@ -48,6 +48,7 @@ type Daemon struct {
 	cfg      *config.Config // at start-up
 	opts     Options
 	reloads  chan struct{}     // Reload's requests; capacity 1, so requests made during one coalesce
+	ran      atomic.Bool       // Run has been called
 	envToken string            // DEVICECTL_TOKEN as the process started; removed from the environment since
 	redact   *logging.Redactor // stderr: the log, errors, thoughts
 	out      *logging.Redactor // stdout: the replies
@@ -151,8 +152,17 @@ func fileSums(names ...string) ([sha256.Size]byte, error) {
 	return [sha256.Size]byte(h.Sum(nil)), nil
 }
 
-// Run runs the agent until ctx is cancelled (a signal), then returns nil. A Daemon runs once.
+// ErrRan is returned by a second call of Run: a Daemon runs once.
+var ErrRan = errors.New("daemon: Run has already been called")
+
+// Run runs the agent until ctx is cancelled (a signal), then returns nil; an error means it
+// could not start (a *config.Error, a *hardware.PartError, ...) or the agent failed. The programs
+// it starts (parts, speech, hooks) inherit the process's environment, from which it removes
+// DEVICECTL_TOKEN: the token is the server's business, not theirs.
 func (d *Daemon) Run(ctx context.Context) (err error) {
+	if d.ran.Swap(true) {
+		return ErrRan
+	}
 	c, dio := d.cfg, &d.opts
 	d.envToken = dio.Getenv(config.TokenEnv)
 	// Stream redactors: replies and thoughts arrive in chunks, and a server that echoes the token

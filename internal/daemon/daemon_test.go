@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -243,5 +244,15 @@ func TestReloadHardware(t *testing.T) {
 	// idle (halted for the swap), idle (reopened), cry.
 	if got := lines(); got != "idle smile idle idle cry" {
 		t.Errorf("the face program showed %q, want the old face back in force", got)
+	}
+}
+
+// A Daemon runs once: a second Run is refused, and does not disturb the first.
+func TestRunOnce(t *testing.T) {
+	srv := startStandIn(t, nil)
+	d := startDaemon(t, baseConfig(t, srv.URL()), nil)
+	nextRegistration(t, srv)
+	if err := d.d.Run(t.Context()); !errors.Is(err, ErrRan) {
+		t.Errorf("second Run = %v, want ErrRan", err)
 	}
 }
