@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
 
@@ -254,5 +256,44 @@ func TestRunOnce(t *testing.T) {
 	nextRegistration(t, srv)
 	if err := d.d.Run(t.Context()); !errors.Is(err, ErrRan) {
 		t.Errorf("second Run = %v, want ErrRan", err)
+	}
+}
+
+// What a reload changes decides what it redoes: a new session only for what the server sees or
+// the line's and the calls' limits; the hardware only for its section (or the voice's language).
+func TestReloadScope(t *testing.T) {
+	for _, tc := range []struct {
+		name              string
+		edit              func(c *config.Config)
+		session, hardware bool
+		sections          string
+	}{
+		{"nothing", func(*config.Config) {}, false, false, ""},
+		{"tool timeout", func(c *config.Config) {
+			c.Execution.ToolTimeouts = map[string]time.Duration{"get_device_status": time.Second}
+		}, false, false, "execution"},
+		{"max_in_flight", func(c *config.Config) { c.Execution.MaxInFlight = 2 }, true, false, "execution"},
+		{"max_queued", func(c *config.Config) { c.Execution.MaxQueued = 0 }, true, false, "execution"},
+		{"server", func(c *config.Config) { c.Server.URL = "ws://elsewhere/" }, true, false, "server"},
+		{"ping", func(c *config.Config) { c.Connection.PingInterval = time.Second }, true, false, "connection"},
+		{"face", func(c *config.Config) { c.Hardware.Face.Driver = "command" }, false, true, "hardware"},
+		{"language, no speech", func(c *config.Config) { c.Device.Language = "en" }, false, false, "device"},
+		{"language, speech", func(c *config.Config) { c.Device.Language = "en"; c.Hardware.Speech.Driver = "command" }, false, true, "device, hardware"},
+		{"log", func(c *config.Config) { c.Log.Level = slog.LevelDebug }, false, false, "log"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			oc, nc := config.Defaults(), config.Defaults()
+			tc.edit(nc)
+			old, p := &parts{cfg: oc}, &parts{cfg: nc}
+			if got := needsNewSession(old, p); got != tc.session {
+				t.Errorf("needsNewSession = %v, want %v", got, tc.session)
+			}
+			if got := hardwareChanged(oc, nc); got != tc.hardware {
+				t.Errorf("hardwareChanged = %v, want %v", got, tc.hardware)
+			}
+			if got := strings.Join(changedSections(oc, nc), ", "); got != tc.sections {
+				t.Errorf("changedSections = %q, want %q", got, tc.sections)
+			}
+		})
 	}
 }
