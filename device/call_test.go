@@ -89,14 +89,14 @@ func holdTool(t *testing.T, entered, release chan struct{}, most *atomic.Int32) 
 	return reg
 }
 
-// Local calls and the server's share the in-flight bound: a local call holding the only slot
-// makes the server's call busy.
+// Local calls and the server's share the in-flight bound: with no queue, a local call holding the
+// only slot makes the server's call busy.
 func TestCallSharesTheInFlightBound(t *testing.T) {
 	checkLeaks(t)
 	srv := startServer(t, nil)
 	entered, release := make(chan struct{}, 2), make(chan struct{}, 2)
 	var most atomic.Int32
-	a := newAgent(t, device.Options{URL: srv.URL(), Registry: holdTool(t, entered, release, &most), MaxInFlight: 1})
+	a := newAgent(t, device.Options{URL: srv.URL(), Registry: holdTool(t, entered, release, &most), MaxInFlight: 1, MaxQueued: -1})
 	runAgent(t, a)
 	d := waitDevice(t, srv)
 
