@@ -139,14 +139,15 @@ func (d *dispatcher) notification(set *dispatchSettings, req *jsonrpc2.Request) 
 type call struct {
 	claim // its place in its parts' queues
 
-	tool  *tools.Tool
-	input json.RawMessage
-	reg   *tools.Registry   // the tools in force at admission
-	set   *dispatchSettings // as admitted
-	via   string            // who asked: ViaServer or ViaLocal
-	start time.Time         // admission, when OnCall listens
-	reply replier
-	once  sync.Once // the single response
+	tool     *tools.Tool
+	prepared *tools.Prepared // the tool and its input as validation decoded it
+	input    json.RawMessage
+	reg      *tools.Registry   // the tools in force at admission
+	set      *dispatchSettings // as admitted
+	via      string            // who asked: ViaServer or ViaLocal
+	start    time.Time         // admission, when OnCall listens
+	reply    replier
+	once     sync.Once // the single response
 
 	ctx      context.Context // the asker's: the line's, or the local caller's
 	timeout  time.Duration
@@ -218,7 +219,7 @@ func (d *dispatcher) execute(ctx context.Context, conn *jsonrpc2.Conn, set *disp
 // started yet.
 func (d *dispatcher) submit(ctx context.Context, set *dispatchSettings, name string, input json.RawMessage, via string, reply replier) *CallError {
 	reg := d.registry.Load()
-	tool, err := reg.Validate(name, input)
+	prepared, err := reg.Prepare(name, input)
 	if err != nil {
 		details := err.Error()
 		var pe *tools.ParamsError
@@ -227,7 +228,8 @@ func (d *dispatcher) submit(ctx context.Context, set *dispatchSettings, name str
 		}
 		return &CallError{Code: CodeInvalidParams, Message: "Invalid params", Details: details}
 	}
-	c := &call{tool: tool, input: input, reg: reg, set: set, via: via, reply: reply, ctx: ctx, index: -1}
+	tool := prepared.Tool
+	c := &call{tool: tool, prepared: prepared, input: input, reg: reg, set: set, via: via, reply: reply, ctx: ctx, index: -1}
 	c.call = c
 	c.timeout = set.toolTimeout
 	if tool.Timeout > 0 {
@@ -277,8 +279,8 @@ func (d *dispatcher) run(c *call) (next *call) {
 	if reg := d.registry.Load(); reg != c.reg {
 		// The tools were replaced while this call waited for its hardware (a reload that reopened
 		// it, see Agent.Hold): run the tool now in force, on the parts now open.
-		if t, err := reg.Validate(c.tool.Name, c.input); err == nil {
-			c.tool = t
+		if p, err := reg.Prepare(c.tool.Name, c.input); err == nil {
+			c.tool, c.prepared = p.Tool, p
 		}
 	}
 	ctx, cancel := context.WithDeadline(c.ctx, c.deadline)
@@ -367,7 +369,7 @@ func (d *dispatcher) invoke(ctx context.Context, c *call) (result any, err error
 			err = errPanic
 		}
 	}()
-	return c.tool.Invoke(ctx, c.input)
+	return c.prepared.Invoke(ctx)
 }
 
 func (d *dispatcher) replyError(conn *jsonrpc2.Conn, id jsonrpc2.ID, code int64, message, details string) {
