@@ -139,6 +139,7 @@ func (d *dispatcher) notification(set *dispatchSettings, req *jsonrpc2.Request) 
 type call struct {
 	claim // its place in its parts' queues
 
+	name     string // the tool's, for answers and reports: tool may be replaced while they are made
 	tool     *tools.Tool
 	prepared *tools.Prepared // the tool and its input as validation decoded it
 	input    json.RawMessage
@@ -229,7 +230,7 @@ func (d *dispatcher) submit(ctx context.Context, set *dispatchSettings, name str
 		return &CallError{Code: CodeInvalidParams, Message: "Invalid params", Details: details}
 	}
 	tool := prepared.Tool
-	c := &call{tool: tool, prepared: prepared, input: input, reg: reg, set: set, via: via, reply: reply, ctx: ctx, index: -1}
+	c := &call{name: tool.Name, tool: tool, prepared: prepared, input: input, reg: reg, set: set, via: via, reply: reply, ctx: ctx, index: -1}
 	c.call = c
 	c.timeout = set.toolTimeout
 	if tool.Timeout > 0 {
@@ -279,14 +280,14 @@ func (d *dispatcher) run(c *call) (next *call) {
 	if reg := d.registry.Load(); reg != c.reg {
 		// The tools were replaced while this call waited for its hardware (a reload that reopened
 		// it, see Agent.Hold): run the tool now in force, on the parts now open.
-		if p, err := reg.Prepare(c.tool.Name, c.input); err == nil {
+		if p, err := reg.Prepare(c.name, c.input); err == nil {
 			c.tool, c.prepared = p.Tool, p
 		}
 	}
 	ctx, cancel := context.WithDeadline(c.ctx, c.deadline)
+	defer cancel() // after the answer: a replier may still use ctx
 	result, err := d.invoke(ctx, c)
 	timedOut := err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded)
-	cancel()
 	next = d.finish(c)
 	defer d.done() // after the answer, so a drain waits for it to be sent
 
@@ -299,10 +300,10 @@ func (d *dispatcher) run(c *call) (next *call) {
 			rerr := c.reply.result(ctx, result)
 			switch {
 			case errors.Is(rerr, errNotSent):
-				log.Debug("the asker left before the result could be sent", "tool", c.tool.Name, "via", c.via)
+				log.Debug("the asker left before the result could be sent", "tool", c.name, "via", c.via)
 			case rerr != nil:
 				// The result did not marshal: that is a bug in the tool, not a domain failure.
-				log.Error("cannot send tool result", "tool", c.tool.Name, "err", rerr)
+				log.Error("cannot send tool result", "tool", c.name, "err", rerr)
 				c.reply.fail(CodeInternal, "Internal error", "")
 				d.report(c, nil, CodeInternal, "Internal error")
 			default:
@@ -312,7 +313,7 @@ func (d *dispatcher) run(c *call) (next *call) {
 			c.reply.fail(CodeInternal, "Internal error", "")
 			d.report(c, nil, CodeInternal, "Internal error")
 		default:
-			log.Info("tool failed", "tool", c.tool.Name, "err", err, "via", c.via)
+			log.Info("tool failed", "tool", c.name, "err", err, "via", c.via)
 			c.reply.fail(CodeToolFailed, err.Error(), "")
 			d.report(c, nil, CodeToolFailed, err.Error())
 		}
@@ -335,7 +336,7 @@ const Superseded = "superseded"
 // answerSuperseded answers c, which never ran, with a success that says so.
 func (d *dispatcher) answerSuperseded(c *call) {
 	c.once.Do(func() {
-		res := ExecuteResult{Status: Superseded, Message: fmt.Sprintf("not run: a later %s call replaced it before it started", c.tool.Name)}
+		res := ExecuteResult{Status: Superseded, Message: fmt.Sprintf("not run: a later %s call replaced it before it started", c.name)}
 		if err := c.reply.result(c.ctx, res); err == nil {
 			d.report(c, res, 0, "")
 		}
@@ -343,7 +344,7 @@ func (d *dispatcher) answerSuperseded(c *call) {
 }
 
 func (d *dispatcher) replyTimeout(c *call) {
-	c.set.log.Warn("tool timed out", "tool", c.tool.Name, "timeout", c.timeout, "via", c.via)
+	c.set.log.Warn("tool timed out", "tool", c.name, "timeout", c.timeout, "via", c.via)
 	msg := fmt.Sprintf("tool timed out after %s", c.timeout)
 	c.reply.fail(CodeToolTimeout, msg, "")
 	d.report(c, nil, CodeToolTimeout, msg)
@@ -354,7 +355,7 @@ func (d *dispatcher) report(c *call, result any, code int64, message string) {
 	if c.set.onCall == nil {
 		return
 	}
-	c.set.onCall(CallReport{Tool: c.tool.Name, Via: c.via, Input: c.input, Result: result, Code: code, Message: message, Duration: time.Since(c.start)})
+	c.set.onCall(CallReport{Tool: c.name, Via: c.via, Input: c.input, Result: result, Code: code, Message: message, Duration: time.Since(c.start)})
 }
 
 var errPanic = errors.New("tool panicked")
@@ -365,7 +366,7 @@ const timeoutGrace = 100 * time.Millisecond
 func (d *dispatcher) invoke(ctx context.Context, c *call) (result any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			c.set.log.Error("tool panicked", "tool", c.tool.Name, "panic", p, "stack", string(debug.Stack()))
+			c.set.log.Error("tool panicked", "tool", c.name, "panic", p, "stack", string(debug.Stack()))
 			err = errPanic
 		}
 	}()

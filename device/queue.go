@@ -118,7 +118,7 @@ func (d *dispatcher) superseded(c *call) *call {
 		prev = last
 	}
 	pc := prev.call
-	if pc == nil || pc.state != waitingParts || pc.tool.Name != c.tool.Name || len(pc.parts) != len(c.parts) {
+	if pc == nil || pc.state != waitingParts || pc.name != c.name || len(pc.parts) != len(c.parts) {
 		return nil
 	}
 	return pc
