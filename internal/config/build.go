@@ -75,11 +75,10 @@ func (c *Config) AgentOptions(s AgentSettings) *device.Options {
 			HandshakeTimeout: c.Connection.HandshakeTimeout,
 			// Logger: the agent gives the transport its own.
 		},
-		Registry:    s.Registry,
-		Render:      s.Render,
-		MaxInFlight: c.Execution.MaxInFlight,
-		// TODO(issue 12): device.Options.MaxQueued (branch t-queue) from c.Execution.MaxQueued, with 0
-		// given as -1: device.Options reads 0 as its default (256) and a negative value as no queue.
+		Registry:        s.Registry,
+		Render:          s.Render,
+		MaxInFlight:     c.Execution.MaxInFlight,
+		MaxQueued:       c.Execution.deviceMaxQueued(),
 		ToolTimeout:     c.Execution.ToolTimeout,
 		DrainTimeout:    c.Execution.DrainTimeout,
 		RegisterTimeout: c.Connection.RegisterTimeout,
@@ -93,4 +92,13 @@ func (c *Config) AgentOptions(s AgentSettings) *device.Options {
 		OnLineLost: s.OnLineLost,
 		OnCall:     s.OnCall,
 	}
+}
+
+// deviceMaxQueued is execution.max_queued as device.Options takes it: there 0 is the default
+// (256) and a negative value is no queue, which the config's 0 means.
+func (e ExecutionConfig) deviceMaxQueued() int {
+	if e.MaxQueued == 0 {
+		return -1
+	}
+	return e.MaxQueued
 }

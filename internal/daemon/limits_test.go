@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/internal/config"
@@ -52,59 +55,70 @@ func TestConfiguredLimits(t *testing.T) {
 		}
 	})
 
-	// execution.max_in_flight: with 1 and no queue (execution.max_queued 0), a call held up in the
-	// face program leaves no room, and the next call (on other hardware, so it is not merely
-	// waiting its turn) is answered -32002.
-	t.Run("execution.max_in_flight", func(t *testing.T) {
-		srv := startStandIn(t, nil)
-		dir := t.TempDir()
-		// Two FIFOs: the face program says it is showing smile by opening the first, which blocks
-		// until the test reads it, then waits for a line on the second.
-		showing, release := filepath.Join(dir, "showing"), filepath.Join(dir, "release")
-		for _, fifo := range []string{showing, release} {
-			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-				t.Fatal(err)
+	// execution.max_in_flight and execution.max_queued: with 1 call running, held up in the face
+	// program, two calls on other hardware (so they do not merely wait for the face) are both
+	// refused -32002 with no queue; with a queue of 1, exactly one is, and the other runs once the
+	// slot is free. Which of the two is refused depends on their order on the line; how many does
+	// not.
+	for _, queued := range []int{0, 1} {
+		t.Run(fmt.Sprintf("execution.max_queued=%d", queued), func(t *testing.T) {
+			srv := startStandIn(t, nil)
+			dir := t.TempDir()
+			// Two FIFOs: the face program says it is showing smile by opening the first, which
+			// blocks until the test reads it, then waits for a line on the second.
+			showing, release := filepath.Join(dir, "showing"), filepath.Join(dir, "release")
+			for _, fifo := range []string{showing, release} {
+				if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+					t.Fatal(err)
+				}
 			}
-		}
-		face := filepath.Join(dir, "face.sh")
-		if err := os.WriteFile(face, []byte(`#!/bin/sh
+			face := filepath.Join(dir, "face.sh")
+			if err := os.WriteFile(face, []byte(`#!/bin/sh
 [ "$1" = smile ] || exit 0
 echo smile > "`+showing+`"
 read line < "`+release+`"
 `), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		cfg := strings.Replace(baseConfig(t, srv.URL()), "  mode: sim\n",
-			"  mode: config\n  face:\n    driver: command\n    command: ["+face+"]\n", 1) +
-			"execution:\n  max_in_flight: 1\n  max_queued: 0\n"
-		startDaemon(t, cfg, nil)
-		dev := nextRegistration(t, srv)
-		smiled := make(chan error, 1)
-		go func() {
-			resp, err := dev.Execute(waitCtx(t), "set_virtual_human_expression", json.RawMessage(`{"expression": "smile"}`))
-			if err == nil && resp.Error != nil {
-				err = resp.Error
+				t.Fatal(err)
 			}
-			smiled <- err
-		}()
-		if err := fifoLine(showing, "smile"); err != nil {
-			t.Fatalf("the face program on smile: %v", err)
-		}
-		resp, err := dev.Execute(waitCtx(t), "amplify_volume", json.RawMessage(`{"level": 9}`))
-		if err != nil || resp.Error == nil || resp.Error.Code != device.CodeBusy || resp.Error.Message != "device busy" {
-			t.Errorf("a second call with max_in_flight 1: %+v, %v; want -32002 device busy", resp, err)
-		}
-		if err := os.WriteFile(release, []byte("go\n"), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		if err := <-smiled; err != nil {
-			t.Errorf("the call holding the slot: %v", err)
-		}
-		// The slot is free again: the same call now runs.
-		if resp, err := dev.Execute(waitCtx(t), "amplify_volume", json.RawMessage(`{"level": 9}`)); err != nil || resp.Error != nil {
-			t.Errorf("the call once the slot is free: %+v, %v", resp, err)
-		}
-	})
+			cfg := strings.Replace(baseConfig(t, srv.URL()), "  mode: sim\n",
+				"  mode: config\n  face:\n    driver: command\n    command: ["+face+"]\n", 1) +
+				fmt.Sprintf("execution:\n  max_in_flight: 1\n  max_queued: %d\n", queued)
+			startDaemon(t, cfg, nil)
+			dev := nextRegistration(t, srv)
+			call := func(tool, input string, answers chan<- error) {
+				resp, err := dev.Execute(waitCtx(t), tool, json.RawMessage(input))
+				if err == nil && resp.Error != nil {
+					err = resp.Error
+				}
+				answers <- err
+			}
+			smiled := make(chan error, 1)
+			go call("set_virtual_human_expression", `{"expression": "smile"}`, smiled)
+			if err := fifoLine(showing, "smile"); err != nil {
+				t.Fatalf("the face program on smile: %v", err)
+			}
+			answers := make(chan error, 2)
+			go call("amplify_volume", `{"level": 9}`, answers)
+			go call("amplify_volume", `{"level": 10}`, answers)
+			for range 2 - queued { // the refusals come at once; the queued call waits for the slot
+				var re *jsonrpc2.Error
+				if err := <-answers; !errors.As(err, &re) || re.Code != device.CodeBusy || re.Message != "device busy" {
+					t.Fatalf("a call past the queue: %v; want -32002 device busy", err)
+				}
+			}
+			if err := fifoWrite(release, "go"); err != nil {
+				t.Fatalf("releasing the face program: %v", err)
+			}
+			if err := <-smiled; err != nil {
+				t.Errorf("the call holding the slot: %v", err)
+			}
+			for range queued {
+				if err := <-answers; err != nil {
+					t.Errorf("the queued call: %v; want it run once the slot was free", err)
+				}
+			}
+		})
+	}
 }
 
 // A token the server streams back split over several chunks must not reach stdout either: the
@@ -155,5 +169,22 @@ func fifoLine(path, want string) error {
 		}
 		<-got
 		return fmt.Errorf("nothing on %s within 10s", filepath.Base(path))
+	}
+}
+
+// fifoWrite writes line to the FIFO at path, which blocks until a reader opens it, within 10s.
+func fifoWrite(path, line string) error {
+	done := make(chan error, 1)
+	go func() { done <- os.WriteFile(path, []byte(line+"\n"), 0o600) }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(10 * time.Second):
+		// Unblock the writer: opening for reading completes its open.
+		if f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+			defer f.Close()
+		}
+		<-done
+		return fmt.Errorf("no reader on %s within 10s", filepath.Base(path))
 	}
 }
