@@ -34,7 +34,8 @@ type Options struct {
 	// Render receives every mcp/ai/message in arrival order, never concurrently; nil discards.
 	Render func(AIMessage)
 
-	MaxInFlight     int           // calls running at once (default 8); more are answered -32002
+	MaxInFlight     int           // calls running at once (default 8); more wait, up to MaxQueued
+	MaxQueued       int           // calls waiting in arrival order beyond MaxInFlight (default 256; <0: none); past that -32002
 	ToolTimeout     time.Duration // per call unless the tool sets its own (default 10s)
 	DrainTimeout    time.Duration // how long a stop waits for running calls (default 5s)
 	RegisterTimeout time.Duration // how long to wait for the registration answer (default 10s)
@@ -167,6 +168,9 @@ func checkOptions(opts *Options) (*Options, error) {
 	o.MAC = mac
 	if o.MaxInFlight <= 0 {
 		o.MaxInFlight = 8
+	}
+	if o.MaxQueued == 0 {
+		o.MaxQueued = 256
 	}
 	if o.ToolTimeout <= 0 {
 		o.ToolTimeout = 10 * time.Second

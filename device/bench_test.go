@@ -345,3 +345,28 @@ func BenchmarkRenderChunks(b *testing.B) {
 		return time.Since(start)
 	})
 }
+
+// BenchmarkCallLocal: Agent.Call, one call at a time, through validation, the queues, a worker
+// and the tool (the seed's amplify_volume on a simulated speaker): the device's own cost per call,
+// without the line. No floor: it isolates the dispatcher's share of a round trip.
+func BenchmarkCallLocal(b *testing.B) {
+	a, err := device.New(&device.Options{
+		URL:      "ws://127.0.0.1:1/",
+		MAC:      testMAC,
+		Registry: seedRegistry(b, sim.NewSpeaker(nil), sim.NewFace(nil)),
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	inputs := make([]json.RawMessage, 101)
+	for i := range inputs {
+		inputs[i] = fmt.Appendf(nil, `{"level":%d}`, i)
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if _, err := a.Call(ctx, "amplify_volume", inputs[i%101]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

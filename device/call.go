@@ -30,7 +30,8 @@ func (e *CallError) Error() string {
 
 // Call runs one call for a client on the device's side, exactly as an mcp/tool/execute of the
 // agent server would run: the input is validated against the tool's schema, the call counts
-// against MaxInFlight, waits for its hardware, and is bounded by the tool's timeout. It returns
+// against MaxInFlight and MaxQueued, waits its turn for its hardware, and is bounded by the tool's
+// timeout. It returns
 // the result as JSON, or a *CallError with the code the server would have been answered.
 //
 // Local calls do not need the line: they are served while the agent is disconnected or backing
@@ -40,11 +41,9 @@ func (e *CallError) Error() string {
 func (a *Agent) Call(ctx context.Context, name string, input json.RawMessage) (json.RawMessage, error) {
 	d := a.disp
 	answer := make(chan localAnswer, 1) // never blocks run, whether or not anyone still waits
-	c, refused := d.accept(d.settings.Load(), name, input, ViaLocal, localReply{ctx, answer})
-	if refused != nil {
+	if refused := d.submit(ctx, d.settings.Load(), name, input, ViaLocal, localReply{ctx, answer}); refused != nil {
 		return nil, refused
 	}
-	go d.run(ctx, c)
 	select {
 	case ans := <-answer:
 		return ans.result, ans.err

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/devicectl/devicectl/device"
@@ -89,14 +90,14 @@ func holdTool(t *testing.T, entered, release chan struct{}, most *atomic.Int32) 
 	return reg
 }
 
-// Local calls and the server's share the in-flight bound: a local call holding the only slot
-// makes the server's call busy.
+// Local calls and the server's share the in-flight bound: with no queue, a local call holding the
+// only slot makes the server's call busy.
 func TestCallSharesTheInFlightBound(t *testing.T) {
 	checkLeaks(t)
 	srv := startServer(t, nil)
 	entered, release := make(chan struct{}, 2), make(chan struct{}, 2)
 	var most atomic.Int32
-	a := newAgent(t, device.Options{URL: srv.URL(), Registry: holdTool(t, entered, release, &most), MaxInFlight: 1})
+	a := newAgent(t, device.Options{URL: srv.URL(), Registry: holdTool(t, entered, release, &most), MaxInFlight: 1, MaxQueued: -1})
 	runAgent(t, a)
 	d := waitDevice(t, srv)
 
@@ -184,63 +185,69 @@ func TestCallWithoutTheLine(t *testing.T) {
 }
 
 // A local call is bounded by the tool's timeout, reported to OnCall as local, and a caller that
-// gives up is told at once while the tool's context is cancelled.
+// gives up is told at once while the tool's context is cancelled. Local calls need no line, so the
+// whole test runs in a synctest bubble: its clock, and no goroutine may outlive it.
 func TestCallTimeoutAndCancel(t *testing.T) {
-	checkLeaks(t)
-	var mu sync.Mutex
-	var reports []device.CallReport
-	cancelled := make(chan struct{}, 1)
-	reg := tools.NewRegistry()
-	for _, tt := range []*tools.Tool{
-		testTool(t, "slow", 50*time.Millisecond, nil, func(ctx context.Context, _ json.RawMessage) (any, error) {
-			<-ctx.Done()
-			return nil, ctx.Err()
-		}),
-		testTool(t, "wait", time.Minute, nil, func(ctx context.Context, _ json.RawMessage) (any, error) {
-			<-ctx.Done()
-			cancelled <- struct{}{}
-			return nil, ctx.Err()
-		}),
-	} {
-		if err := reg.Add(tt); err != nil {
-			t.Fatal(err)
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		var reports []device.CallReport
+		cancelled := make(chan struct{}, 1)
+		reg := tools.NewRegistry()
+		for _, tt := range []*tools.Tool{
+			testTool(t, "slow", 50*time.Millisecond, nil, func(ctx context.Context, _ json.RawMessage) (any, error) {
+				<-ctx.Done()
+				return nil, ctx.Err()
+			}),
+			testTool(t, "wait", time.Minute, nil, func(ctx context.Context, _ json.RawMessage) (any, error) {
+				<-ctx.Done()
+				cancelled <- struct{}{}
+				return nil, ctx.Err()
+			}),
+		} {
+			if err := reg.Add(tt); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	a := newAgent(t, device.Options{URL: "ws://127.0.0.1:1/", Registry: reg, OnCall: func(r device.CallReport) {
-		mu.Lock()
-		reports = append(reports, r)
-		mu.Unlock()
-	}})
+		a := newAgent(t, device.Options{URL: "ws://127.0.0.1:1/", Registry: reg, OnCall: func(r device.CallReport) {
+			mu.Lock()
+			reports = append(reports, r)
+			mu.Unlock()
+		}})
 
-	_, err := a.Call(context.Background(), "slow", json.RawMessage(`{}`))
-	if ce := callErr(t, err); ce.Code != device.CodeToolTimeout {
-		t.Errorf("slow local call = %+v, want -32001", ce)
-	}
-	// OnCall is told after the answer is sent, so a moment after Call has it.
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
-		mu.Lock()
-		n := len(reports)
-		mu.Unlock()
-		if n > 0 || time.Now().After(deadline) {
-			break
+		start := time.Now()
+		_, err := a.Call(context.Background(), "slow", json.RawMessage(`{}`))
+		if ce := callErr(t, err); ce.Code != device.CodeToolTimeout || ce.Message != "tool timed out after 50ms" {
+			t.Errorf("slow local call = %+v, want -32001", ce)
 		}
-	}
-	mu.Lock()
-	if len(reports) != 1 || reports[0].Via != device.ViaLocal || reports[0].Code != device.CodeToolTimeout {
-		t.Errorf("OnCall reports = %+v, want one local -32001", reports)
-	}
-	mu.Unlock()
+		if took := time.Since(start); took != 50*time.Millisecond {
+			t.Errorf("slow local call answered after %v, want its 50ms timeout", took)
+		}
+		// OnCall is told after the answer is sent, so a moment after Call has it.
+		synctest.Wait()
+		mu.Lock()
+		if len(reports) != 1 || reports[0].Via != device.ViaLocal || reports[0].Code != device.CodeToolTimeout {
+			t.Errorf("OnCall reports = %+v, want one local -32001", reports)
+		}
+		mu.Unlock()
 
-	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(20*time.Millisecond, cancel)
-	if _, err := a.Call(ctx, "wait", json.RawMessage(`{}`)); !errors.Is(err, context.Canceled) {
-		t.Errorf("cancelled local call = %v, want context.Canceled", err)
-	}
-	select {
-	case <-cancelled:
-	case <-time.After(5 * time.Second):
-		t.Error("the tool's context was not cancelled with the caller's")
-	}
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(20*time.Millisecond, cancel)
+		start = time.Now()
+		if _, err := a.Call(ctx, "wait", json.RawMessage(`{}`)); !errors.Is(err, context.Canceled) {
+			t.Errorf("cancelled local call = %v, want context.Canceled", err)
+		}
+		if took := time.Since(start); took != 20*time.Millisecond {
+			t.Errorf("cancelled local call returned after %v, want 20ms, when it was cancelled", took)
+		}
+		synctest.Wait()
+		select {
+		case <-cancelled:
+		default:
+			t.Error("the tool's context was not cancelled with the caller's")
+		}
+		// The agent never ran, so nothing stops its idle call workers: they leave after a moment.
+		time.Sleep(time.Second)
+	})
 }
 
 // Local calls keep coming while Restarts drain the line and give up on calls that outlast the

@@ -82,6 +82,7 @@ func runScript(t *testing.T, file string) {
 		Registry:    reg,
 		Render:      renderer.Render,
 		MaxInFlight: 1,
+		MaxQueued:   -1, // none wait: errors.txt's -32002 row is the call past the one running
 		Sleep:       (&sleeps{}).sleep,
 	})
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -16,23 +15,42 @@ import (
 )
 
 // dispatcher runs the calls of the server and of Agent.Call. The line's read loop hands it the
-// server's executes (see line.execute) and must never block on a tool: calls are admitted or
-// refused at once and run on goroutines the dispatcher owns.
+// server's executes (see line.execute) and must never block on a tool: executes are admitted,
+// queued or refused at once (submit) and run on worker goroutines the dispatcher owns.
+//
+// Who runs when is queue.go's: calls on the same part run one at a time in arrival order, at most
+// maxInFlight run at once, and up to maxQueued wait. The deadlines of all calls are watched by one
+// timer (queue_deadline.go), and calls run on reused goroutines (queue_worker.go).
 type dispatcher struct {
 	registry atomic.Pointer[tools.Registry]   // swapped by Agent.SetRegistry
 	settings atomic.Pointer[dispatchSettings] // swapped by a Restart
 
-	mu        sync.Mutex
-	resources map[string]chan struct{} // one-token semaphores, created on first use
-	stopping  bool                     // the line is draining or down: the server's calls are refused
-	closed    bool                     // the agent has stopped: every call is refused
+	mu       sync.Mutex
+	stopping bool // the line is draining or down: the server's calls are refused
+	closed   bool // the agent has stopped: every call is refused
 
-	// running counts the admitted calls not yet answered; idle is closed while it is zero, and
-	// made anew when a call is admitted to an idle dispatcher. Not a sync.WaitGroup: calls are
-	// admitted while a drain waits (local calls), and a WaitGroup must not grow from zero
-	// during a Wait.
-	running int
-	idle    chan struct{}
+	// The scheduler's state (queue.go), guarded by mu.
+	maxInFlight int              // calls running at once
+	maxQueued   int              // admitted calls waiting to start; 0: none may wait
+	seq         uint64           // arrival order of calls and Holds
+	parts       map[string]*part // by resource name, created on first use
+	ready       []*call          // calls that own their parts and wait for a slot, by arrival
+	inFlight    int              // calls holding a slot: running, or stuck past their answer
+	waiting     int              // admitted calls not yet started
+	startable   []*call          // calls given a slot, to hand to workers once mu is released
+
+	deadlines deadlineHeap // every admitted call not yet finished, by when it is due
+	watch     *time.Timer  // fires at deadlines[0].due; nil until the first call
+	watchAt   time.Time    // when watch fires; zero when it is stopped
+
+	workers workerPool
+
+	// unanswered counts the admitted calls not yet finished (waiting or running); idle is closed
+	// while it is zero, and made anew when a call is admitted to an idle dispatcher. Not a
+	// sync.WaitGroup: calls are admitted while a drain waits (local calls), and a WaitGroup must
+	// not grow from zero during a Wait.
+	unanswered int
+	idle       chan struct{}
 }
 
 // dispatchSettings are the options calls run with. A call keeps the ones it was admitted with,
@@ -42,35 +60,37 @@ type dispatchSettings struct {
 	toolTimeout time.Duration
 	onCall      func(CallReport) // nil: nobody listens
 	log         *slog.Logger
-	slots       chan struct{} // one token per call in flight; full means busy
 }
 
 // The dispatcher lives as long as the agent, across sessions and Restarts: a tool stuck past a
-// drain still holds its hardware's semaphore, and a call on the next session must wait for it
-// rather than drive the same part at the same time.
+// drain still owns its hardware, and a call on the next session must wait for it rather than
+// drive the same part at the same time.
 func newDispatcher(o *Options) *dispatcher {
-	d := &dispatcher{resources: make(map[string]chan struct{}), idle: make(chan struct{})}
+	d := &dispatcher{parts: make(map[string]*part), idle: make(chan struct{})}
 	close(d.idle)
+	d.workers.init()
 	d.configure(o)
 	return d
 }
 
-// configure takes o's settings and tools for the calls admitted from now on. The in-flight
-// slots are kept unless the bound changed, so calls still running count against it.
+// configure takes o's settings and tools for the calls admitted from now on. The bounds apply at
+// once: calls already running count against a new MaxInFlight, and a larger one starts calls
+// that waited for a slot.
 func (d *dispatcher) configure(o *Options) {
-	s := &dispatchSettings{
+	d.settings.Store(&dispatchSettings{
 		render:      o.Render,
 		toolTimeout: o.ToolTimeout,
 		onCall:      o.OnCall,
 		log:         o.Logger.With("component", "dispatch"),
-	}
-	if old := d.settings.Load(); old != nil && cap(old.slots) == o.MaxInFlight {
-		s.slots = old.slots
-	} else {
-		s.slots = make(chan struct{}, o.MaxInFlight)
-	}
-	d.settings.Store(s)
+	})
 	d.registry.Store(o.Registry)
+	d.mu.Lock()
+	d.maxInFlight = max(o.MaxInFlight, 1)
+	d.maxQueued = max(o.MaxQueued, 0)
+	d.fill()
+	start := d.takeStartable()
+	d.mu.Unlock()
+	d.launch(start)
 }
 
 // setRegistry makes reg the tools that calls from now on run.
@@ -78,15 +98,38 @@ func (d *dispatcher) setRegistry(reg *tools.Registry) { d.registry.Store(reg) }
 
 // call is one admitted execute.
 type call struct {
-	tool  *tools.Tool
-	input json.RawMessage
-	reg   *tools.Registry   // the tools in force at admission
-	set   *dispatchSettings // as admitted
-	via   string            // who asked: ViaServer or ViaLocal
-	start time.Time
-	reply replier
-	once  sync.Once // the single response
+	claim // its place in its parts' queues
+
+	name     string // the tool's, for answers and reports: tool may be replaced while they are made
+	tool     *tools.Tool
+	prepared *tools.Prepared // the tool and its input as validation decoded it
+	input    json.RawMessage
+	reg      *tools.Registry   // the tools in force at admission
+	set      *dispatchSettings // as admitted
+	via      string            // who asked: ViaServer or ViaLocal
+	start    time.Time         // admission, when OnCall listens
+	reply    replier
+	once     sync.Once // the single response
+
+	ctx      context.Context // the asker's: the line's, or the local caller's
+	timeout  time.Duration
+	deadline time.Time // admission plus timeout: waiting counts against it
+
+	// Guarded by dispatcher.mu.
+	state callState
+	due   time.Time // when the deadline watcher must look at it next
+	index int       // in dispatcher.deadlines; -1 when not there
 }
+
+// callState is where a call is in its life.
+type callState uint8
+
+const (
+	waitingParts callState = iota // queued on a part another claim owns
+	waitingSlot                   // owns its parts, in dispatcher.ready
+	running                       // holds a slot; its tool runs (or has not yet returned)
+	finished                      // answered and gone from every queue
+)
 
 // replier sends a call's single answer to whoever asked: the server on the line, or a local
 // caller (Agent.Call).
@@ -100,107 +143,84 @@ type replier interface {
 // errNotSent is a result whose asker is gone: the line closed, or the local caller gave up.
 var errNotSent = errors.New("nobody to answer")
 
-// accept validates a call and admits it, for the server (via ViaServer) or a local caller; the
-// caller runs the call it returns, or answers the error: -32602 for invalid input, -32002 when
-// the device is full or stopping.
-func (d *dispatcher) accept(set *dispatchSettings, name string, input json.RawMessage, via string, reply replier) (*call, *CallError) {
+// submit validates a call for the server (via ViaServer) or a local caller and admits it: it
+// starts at once, or waits its turn, and is answered through reply. Or it is refused, and submit
+// returns the error for the caller to answer: -32602 for invalid input, -32002 when the queue is
+// full or the device is stopping. It never blocks on a tool, so the line's read loop may call it.
+// ctx is the asker's: cancelling it cancels the tool's context, and drops the call if it has not
+// started yet.
+func (d *dispatcher) submit(ctx context.Context, set *dispatchSettings, name string, input json.RawMessage, via string, reply replier) *CallError {
 	reg := d.registry.Load()
-	tool, err := reg.Validate(name, input)
+	prepared, err := reg.Prepare(name, input)
 	if err != nil {
 		details := err.Error()
 		var pe *tools.ParamsError
 		if errors.As(err, &pe) {
 			details = pe.Details
 		}
-		return nil, &CallError{Code: CodeInvalidParams, Message: "Invalid params", Details: details}
+		return &CallError{Code: CodeInvalidParams, Message: "Invalid params", Details: details}
 	}
-	if why := d.admit(set.slots, via == ViaLocal); why != "" {
-		return nil, &CallError{Code: CodeBusy, Message: "device busy", Details: why}
+	tool := prepared.Tool
+	c := &call{name: tool.Name, tool: tool, prepared: prepared, input: input, reg: reg, set: set, via: via, reply: reply, ctx: ctx, index: -1}
+	c.call = c
+	c.timeout = set.toolTimeout
+	if tool.Timeout > 0 {
+		c.timeout = tool.Timeout
 	}
-	c := &call{tool: tool, input: input, reg: reg, set: set, via: via, reply: reply}
+	now := time.Now()
+	c.deadline = now.Add(c.timeout)
 	if set.onCall != nil {
-		c.start = time.Now()
+		c.start = now
 	}
-	return c, nil
+	if why := d.admit(c); why != "" {
+		return &CallError{Code: CodeBusy, Message: "device busy", Details: why}
+	}
+	return nil
 }
 
-// admit takes an in-flight slot without waiting; a device that is full or stopping refuses at once
-// rather than queueing behind calls the server may already have given up on.
-// It returns why it refused, or "" when the call was admitted. A local call does not depend on
-// the line, so only the agent's end refuses it; a drain in progress waits for it too.
-func (d *dispatcher) admit(slots chan struct{}, local bool) string {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.closed || (d.stopping && !local) {
-		return "the device is shutting down"
-	}
-	select {
-	case slots <- struct{}{}:
-		if d.running == 0 {
-			d.idle = make(chan struct{})
-		}
-		d.running++
-		return ""
-	default:
-		return fmt.Sprintf("%d calls already in flight", cap(slots))
-	}
-}
-
-// run executes an admitted call and answers it exactly once: with the tool's result or error, with
-// -32001 when the timeout fires first, or with -32603 if the tool panics. The slot and the
-// resources stay held until the tool has really returned, so a stuck tool keeps its hardware and
-// counts against the in-flight bound instead of being silently overrun. They are released before
-// the answer goes out: a server that sends its next call on reading the answer finds room for it.
-func (d *dispatcher) run(ctx context.Context, c *call) {
-	defer d.done() // after the answer, so a drain waits for it to be sent
+// run executes a started call and answers it exactly once: with the tool's result or error, with
+// -32001 when the deadline passes first, or with -32603 if the tool panics. The slot and the parts
+// stay held until the tool has really returned, so a stuck tool keeps its hardware and counts
+// against the in-flight bound instead of being silently overrun; the deadline watcher answers for
+// it meanwhile. They are released before the answer goes out: a server that sends its next call on
+// reading the answer finds room for it. run returns the next call for its worker to run, if any.
+func (d *dispatcher) run(c *call) (next *call) {
 	log := c.set.log
-	timeout := c.set.toolTimeout
-	if c.tool.Timeout > 0 {
-		timeout = c.tool.Timeout
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	// The tool's context expires at the timeout; a tool that honours it returns, frees its slot and
-	// is answered -32001 below. The timer is for a tool stuck where no context reaches (a hung bus
-	// transfer): it answers for it a moment later, while the tool keeps its slot.
-	timer := time.AfterFunc(timeout+timeoutGrace, func() {
-		c.once.Do(func() { d.replyTimeout(c, timeout) })
-	})
-	defer timer.Stop()
-
-	release, err := d.acquire(ctx, c.tool.Resources)
-	if err != nil {
-		// The deadline passed while waiting for the hardware. Answered here, not by the timer:
-		// the deferred Stop would cancel it before it fires.
-		<-c.set.slots
-		c.once.Do(func() { d.replyTimeout(c, timeout) })
-		return
+	if c.ctx.Err() != nil {
+		// The asker left (the line closed, the local caller gave up) while the call waited: it is
+		// not run, and its answer goes nowhere.
+		next = d.finish(c)
+		d.answerFail(c, CodeToolTimeout, "call cancelled before it ran")
+		d.done()
+		return next
 	}
 	if reg := d.registry.Load(); reg != c.reg {
 		// The tools were replaced while this call waited for its hardware (a reload that reopened
 		// it, see Agent.Hold): run the tool now in force, on the parts now open.
-		if t, err := reg.Validate(c.tool.Name, c.input); err == nil {
-			c.tool = t
+		if p, err := reg.Prepare(c.name, c.input); err == nil {
+			c.tool, c.prepared = p.Tool, p
 		}
 	}
+	ctx, cancel := context.WithDeadline(c.ctx, c.deadline)
+	defer cancel() // after the answer: a replier may still use ctx
 	result, err := d.invoke(ctx, c)
-	release()
-	<-c.set.slots
+	timedOut := err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded)
+	next = d.finish(c)
+	defer d.done() // after the answer, so a drain waits for it to be sent
 
 	c.once.Do(func() {
-		timer.Stop()
 		switch {
-		case err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
-			// The tool gave up because its deadline passed, just before the timer could say so.
-			d.replyTimeout(c, timeout)
+		case timedOut:
+			// The tool gave up because its deadline passed, before the watcher could say so.
+			d.replyTimeout(c)
 		case err == nil:
 			rerr := c.reply.result(ctx, result)
 			switch {
 			case errors.Is(rerr, errNotSent):
-				log.Debug("the asker left before the result could be sent", "tool", c.tool.Name, "via", c.via)
+				log.Debug("the asker left before the result could be sent", "tool", c.name, "via", c.via)
 			case rerr != nil:
 				// The result did not marshal: that is a bug in the tool, not a domain failure.
-				log.Error("cannot send tool result", "tool", c.tool.Name, "err", rerr)
+				log.Error("cannot send tool result", "tool", c.name, "err", rerr)
 				c.reply.fail(CodeInternal, "Internal error", "")
 				d.report(c, nil, CodeInternal, "Internal error")
 			default:
@@ -210,16 +230,39 @@ func (d *dispatcher) run(ctx context.Context, c *call) {
 			c.reply.fail(CodeInternal, "Internal error", "")
 			d.report(c, nil, CodeInternal, "Internal error")
 		default:
-			log.Info("tool failed", "tool", c.tool.Name, "err", err, "via", c.via)
+			log.Info("tool failed", "tool", c.name, "err", err, "via", c.via)
 			c.reply.fail(CodeToolFailed, err.Error(), "")
 			d.report(c, nil, CodeToolFailed, err.Error())
 		}
 	})
+	return next
 }
 
-func (d *dispatcher) replyTimeout(c *call, timeout time.Duration) {
-	c.set.log.Warn("tool timed out", "tool", c.tool.Name, "timeout", timeout, "via", c.via)
-	msg := fmt.Sprintf("tool timed out after %s", timeout)
+// answerFail answers c with an error once, and reports it.
+func (d *dispatcher) answerFail(c *call, code int64, message string) {
+	c.once.Do(func() {
+		c.reply.fail(code, message, "")
+		d.report(c, nil, code, message)
+	})
+}
+
+// Superseded is the result of a waiting control call that a later call to the same tool replaced
+// before it started: it was not run, and the later call's state is the one the device ends in.
+const Superseded = "superseded"
+
+// answerSuperseded answers c, which never ran, with a success that says so.
+func (d *dispatcher) answerSuperseded(c *call) {
+	c.once.Do(func() {
+		res := ExecuteResult{Status: Superseded, Message: fmt.Sprintf("not run: a later %s call replaced it before it started", c.name)}
+		if err := c.reply.result(c.ctx, res); err == nil {
+			d.report(c, res, 0, "")
+		}
+	})
+}
+
+func (d *dispatcher) replyTimeout(c *call) {
+	c.set.log.Warn("tool timed out", "tool", c.name, "timeout", c.timeout, "via", c.via)
+	msg := fmt.Sprintf("tool timed out after %s", c.timeout)
 	c.reply.fail(CodeToolTimeout, msg, "")
 	d.report(c, nil, CodeToolTimeout, msg)
 }
@@ -229,7 +272,7 @@ func (d *dispatcher) report(c *call, result any, code int64, message string) {
 	if c.set.onCall == nil {
 		return
 	}
-	c.set.onCall(CallReport{Tool: c.tool.Name, Via: c.via, Input: c.input, Result: result, Code: code, Message: message, Duration: time.Since(c.start)})
+	c.set.onCall(CallReport{Tool: c.name, Via: c.via, Input: c.input, Result: result, Code: code, Message: message, Duration: time.Since(c.start)})
 }
 
 var errPanic = errors.New("tool panicked")
@@ -240,50 +283,11 @@ const timeoutGrace = 100 * time.Millisecond
 func (d *dispatcher) invoke(ctx context.Context, c *call) (result any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			c.set.log.Error("tool panicked", "tool", c.tool.Name, "panic", p, "stack", string(debug.Stack()))
+			c.set.log.Error("tool panicked", "tool", c.name, "panic", p, "stack", string(debug.Stack()))
 			err = errPanic
 		}
 	}()
-	return c.tool.Invoke(ctx, c.input)
-}
-
-// acquire takes the named resources in sorted order, so two calls that need the same pair can
-// never hold one each and wait for the other.
-func (d *dispatcher) acquire(ctx context.Context, names []string) (release func(), err error) {
-	if len(names) == 0 {
-		return func() {}, nil
-	}
-	names = slices.Clone(names)
-	slices.Sort(names)
-	names = slices.Compact(names)
-	held := make([]chan struct{}, 0, len(names))
-	release = func() {
-		for _, sem := range held {
-			<-sem
-		}
-	}
-	for _, name := range names {
-		sem := d.resource(name)
-		select {
-		case sem <- struct{}{}:
-			held = append(held, sem)
-		case <-ctx.Done():
-			release()
-			return nil, ctx.Err()
-		}
-	}
-	return release, nil
-}
-
-func (d *dispatcher) resource(name string) chan struct{} {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	sem, ok := d.resources[name]
-	if !ok {
-		sem = make(chan struct{}, 1)
-		d.resources[name] = sem
-	}
-	return sem
+	return c.prepared.Invoke(ctx)
 }
 
 // stop refuses new calls until resume.
@@ -293,11 +297,13 @@ func (d *dispatcher) stop() {
 	d.mu.Unlock()
 }
 
-// close refuses every call from now on, local ones included: the agent has stopped.
+// close refuses every call from now on, local ones included: the agent has stopped. Idle workers
+// exit; busy ones exit once their call returns.
 func (d *dispatcher) close() {
 	d.mu.Lock()
 	d.closed = true
 	d.mu.Unlock()
+	d.workers.close()
 }
 
 // resume takes calls again, on a new line.
@@ -307,17 +313,17 @@ func (d *dispatcher) resume() {
 	d.mu.Unlock()
 }
 
-// done counts an admitted call as answered.
+// done counts an admitted call as finished: answered, and its tool returned or never run.
 func (d *dispatcher) done() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.running--
-	if d.running == 0 {
+	d.unanswered--
+	if d.unanswered == 0 {
 		close(d.idle)
 	}
 }
 
-// wait blocks until every admitted call has returned or ctx is done, and reports whether all did.
+// wait blocks until every admitted call has finished or ctx is done, and reports whether all did.
 func (d *dispatcher) wait(ctx context.Context) bool {
 	d.mu.Lock()
 	idle := d.idle

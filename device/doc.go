@@ -32,11 +32,13 @@
 // # Calls
 //
 // An execute is validated against the tool's schema (-32602 with data.details on failure), then
-// admitted if fewer than MaxInFlight calls run (else -32002 at once), and runs on its own
-// goroutine: resources the tool names are locked in sorted order so two calls never drive the
-// same hardware at once, the tool's timeout answers -32001 if it fires first, a panic answers
-// -32603, and a tool's own error answers -32000 with its message. Each request is answered exactly
-// once.
+// admitted: up to MaxInFlight calls run at once on worker goroutines, and up to MaxQueued more wait
+// in arrival order (past that, -32002 at once). Calls that drive the same part (the tool's
+// resources) run one at a time in the order they arrived, and a call waiting for its part takes no
+// slot, so a hung part holds up only its own queue. A waiting control call that a later call to the
+// same tool replaces is answered {"status":"superseded"} without running. The tool's timeout,
+// counted from admission, answers -32001 if it fires first, a panic answers -32603, and a tool's
+// own error answers -32000 with its message. Each request is answered exactly once.
 //
 // # Stopping
 //

@@ -171,12 +171,9 @@ func (l *line) execute(set *dispatchSettings, m *transport.Message) {
 		l.replyError(m.ID, CodeInvalidParams, "Invalid params", err.Error())
 		return
 	}
-	c, refused := l.disp.accept(set, p.ToolName, p.ToolInput, ViaServer, lineReply{l, m.ID})
-	if refused != nil {
+	if refused := l.disp.submit(l.ctx, set, p.ToolName, p.ToolInput, ViaServer, lineReply{l, m.ID}); refused != nil {
 		l.replyError(m.ID, refused.Code, refused.Message, refused.Details)
-		return
 	}
-	go l.disp.run(l.ctx, c)
 }
 
 func parseExecute(raw json.RawMessage) (ExecuteParams, error) {

@@ -308,3 +308,126 @@ func TestFuncTagErrors(t *testing.T) {
 		})
 	}
 }
+
+// flatIn is an input of plain fields, which Func fills from the input Prepare decoded instead of
+// parsing it again.
+type flatIn struct {
+	I     int     `json:"i,omitempty"`
+	I8    int8    `json:"i8,omitempty"`
+	U     uint16  `json:"u,omitempty"`
+	F     float64 `json:"f,omitempty"`
+	S     string  `json:"s,omitempty"`
+	B     bool    `json:"b,omitempty"`
+	Mood  mood    `json:"mood,omitempty"`
+	Plain string  `json:",omitempty"`
+}
+
+type mood string
+
+// preparedMatchesDecode checks that a tool run through Prepare and Prepared.Invoke sees exactly
+// the input Tool.Invoke (which parses the JSON) gives it.
+func preparedMatchesDecode(t *testing.T, r *tools.Registry, tool *tools.Tool, input []byte) (accepted bool) {
+	t.Helper()
+	p, err := r.Prepare("flat", input)
+	if err != nil {
+		return false
+	}
+	fast, ferr := p.Invoke(context.Background())
+	slow, serr := tool.Invoke(context.Background(), input)
+	sameErr := (ferr == nil) == (serr == nil) && (ferr == nil || ferr.Error() == serr.Error())
+	if !sameErr || fast != slow {
+		t.Errorf("input %s: from the decoded input %+v, %v; parsed again %+v, %v", input, fast, ferr, slow, serr)
+	}
+	return true
+}
+
+func flatRegistry(t testing.TB) (*tools.Registry, *tools.Tool) {
+	tool := must(tools.Func(tools.Declaration{Name: "flat", Description: "d", MainType: tools.Remote, SubType: tools.Control}, echo[flatIn]))(t)
+	r := tools.NewRegistry()
+	if err := r.Add(tool); err != nil {
+		t.Fatal(err)
+	}
+	return r, tool
+}
+
+func TestPreparedInvokeMatchesDecode(t *testing.T) {
+	r, tool := flatRegistry(t)
+	accepted := 0
+	for _, input := range []string{
+		`{"i":1,"i8":-128,"u":65535,"f":0.1,"s":"x\u00e9\ud83d\ude00","b":true,"mood":"calm","Plain":"p"}`,
+		`{"i":9007199254740993,"f":9007199254740993}`, // past 2^53: int exact, float rounded as encoding/json does
+		`{"i":5e1,"i8":1E2,"f":1e-400}`,
+		`{"i8":300}`, `{"i8":-129}`, `{"u":-1}`, `{"u":65536}`, `{"u":2.0}`, `{"i":1.5}`,
+		`{"i":1,"i":2}`, `{}`, ` {"s":""} `, `{"f":1e308}`, `{"f":-0}`,
+	} {
+		if preparedMatchesDecode(t, r, tool, []byte(input)) {
+			accepted++
+		}
+	}
+	if accepted < 8 {
+		t.Errorf("only %d inputs were valid: the comparison hardly ran", accepted)
+	}
+	// A handler that wraps Func's passes the context through: it still works, decoded or not.
+	wrapped := *tool
+	wrapped.Name = "wrapped"
+	inner := tool.Handler
+	calls := 0
+	wrapped.Handler = func(ctx context.Context, in json.RawMessage) (any, error) {
+		calls++
+		return inner(ctx, in)
+	}
+	if err := r.Add(&wrapped); err != nil {
+		t.Fatal(err)
+	}
+	p, err := r.Prepare("wrapped", json.RawMessage(`{"i":3}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := p.Invoke(context.Background()); err != nil || res.(flatIn).I != 3 || calls != 1 {
+		t.Errorf("wrapped handler: %+v, %v after %d calls", res, err, calls)
+	}
+}
+
+// FuzzPreparedInvoke: whatever input Prepare accepts, Prepared.Invoke gives a Func tool the same
+// input as parsing it again would.
+func FuzzPreparedInvoke(f *testing.F) {
+	r, tool := flatRegistry(f)
+	for _, s := range []string{`{"i":1,"s":"a","b":false}`, `{"i8":127,"u":0,"f":-1.5e-3}`, `{"mood":"\u0000"}`, `{"i":-9223372036854775808}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, input []byte) {
+		preparedMatchesDecode(t, r, tool, input)
+	})
+}
+
+// BenchmarkFuncInvoke: validating and running a Func tool, the input parsed again by the handler
+// (Validate, Tool.Invoke) or taken as validation decoded it (Prepare, Prepared.Invoke).
+func BenchmarkFuncInvoke(b *testing.B) {
+	r := newRegistry(b)
+	input := json.RawMessage(`{"level":80}`)
+	ctx := context.Background()
+	b.Run("parse-again", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			tool, err := r.Validate("amplify_volume", input)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := tool.Invoke(ctx, input); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("decoded", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			p, err := r.Prepare("amplify_volume", input)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := p.Invoke(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

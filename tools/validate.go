@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -32,6 +33,25 @@ func paramsErrorf(format string, args ...any) *ParamsError {
 // is a *ParamsError. On success it returns the tool, ready for Invoke with
 // the same input.
 func (r *Registry) Validate(name string, input json.RawMessage) (*Tool, error) {
+	p, err := r.Prepare(name, input)
+	if err != nil {
+		return nil, err
+	}
+	return p.Tool, nil
+}
+
+// Prepared is an execute request that Validate accepted, with the input as
+// validation decoded it.
+type Prepared struct {
+	Tool  *Tool
+	Input json.RawMessage // as given to Prepare
+
+	instance any // the generic form validation checked
+}
+
+// Prepare is Validate, keeping what validation decoded: Invoke then hands it
+// to a tool built by Func, whose handler need not decode the input again.
+func (r *Registry) Prepare(name string, input json.RawMessage) (*Prepared, error) {
 	if name == "" {
 		return nil, paramsErrorf("tool_name is required")
 	}
@@ -41,18 +61,40 @@ func (r *Registry) Validate(name string, input json.RawMessage) (*Tool, error) {
 	}
 	// JSON's whitespace only: bytes.TrimSpace would also drop \f and \v,
 	// which the handler's decoder then rejects.
-	input = bytes.Trim(input, " \t\r\n")
-	if len(input) == 0 || string(input) == "null" {
+	trimmed := bytes.Trim(input, " \t\r\n")
+	if len(trimmed) == 0 || string(trimmed) == "null" {
 		return nil, paramsErrorf("tool_input is required")
 	}
-	instance, err := decodeInstance(input)
+	instance, err := decodeInstance(trimmed)
 	if err != nil {
 		return nil, err
 	}
 	if err := e.schema.Validate(instance); err != nil {
 		return nil, &ParamsError{Details: explain(e.schema.Schema(), instance, err)}
 	}
-	return e.tool, nil
+	return &Prepared{Tool: e.tool, Input: input, instance: instance}, nil
+}
+
+// Invoke runs the tool's handler on the prepared input, as Tool.Invoke does.
+// The handler's context carries the decoded input: a handler built by Func
+// takes it from there instead of decoding Input again. Any other handler,
+// or one that wraps Func's, sees no difference.
+func (p *Prepared) Invoke(ctx context.Context) (any, error) {
+	return p.Tool.Handler(context.WithValue(ctx, preparedKey{}, p), p.Input)
+}
+
+// preparedKey is the context key of the *Prepared an Invoke runs.
+type preparedKey struct{}
+
+// decoded returns the decoded form of input when ctx carries the Prepared
+// whose Input it is (the same bytes, not a copy): the handler was called by
+// Prepared.Invoke with the input validation saw.
+func decoded(ctx context.Context, input json.RawMessage) (any, bool) {
+	p, ok := ctx.Value(preparedKey{}).(*Prepared)
+	if !ok || len(p.Input) != len(input) || len(input) == 0 || &p.Input[0] != &input[0] {
+		return nil, false
+	}
+	return p.instance, true
 }
 
 // decodeInstance decodes input into the generic form jsonschema-go

@@ -1,3 +1,5 @@
+//go:build !devicectl_omit_sim
+
 package main
 
 import (
@@ -7,8 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 
 	"github.com/spf13/cobra"
+
+	"github.com/devicectl/devicectl/internal/config"
 )
 
 func newCallCmd() *cobra.Command {
@@ -27,7 +32,7 @@ would answer with (code, message, data.details) and exits 1.`,
 		Args: argsBetween(1, 2, "TOOL [JSON]"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c := callDefaults()
-			if err := applyFlags(cmd.Flags(), c); err != nil {
+			if err := config.ApplyFlags(cmd.Flags(), c); err != nil {
 				return err
 			}
 			input := "{}"
@@ -37,31 +42,25 @@ would answer with (code, message, data.details) and exits 1.`,
 			return runCall(cmd.Context(), c, args[0], input, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
-	bindFlags(cmd.Flags(), callDefaults(), "language", "log-level")
+	config.BindFlags(cmd.Flags(), callDefaults(), "language", "log-level")
 	return cmd
 }
 
-func callDefaults() *Config {
-	c := Defaults()
-	c.Log.Level = "warn"
+func callDefaults() *config.Config {
+	c := config.Defaults()
+	c.Log.Level = slog.LevelWarn
 	return c
 }
 
 // runCall runs the call through a device agent and a stand-in server in this process, so the
 // answer is the device's own: same validation, error codes and timeouts as on the wire.
-func runCall(ctx context.Context, c *Config, tool, input string, stdout, stderr io.Writer) (err error) {
+func runCall(ctx context.Context, c *config.Config, tool, input string, stdout, stderr io.Writer) (err error) {
 	if !json.Valid([]byte(input)) {
 		var v any
 		return usageError{fmt.Errorf("the tool input is not JSON: %w", json.Unmarshal([]byte(input), &v))}
 	}
-	log := newLogger(c.Log, stderr)
-	hw := simHardware(nil)
-	state := newConnState()
-	reg, err := newRegistry(hw, c, state.String)
-	if err != nil {
-		return err
-	}
-	l, err := startLocal(ctx, c, simMAC, reg, nil, state, log)
+	log := config.NewLogger(c.Log, stderr)
+	l, err := startLocal(ctx, c, simMAC, nil, nil, log)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/devicectl/devicectl/internal/config"
 )
 
 func main() { os.Exit(run()) }
@@ -88,7 +90,7 @@ func (e usageError) Unwrap() error { return e.error }
 // isUsage reports whether err is the user's to fix on the command line or in the config file.
 func isUsage(err error) bool {
 	var u usageError
-	var c *ConfigError
+	var c *config.Error
 	return errors.As(err, &u) || errors.As(err, &c)
 }
 

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/devicectl/devicectl/internal/buildfeatures"
 )
 
 // TestMain fails the package if a test leaves goroutines behind: every goroutine a command starts
@@ -81,9 +83,16 @@ func TestExitCodes(t *testing.T) {
 		{"no server", []string{"run", "--config", "/dev/null", "--mac", "AA-BB-CC-DD-EE-FF"}, exitUsage, "devicectl: server.url: not set"},
 		{"missing config", []string{"run", "--config", "/nonexistent/devicectl.yaml"}, exitUsage, "devicectl: --config: open /nonexistent/devicectl.yaml"},
 		{"run with an argument", []string{"run", "now"}, exitUsage, "takes no arguments"},
-		{"call without tool", []string{"call"}, exitUsage, "usage: devicectl call TOOL [JSON]"},
 		{"version with an argument", []string{"version", "x"}, exitUsage, "takes no arguments"},
 		{"completion", []string{"completion", "bash"}, exitOK, ""},
+	}
+	if buildfeatures.HasSim { // else call is a stand-in (TestOmittedCommand)
+		cases = append(cases, struct {
+			name       string
+			args       []string
+			wantCode   int
+			wantStderr string
+		}{"call without tool", []string{"call"}, exitUsage, "usage: devicectl call TOOL [JSON]"})
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -122,6 +131,40 @@ func TestVersion(t *testing.T) {
 	for _, want := range []string{"devicectl " + v + "\n", "commit:   " + c + "\n", runtime.Version(), runtime.GOOS + "/" + runtime.GOARCH} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("version output %q lacks %q", r.stdout, want)
+		}
+	}
+	// The features left out, by name; none in a build with everything (go test's default).
+	for _, f := range buildfeatures.Features {
+		if listed := strings.Contains(r.stdout, "omitted:") && strings.Contains(r.stdout, " "+f.Name); listed == f.Has {
+			t.Errorf("version output %q: %s listed as omitted %v, but the build has it %v", r.stdout, f.Name, listed, f.Has)
+		}
+	}
+}
+
+// A command whose feature a build leaves out keeps its name, says so whatever its arguments, and
+// exits 2. The stand-in is tested here in every build; make test runs the package again with the
+// board's tags, where the real commands are the stand-ins.
+func TestOmittedCommand(t *testing.T) {
+	root := newRootCmd()
+	root.AddCommand(omittedCmd("gone", "swarm"))
+	var stdout, stderr bytes.Buffer
+	root.SetArgs([]string{"gone", "-n", "3", "--server", "ws://h/"})
+	root.SetOut(&stdout)
+	root.SetErr(&stderr)
+	err := root.ExecuteContext(t.Context())
+	if !isUsage(err) || !strings.Contains(err.Error(), "devicectl gone is left out of this build (the devicectl_omit_swarm build tag") ||
+		!strings.Contains(err.Error(), "make build includes it") {
+		t.Errorf("err %v (usage %v), want a usage error naming the tag and make build", err, isUsage(err))
+	}
+	for _, f := range buildfeatures.Features {
+		if f.Command == "" || f.Has {
+			continue
+		}
+		for _, args := range [][]string{{f.Command}, {f.Command, "--listen", "x", "arg"}} {
+			r := runCLI(t.Context(), "", args...)
+			if r.code != exitUsage || !strings.Contains(r.stderr, "devicectl "+f.Command+" is left out of this build (the "+f.Tag+" build tag") {
+				t.Errorf("%q: exit %d, stderr %q; want exit 2 and what leaves it out", args, r.code, r.stderr)
+			}
 		}
 	}
 }

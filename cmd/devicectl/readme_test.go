@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"regexp"
@@ -8,7 +9,12 @@ import (
 	"testing"
 
 	"github.com/spf13/pflag"
+
+	"github.com/devicectl/devicectl/internal/config"
 )
+
+// update rewrites the golden files and the README's generated sections from the program's output.
+var update = flag.Bool("update", false, "rewrite testdata/*.golden and README.md's generated sections")
 
 // The README's generated sections, between <!-- begin NAME --> and <!-- end NAME --> markers, are
 // checked against the code; go test -run TestREADME -update rewrites them.
@@ -72,24 +78,22 @@ func TestREADME(t *testing.T) {
 func configTable() string {
 	var b strings.Builder
 	b.WriteString("| key | flag | default | meaning |\n|---|---|---|---|\n")
-	d := Defaults()
-	for _, s := range settings {
+	for _, k := range config.Keys(config.Defaults()) {
 		flag := ""
-		if s.flag != "" {
-			flag = "`--" + s.flag + "`"
+		if k.Flag != "" {
+			flag = "`--" + k.Flag + "`"
 		}
-		def := s.get(d)
+		def := k.Default
 		if def == "" {
 			def = `""`
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | `%s` | %s |\n", s.key, flag, def, strings.ReplaceAll(s.usage, "|", `\|`))
-		if s.rows != nil {
-			for _, r := range s.rows() {
-				if r.def == "" {
-					r.def = `""`
-				}
-				fmt.Fprintf(&b, "| `%s` | | `%s` | %s |\n", r.key, r.def, strings.ReplaceAll(r.usage, "|", `\|`))
+		fmt.Fprintf(&b, "| `%s` | %s | `%s` | %s |\n", k.Name, flag, def, strings.ReplaceAll(k.Usage, "|", `\|`))
+		for _, it := range k.Items {
+			def := it.Default
+			if def == "" {
+				def = `""`
 			}
+			fmt.Fprintf(&b, "| `%s` | | `%s` | %s |\n", it.Name, def, strings.ReplaceAll(it.Usage, "|", `\|`))
 		}
 	}
 	return b.String()

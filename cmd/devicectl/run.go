@@ -1,15 +1,16 @@
 package main
 
 import (
-	"log/slog"
+	"context"
 	"os"
 	"os/signal"
-	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
-	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/internal/daemon"
 )
 
 func newRunCmd() *cobra.Command {
@@ -31,51 +32,46 @@ A bad flag or config value exits 2 with a message naming it.`,
   devicectl run --config ./devicectl.yaml --log-level debug`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := resolveConfig(configPath, cmd.Flags())
+			load := func() (*config.Config, error) { return config.Resolve(configPath, cmd.Flags()) }
+			c, err := load()
 			if err != nil {
 				return err
 			}
-			// SIGHUP reloads; caught from here on, it no longer ends the process.
-			hup := make(chan os.Signal, 1)
-			signal.Notify(hup, syscall.SIGHUP)
-			defer signal.Stop(hup)
-			return runDaemon(cmd.Context(), c, daemonIO{
-				stdout: cmd.OutOrStdout(),
-				stderr: cmd.ErrOrStderr(),
-				getenv: os.Getenv,
-				load:   func() (*Config, error) { return resolveConfig(configPath, cmd.Flags()) },
-				reload: hup,
+			d := daemon.New(c, &daemon.Options{
+				Stdout:  cmd.OutOrStdout(),
+				Stderr:  cmd.ErrOrStderr(),
+				Load:    load,
+				Version: buildVersion(),
 			})
+			return runWithReloads(cmd.Context(), d)
 		},
 	}
-	cmd.Flags().StringVar(&configPath, "config", "", "config file (default "+defaultConfigPath+" when it exists)")
-	bindFlags(cmd.Flags(), Defaults(),
+	cmd.Flags().StringVar(&configPath, "config", "", "config file (default "+config.DefaultPath+" when it exists)")
+	config.BindFlags(cmd.Flags(), config.Defaults(),
 		"server", "mac", "interface", "state-dir", "language", "hardware",
 		"ping-interval", "show-thoughts", "color", "log-level", "log-format")
 	return cmd
 }
 
-// clientID returns the installation's persistent Client-Id. A configured device.state_dir that
-// cannot hold it is an error; when the directory is chosen automatically and none is writable, the
-// device runs without a Client-Id (the protocol does not require one) and says so.
-func clientID(c DeviceConfig, getenv func(string) string, log *slog.Logger) (string, error) {
-	if c.StateDir != "" {
-		id, err := device.LoadClientID(c.StateDir)
-		if err != nil {
-			return "", &ConfigError{Key: "device.state_dir", Err: err}
+// runWithReloads runs d until ctx ends, turning each SIGHUP into a reload. Caught from here on,
+// SIGHUP no longer ends the process.
+func runWithReloads(ctx context.Context, d *daemon.Daemon) error {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel()
+	wg.Go(func() {
+		for {
+			select {
+			case <-hup:
+				d.Reload()
+			case <-ctx.Done():
+				return
+			}
 		}
-		return id, nil
-	}
-	dirs := stateDirs(c, getenv)
-	dir, err := writableDir(dirs)
-	if err != nil {
-		log.Warn("no state directory; connecting without a Client-Id", "tried", strings.Join(dirs, ", "), "err", err)
-		return "", nil
-	}
-	id, err := device.LoadClientID(dir)
-	if err != nil {
-		log.Warn("cannot keep a Client-Id; connecting without one", "dir", dir, "err", err)
-		return "", nil
-	}
-	return id, nil
+	})
+	return d.Run(ctx)
 }

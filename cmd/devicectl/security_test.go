@@ -42,6 +42,7 @@ import (
 
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/device/agenttest"
+	"github.com/devicectl/devicectl/internal/config"
 )
 
 // throwawayCA is a certificate authority made for one test; nothing outside the test trusts it.
@@ -193,7 +194,7 @@ log:
 // process is the real devicectl binary running `run`.
 type process struct {
 	cmd            *exec.Cmd
-	stdout, stderr lockedBuffer
+	stdout, stderr watchedBuffer
 	exited         chan struct{}
 	waitErr        error // set before exited is closed
 }
@@ -242,27 +243,20 @@ func (p *process) alive(t *testing.T) {
 // waitLog waits until the log has at least n lines matching re and returns them.
 func (p *process) waitLog(t *testing.T, re *regexp.Regexp, n int) []string {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		var found []string
-		for line := range strings.Lines(p.stderr.String()) {
+	var found []string
+	matched := func(log string) bool {
+		found = found[:0]
+		for line := range strings.Lines(log) {
 			if re.MatchString(line) {
 				found = append(found, line)
 			}
 		}
-		if len(found) >= n {
-			return found
-		}
-		select {
-		case <-p.exited:
-			t.Fatalf("devicectl exited (%v) before %d log lines matching %q; log:\n%s", p.waitErr, n, re, p.stderr.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d log lines matching %q after 10s, want %d; log:\n%s", len(found), re, n, p.stderr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
+		return len(found) >= n
 	}
+	if _, ok := p.stderr.waitFor(t, fmt.Sprintf("%d log lines matching %q", n, re), p.exited, matched); !ok {
+		t.Fatalf("devicectl exited (%v) before %d log lines matching %q; log:\n%s", p.waitErr, n, re, p.stderr.String())
+	}
+	return found
 }
 
 // stop sends SIGTERM, as systemd does, and wants exit 0 within 10s.
@@ -338,7 +332,7 @@ func TestRunTLS(t *testing.T) {
 			url := "wss://" + net.JoinHostPort(tc.host, port) + "/device"
 			// SSL_CERT_FILE and SSL_CERT_DIR would change what "the system roots" are.
 			p := startProcess(t, bin, runConfig(t, url, tc.serverKeys, "text", ""),
-				environWithout(tokenEnv, "SSL_CERT_FILE", "SSL_CERT_DIR"))
+				environWithout(config.TokenEnv, "SSL_CERT_FILE", "SSL_CERT_DIR"))
 
 			if tc.refused == "" {
 				d, err := srv.WaitDevice(waitCtx(t), "AA-BB-CC-DD-EE-FF")
@@ -399,7 +393,7 @@ func TestRunWarnsLooseTokenFile(t *testing.T) {
 			if err := os.Chmod(token, mode); err != nil { // whatever the umask
 				t.Fatal(err)
 			}
-			p := startProcess(t, bin, runConfig(t, srv.URL(), "  token_file: "+token+"\n", "text", ""), environWithout(tokenEnv))
+			p := startProcess(t, bin, runConfig(t, srv.URL(), "  token_file: "+token+"\n", "text", ""), environWithout(config.TokenEnv))
 			d := nextRegistration(t, srv)
 			if got, want := d.Header.Get("Authorization"), "Bearer loose-token-"+strconv.FormatUint(uint64(mode), 8); got != want {
 				t.Errorf("Authorization %q, want %q", got, want)
@@ -448,24 +442,30 @@ func TestRunKeepsTokenHidden(t *testing.T) {
 			}})
 			dir := t.TempDir()
 			// child.sh is the face program and every hook. It leaves copies of its environment and
-			// command line; as the registered hook and as the face showing "smile" it also leaves
-			// its pid and waits for the test to release it, so that it can be seen running.
+			// command line; as the registered hook and as the face showing "smile" it also hands
+			// the test its pid and waits for the test to release it, so that it can be seen running.
 			child := filepath.Join(dir, "child.sh")
 			if err := os.WriteFile(child, []byte(`#!/bin/sh
 tag="${DEVICECTL_EVENT:-face-$1}"
 cat /proc/$$/environ > "`+dir+`/environ.$tag.$$"
 cat /proc/$$/cmdline > "`+dir+`/cmdline.$tag.$$"
 case "$tag" in registered|face-smile)
-	echo $$ > "`+dir+`/pid.$tag.tmp" && mv "`+dir+`/pid.$tag.tmp" "`+dir+`/pid.$tag"
+	echo $$ > "`+dir+`/pid.$tag"
 	while [ ! -e "`+dir+`/release" ]; do sleep 0.02; done
 esac
 `), 0o755); err != nil {
 				t.Fatal(err)
 			}
+			// The pid "files" are FIFOs: writing one blocks the child until the test reads it.
+			for _, tag := range []string{"registered", "face-smile"} {
+				if err := syscall.Mkfifo(filepath.Join(dir, "pid."+tag), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
 			serverKeys := ""
-			env := environWithout(tokenEnv)
+			env := environWithout(config.TokenEnv)
 			if tc.source == "env" {
-				env = append(env, tokenEnv+"="+hiddenToken)
+				env = append(env, config.TokenEnv+"="+hiddenToken)
 			} else {
 				token := filepath.Join(dir, "token")
 				if err := os.WriteFile(token, []byte(hiddenToken+"\n"), 0o600); err != nil {
@@ -536,8 +536,9 @@ hooks:
 			if err := <-smiled; err != nil {
 				t.Errorf("smile: %v", err)
 			}
-			waitGlob(t, filepath.Join(dir, "environ.final_reply.*"), p)
-			waitGlob(t, filepath.Join(dir, "environ.tool_executed.*"), p)
+			// The hooks runner logs each run once the program has exited (the log is at debug).
+			p.waitLog(t, regexp.MustCompile(`hook ran.*final_reply`), 1)
+			p.waitLog(t, regexp.MustCompile(`hook ran.*tool_executed`), 1)
 			p.stop(t)
 
 			copies, _ := filepath.Glob(filepath.Join(dir, "*.*.*"))
@@ -573,39 +574,36 @@ hooks:
 	}
 }
 
-// waitPID waits for a pid file that child.sh writes, failing if p exits first.
+// waitPID reads the pid child.sh writes to the FIFO at path, failing if p exits first.
 func waitPID(t *testing.T, path string, p *process) int {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if b, err := os.ReadFile(path); err == nil {
-			pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-			if err != nil {
-				t.Fatalf("%s: %v", path, err)
-			}
-			return pid
-		}
-		p.alive(t)
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s after 10s; log:\n%s", filepath.Base(path), p.stderr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
+	got := make(chan []byte, 1)
+	go func() {
+		b, _ := os.ReadFile(path) // opening blocks until child.sh opens it to write
+		got <- b
+	}()
+	var b []byte
+	why := ""
+	select {
+	case b = <-got:
+	case <-p.exited:
+		why = fmt.Sprintf("devicectl exited (%v)", p.waitErr)
+	case <-time.After(10 * time.Second):
+		why = "nothing within 10s"
 	}
-}
-
-// waitGlob waits until a file matches pattern.
-func waitGlob(t *testing.T, pattern string, p *process) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if m, _ := filepath.Glob(pattern); len(m) > 0 {
-			return
+	if why != "" {
+		// Unblock the reader: opening for writing completes its open, and closing ends its read.
+		if f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("nothing matches %s after 10s; log:\n%s", filepath.Base(pattern), p.stderr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
+		<-got
+		t.Fatalf("no pid on %s: %s; log:\n%s", filepath.Base(path), why, p.stderr.String())
 	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return pid
 }
 
 // descendants returns the pids of root's children, their children, and so on, from the parent
@@ -674,7 +672,7 @@ func checkProc(t *testing.T, pid int, files ...string) {
 func tokenLeaks(b []byte) []string {
 	var leaks []string
 	for _, e := range strings.Split(string(b), "\x00") {
-		if !strings.Contains(e, hiddenToken) && !strings.HasPrefix(e, tokenEnv+"=") {
+		if !strings.Contains(e, hiddenToken) && !strings.HasPrefix(e, config.TokenEnv+"=") {
 			continue
 		}
 		if k, _, ok := strings.Cut(e, "="); ok && !strings.HasPrefix(k, "-") {
@@ -683,120 +681,6 @@ func tokenLeaks(b []byte) []string {
 		leaks = append(leaks, e)
 	}
 	return leaks
-}
-
-// TestConfiguredLimits checks that the size limits set in the config file are the ones the
-// running daemon enforces: the transport and agent tests set them through Options, so only here
-// is a wrong mapping from the keys caught.
-func TestConfiguredLimits(t *testing.T) {
-	// connection.read_limit: a frame over it closes the line (1009) and the device dials again and
-	// registers; one under it is served on the same line.
-	t.Run("connection.read_limit", func(t *testing.T) {
-		srv := startStandIn(t, nil)
-		cfg := strings.Replace(baseConfig(t, srv.URL()), "connection:\n", "connection:\n  read_limit: 1KiB\n  backoff_min: 10ms\n  backoff_max: 50ms\n", 1)
-		d := startDaemon(t, cfg, nil)
-		dev := nextRegistration(t, srv)
-		// The stand-in server's request frame adds about 150 bytes around tool_input.
-		padded := func(n int) json.RawMessage {
-			return json.RawMessage(`{"level": 3, "pad": "` + strings.Repeat("x", n) + `"}`)
-		}
-		resp, err := dev.Execute(waitCtx(t), "amplify_volume", padded(600))
-		if err != nil || resp.Error == nil || resp.Error.Code != device.CodeInvalidParams {
-			t.Fatalf("a frame under the limit: %+v, %v; want it answered (-32602 for the extra property)", resp, err)
-		}
-		if _, err := dev.Execute(waitCtx(t), "amplify_volume", padded(2048)); err == nil {
-			t.Fatal("a frame over connection.read_limit was answered; want the line closed")
-		}
-		select {
-		case <-dev.Done():
-		case <-waitCtx(t).Done():
-			t.Fatal("the line is still up after a frame over connection.read_limit")
-		}
-		again := nextRegistration(t, srv)
-		if resp, err := again.Execute(waitCtx(t), "amplify_volume", json.RawMessage(`{"level": 4}`)); err != nil || resp.Error != nil {
-			t.Errorf("call after reconnecting: %+v, %v", resp, err)
-		}
-		// The warning names the limit in force: the configured one, not the 1 MiB default.
-		if log := d.stderr.String(); !regexp.MustCompile(`level=WARN msg="message over the read limit: closing the connection" .*limit=1024\n`).MatchString(log) {
-			t.Errorf("the log does not say the line closed over the 1024-byte limit:\n%s", log)
-		}
-	})
-
-	// execution.max_in_flight: with 1, a call held up in the face program leaves no room, and the
-	// next call (on other hardware, so it is not merely waiting its turn) is answered -32002.
-	t.Run("execution.max_in_flight", func(t *testing.T) {
-		srv := startStandIn(t, nil)
-		dir := t.TempDir()
-		face := filepath.Join(dir, "face.sh")
-		if err := os.WriteFile(face, []byte(`#!/bin/sh
-[ "$1" = smile ] || exit 0
-touch "`+dir+`/showing"
-while [ ! -e "`+dir+`/release" ]; do sleep 0.02; done
-`), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		cfg := strings.Replace(baseConfig(t, srv.URL()), "  mode: sim\n",
-			"  mode: config\n  face:\n    driver: command\n    command: ["+face+"]\n", 1) +
-			"execution:\n  max_in_flight: 1\n"
-		startDaemon(t, cfg, nil)
-		dev := nextRegistration(t, srv)
-		smiled := make(chan error, 1)
-		go func() {
-			resp, err := dev.Execute(waitCtx(t), "set_virtual_human_expression", json.RawMessage(`{"expression": "smile"}`))
-			if err == nil && resp.Error != nil {
-				err = resp.Error
-			}
-			smiled <- err
-		}()
-		deadline := time.Now().Add(10 * time.Second)
-		for _, err := os.Stat(filepath.Join(dir, "showing")); err != nil; _, err = os.Stat(filepath.Join(dir, "showing")) {
-			if time.Now().After(deadline) {
-				t.Fatal("the face program never started on smile")
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-		resp, err := dev.Execute(waitCtx(t), "amplify_volume", json.RawMessage(`{"level": 9}`))
-		if err != nil || resp.Error == nil || resp.Error.Code != device.CodeBusy || resp.Error.Message != "device busy" {
-			t.Errorf("a second call with max_in_flight 1: %+v, %v; want -32002 device busy", resp, err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "release"), nil, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		if err := <-smiled; err != nil {
-			t.Errorf("the call holding the slot: %v", err)
-		}
-		// The slot is free again: the same call now runs.
-		if resp, err := dev.Execute(waitCtx(t), "amplify_volume", json.RawMessage(`{"level": 9}`)); err != nil || resp.Error != nil {
-			t.Errorf("the call once the slot is free: %+v, %v", resp, err)
-		}
-	})
-}
-
-// A token the server streams back split over several chunks must not reach stdout either: the
-// daemon says a server that echoes the token "has it shown nowhere" (daemon.go, newRenderer).
-func TestStreamedReplyScrubbed(t *testing.T) {
-	// The renderer writes each chunk as it comes; the daemon's stream redactors hold back what may
-	// be the start of a secret until the next write shows whether it is one.
-	srv := startStandIn(t, nil)
-	d := startDaemon(t, baseConfig(t, srv.URL()), func(k string) string {
-		if k == tokenEnv {
-			return hiddenToken
-		}
-		return ""
-	})
-	dev := nextRegistration(t, srv)
-	// Say streams the text as three chunks and a final: the token straddles a chunk boundary.
-	if err := dev.Say(waitCtx(t), "your token is "+hiddenToken); err != nil {
-		t.Fatal(err)
-	}
-	// Messages are handled in order before a request is answered: once this call is answered,
-	// the reply has been rendered.
-	if _, err := dev.Execute(waitCtx(t), "get_device_status", json.RawMessage(`{}`)); err != nil {
-		t.Fatal(err)
-	}
-	if out := d.stdout.String(); strings.Contains(out, hiddenToken) || !strings.Contains(out, "your token is") {
-		t.Errorf("stdout %q: want the reply with the token redacted", out)
-	}
 }
 
 // doctor opens the configured parts as run does; the programs it starts for them must get the
@@ -811,12 +695,12 @@ func TestDoctorChildrenWithoutToken(t *testing.T) {
 	if err := os.WriteFile(face, []byte("#!/bin/sh\ncat /proc/$$/environ >> "+dir+"/environ\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	config := filepath.Join(dir, "devicectl.yaml")
-	if err := os.WriteFile(config, []byte("hardware:\n  face: {driver: command, command: ["+face+"]}\n"), 0o600); err != nil {
+	configPath := filepath.Join(dir, "devicectl.yaml")
+	if err := os.WriteFile(configPath, []byte("hardware:\n  face: {driver: command, command: ["+face+"]}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv(tokenEnv, hiddenToken)
-	r := runCLI(t.Context(), "", "doctor", "--config", config, "--server", "ws://127.0.0.1:1/", "--mac", "AA-BB-CC-DD-EE-FF")
+	t.Setenv(config.TokenEnv, hiddenToken)
+	r := runCLI(t.Context(), "", "doctor", "--config", configPath, "--server", "ws://127.0.0.1:1/", "--mac", "AA-BB-CC-DD-EE-FF")
 	b, err := os.ReadFile(filepath.Join(dir, "environ"))
 	if err != nil {
 		t.Fatalf("the face program did not run: %v; doctor said:\n%s", err, r.stdout)

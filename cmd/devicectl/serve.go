@@ -1,3 +1,5 @@
+//go:build !devicectl_omit_serve
+
 package main
 
 import (
@@ -5,11 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
+	"log/slog"
 
 	"github.com/spf13/cobra"
 
 	"github.com/devicectl/devicectl/device/agenttest"
+	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/internal/console"
+	"github.com/devicectl/devicectl/internal/term"
 )
 
 // defaultListen keeps the stand-in server on this machine unless asked: it accepts any device
@@ -46,25 +51,25 @@ order and then serves until interrupted (SIGINT/SIGTERM).
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c := serveDefaults()
-			if err := applyFlags(cmd.Flags(), c); err != nil {
+			if err := config.ApplyFlags(cmd.Flags(), c); err != nil {
 				return err
 			}
 			return runServe(cmd.Context(), listen, c, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", defaultListen, "address to listen on, host:port")
-	bindFlags(cmd.Flags(), serveDefaults(), "ping-interval", "log-level", "log-format")
+	config.BindFlags(cmd.Flags(), serveDefaults(), "ping-interval", "log-level", "log-format")
 	return cmd
 }
 
-func serveDefaults() *Config {
-	c := Defaults()
-	c.Log.Level = "warn"
+func serveDefaults() *config.Config {
+	c := config.Defaults()
+	c.Log.Level = slog.LevelWarn
 	return c
 }
 
-func runServe(ctx context.Context, listen string, c *Config, in io.Reader, stdout, stderr io.Writer) error {
-	log := newLogger(c.Log, stderr)
+func runServe(ctx context.Context, listen string, c *config.Config, in io.Reader, stdout, stderr io.Writer) error {
+	log := config.NewLogger(c.Log, stderr)
 	srv, err := agenttest.Listen(listen, &agenttest.Options{
 		Logger:       log,
 		ReadLimit:    c.Connection.ReadLimit,
@@ -76,31 +81,13 @@ func runServe(ctx context.Context, listen string, c *Config, in io.Reader, stdou
 	}
 	defer srv.Close()
 
-	interactive := isTerminal(in)
-	out := &syncWriter{w: stdout}
-	con := &console{srv: srv, out: out, prompt: "serve> ", help: serveHelp, interactive: interactive}
+	interactive := term.IsTerminal(in)
+	con := &console.Console{Server: srv, Out: console.NewSyncWriter(stdout), Prompt: "serve> ", Help: serveHelp, Interactive: interactive}
 	fmt.Fprintf(stderr, "devicectl serve: listening at %s; type help for the commands\n", srv.URL())
+	// Devices are shown as they come and go until serve returns, after the end of a script too.
+	defer con.WatchEvents(ctx)()
 
-	evCtx, stopEvents := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			select {
-			case e := <-srv.Events():
-				con.event(e)
-			case <-evCtx.Done():
-				return
-			}
-		}
-	}()
-	defer func() {
-		stopEvents()
-		wg.Wait()
-	}()
-
-	err = con.run(ctx, in)
+	err = con.Run(ctx, in)
 	if errors.Is(err, io.EOF) && !interactive {
 		fmt.Fprintln(stderr, "devicectl serve: end of input; serving until interrupted")
 		<-ctx.Done()

@@ -1,3 +1,5 @@
+//go:build !devicectl_omit_serve
+
 package main
 
 import (

@@ -1,3 +1,5 @@
+//go:build !devicectl_omit_sim
+
 package main
 
 import (
@@ -5,12 +7,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 
 	"github.com/spf13/cobra"
 
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/hal"
 	"github.com/devicectl/devicectl/hal/sim"
+	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/internal/console"
+	devhw "github.com/devicectl/devicectl/internal/hardware"
+	"github.com/devicectl/devicectl/internal/term"
 )
 
 // simMAC is the simulated device's MAC unless --mac says otherwise: the protocol's example.
@@ -28,10 +35,10 @@ const simHelp = `commands:
 
 // simDefaults are the sim's settings before flags: a fixed MAC, so output is reproducible, and
 // quieter logs, so they do not drown the console.
-func simDefaults() *Config {
-	c := Defaults()
+func simDefaults() *config.Config {
+	c := config.Defaults()
 	c.Device.MAC = simMAC
-	c.Log.Level = "warn"
+	c.Log.Level = slog.LevelWarn
 	return c
 }
 
@@ -51,32 +58,26 @@ at the end.
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c := simDefaults()
-			if err := applyFlags(cmd.Flags(), c); err != nil {
+			if err := config.ApplyFlags(cmd.Flags(), c); err != nil {
 				return err
 			}
 			return runSim(cmd.Context(), c, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
-	bindFlags(cmd.Flags(), simDefaults(), "mac", "language", "show-thoughts", "color", "log-level", "log-format")
+	config.BindFlags(cmd.Flags(), simDefaults(), "mac", "language", "show-thoughts", "color", "log-level", "log-format")
 	return cmd
 }
 
-func runSim(ctx context.Context, c *Config, in io.Reader, stdout, stderr io.Writer) (err error) {
-	out := &syncWriter{w: stdout}
-	log := newLogger(c.Log, stderr)
-	interactive := isTerminal(in)
+func runSim(ctx context.Context, c *config.Config, in io.Reader, stdout, stderr io.Writer) (err error) {
+	out := console.NewSyncWriter(stdout)
+	log := config.NewLogger(c.Log, stderr)
+	interactive := term.IsTerminal(in)
 
-	pnl := newPanel(out, sim.DefaultVolume, hal.Idle)
-	hw := simHardware(&simHooks{OnVolume: pnl.setVolume, OnExpression: pnl.setFace})
-	state := newConnState()
-	reg, err := newRegistry(hw, c, state.String)
-	if err != nil {
-		return err
-	}
+	pnl := console.NewPanel(out, sim.DefaultVolume, hal.Idle)
 
 	renderer := device.NewRenderer(out, stderr, &device.RenderOptions{
 		ShowThoughts: c.Render.ShowThoughts,
-		Color:        colorOn(c.Render.Color, stderr),
+		Color:        c.Render.ColorOn(stderr),
 		Logger:       log,
 	})
 	// The console waits for each reply to be shown before it reads on, so scripted output is
@@ -92,22 +93,22 @@ func runSim(ctx context.Context, c *Config, in io.Reader, stdout, stderr io.Writ
 		}
 	}
 
-	l, err := startLocal(ctx, c, c.Device.MAC, reg, render, state, log)
+	l, err := startLocal(ctx, c, c.Device.MAC, &devhw.SimHooks{OnVolume: pnl.SetVolume, OnExpression: pnl.SetFace}, render, log)
 	if err != nil {
 		return err
 	}
 	defer func() {
-		pnl.mute() // halting mutes the speaker; that is not worth a redraw on the way out
-		err = errors.Join(err, l.Close(), hw.Halt())
+		pnl.Mute() // halting mutes the speaker; that is not worth a redraw on the way out
+		err = errors.Join(err, l.Close())
 	}()
 
-	con := &console{
-		srv:         l.Server,
-		out:         out,
-		prompt:      "sim> ",
-		help:        simHelp,
-		interactive: interactive,
-		afterSay: func(ctx context.Context) error {
+	con := &console.Console{
+		Server:      l.Server,
+		Out:         out,
+		Prompt:      "sim> ",
+		Help:        simHelp,
+		Interactive: interactive,
+		AfterSay: func(ctx context.Context) error {
 			select {
 			case <-finals:
 				return nil
@@ -119,9 +120,9 @@ func runSim(ctx context.Context, c *Config, in io.Reader, stdout, stderr io.Writ
 	if interactive {
 		fmt.Fprintf(stderr, "devicectl sim: a simulated device (%s, %d tools) is registered with a stand-in agent server at %s\n"+
 			"Type help for the commands; quit or Ctrl-D to leave.\n", l.Device.MAC, len(l.Device.Tools), l.Server.URL())
-		pnl.draw()
+		pnl.Draw()
 	}
-	if err := con.run(ctx, in); !errors.Is(err, io.EOF) {
+	if err := con.Run(ctx, in); !errors.Is(err, io.EOF) {
 		return err
 	}
 	return nil

@@ -1,9 +1,10 @@
+//go:build !devicectl_omit_sim
+
 package main
 
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"io"
 	"os"
 	"strings"
@@ -11,9 +12,8 @@ import (
 
 	"github.com/devicectl/devicectl/hal"
 	"github.com/devicectl/devicectl/hal/faces"
+	"github.com/devicectl/devicectl/internal/console"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden from the program's output")
 
 // The scripted session's whole output is fixed: it is the README's screenshot.
 func TestSimGolden(t *testing.T) {
@@ -76,7 +76,7 @@ func TestSimScript(t *testing.T) {
 	}
 
 	expect(`sim> call amplify_volume {"level": 80}`)
-	expect("    volume " + volumeBar(80) + "  80%   face idle")
+	expect("    volume " + console.VolumeBar(80) + "  80%   face idle")
 	resp := decodeResponse(t, expect(`{"id":"tool-call-1","result":`))
 	if resp.Result["level"] != 80.0 {
 		t.Errorf("amplify_volume result %v, want level 80", resp.Result)
@@ -88,7 +88,7 @@ func TestSimScript(t *testing.T) {
 			expect("    " + line)
 		}
 	}
-	expect("    volume " + volumeBar(80) + "  80%   face smile")
+	expect("    volume " + console.VolumeBar(80) + "  80%   face smile")
 	expect(`{"id":"tool-call-2","result":`)
 
 	expect("sim> say 你好，世界")

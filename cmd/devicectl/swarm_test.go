@@ -1,3 +1,5 @@
+//go:build !devicectl_omit_swarm
+
 package main
 
 import (
@@ -6,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,9 +20,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/device/agenttest"
 	"github.com/devicectl/devicectl/internal/leakcheck"
+	"github.com/devicectl/devicectl/internal/swarm"
 )
 
 // swarmCheckLeaks fails the test if goroutines it started outlive it; register it first.
@@ -50,15 +51,17 @@ func TestSwarm(t *testing.T) {
 			"--mac-prefix", "02:dc:7e", "--ramp", "100ms", "--interval", "50ms"}, strings.NewReader(""), outW, &stderr)
 	}()
 
-	waitCtx, cancelWait := context.WithTimeout(ctx, 20*time.Second)
-	defer cancelWait()
-	for len(srv.Devices()) < n {
-		if _, err := srv.WaitDevice(waitCtx, ""); err != nil {
-			t.Fatalf("%d of %d devices registered: %v", len(srv.Devices()), n, err)
-		}
-		select { // WaitDevice returns at once while any device is there: poll, gently
-		case <-time.After(10 * time.Millisecond):
-		case <-waitCtx.Done():
+	// Wait for every device's registration, as the server reports them: no polling.
+	registered := map[string]bool{}
+	timeout := time.After(20 * time.Second)
+	for len(registered) < n {
+		select {
+		case e := <-srv.Events():
+			if e.Kind == agenttest.Registered {
+				registered[e.Device.MAC] = true
+			}
+		case <-timeout:
+			t.Fatalf("%d of %d devices registered within 20s", len(registered), n)
 		}
 	}
 	var macs, want []string
@@ -66,8 +69,8 @@ func TestSwarm(t *testing.T) {
 	for i, d := range srv.Devices() {
 		macs = append(macs, d.MAC)
 		want = append(want, fmt.Sprintf("02-DC-7E-00-00-%02X", i))
-		if got := d.Header.Get("Client-Id"); got != swarmClientID(d.MAC) || clientIDs[got] {
-			t.Errorf("%s: Client-Id %q, want %q, once", d.MAC, got, swarmClientID(d.MAC))
+		if got := d.Header.Get("Client-Id"); got != swarm.ClientID(d.MAC) || clientIDs[got] {
+			t.Errorf("%s: Client-Id %q, want %q, once", d.MAC, got, swarm.ClientID(d.MAC))
 		}
 		clientIDs[d.Header.Get("Client-Id")] = true
 		if len(d.Tools) != 3 {
@@ -193,7 +196,7 @@ func TestSwarmBadFlags(t *testing.T) {
 		{"bad language", []string{"-n", "3", "--server", "ws://h/", "--language", "fr"}, `"fr" is not one of zh, en`},
 		{"argument", []string{"-n", "3", "--server", "ws://h/", "now"}, "takes no arguments"},
 	}
-	if soft, _, ok := openFileLimit(); ok && soft < 2_000_000_000 {
+	if soft, _, ok := swarm.OpenFileLimit(); ok && soft < 2_000_000_000 {
 		// Refused before anything is allocated or dialled.
 		cases = append(cases, struct {
 			name string
@@ -208,119 +211,6 @@ func TestSwarmBadFlags(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want exit 2 and %q", r.code, r.stderr, tc.want)
 			}
 		})
-	}
-}
-
-func TestCheckOpenFiles(t *testing.T) {
-	if err := checkOpenFiles(10000, 20000, 20000); err != nil {
-		t.Errorf("10000 devices in 20000 files: %v", err)
-	}
-	err := checkOpenFiles(10000, 1024, 4096)
-	if err == nil {
-		t.Fatal("10000 devices in 1024 files: no error")
-	}
-	for _, want := range []string{"-n 10000 needs about 11064 open files", "the limit is 1024 (hard limit 4096)", "ulimit -n 11064", "LimitNOFILE=11064"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("%q lacks %q", err, want)
-		}
-	}
-	if err := checkOpenFiles(1000, parseLimit("unlimited"), parseLimit("unlimited")); err != nil {
-		t.Errorf("unlimited: %v", err)
-	}
-}
-
-func TestSwarmMAC(t *testing.T) {
-	cases := []struct {
-		prefix []byte
-		i      int
-		want   string
-	}{
-		{[]byte{0x02, 0xdc}, 0, "02-DC-00-00-00-00"},
-		{[]byte{0x02, 0xdc}, 1, "02-DC-00-00-00-01"},
-		{[]byte{0x02, 0xdc}, 9999, "02-DC-00-00-27-0F"},
-		{[]byte{0x02, 0xdc}, 1<<31 - 1, "02-DC-7F-FF-FF-FF"}, // the largest int of a 32-bit board
-		{[]byte{0x0a, 1, 2, 3, 4}, 255, "0A-01-02-03-04-FF"},
-		{[]byte{0xfe}, 1 << 24, "FE-00-01-00-00-00"},
-	}
-	for _, tc := range cases {
-		got := swarmMAC(tc.prefix, tc.i)
-		if got != tc.want {
-			t.Errorf("swarmMAC(% x, %d) = %s, want %s", tc.prefix, tc.i, got, tc.want)
-		}
-		if norm, err := device.NormalizeMAC(got); err != nil || norm != got {
-			t.Errorf("%s is not in the protocol's form: %q %v", got, norm, err)
-		}
-	}
-	seen := map[string]bool{}
-	for i := range 70000 { // past two bytes' worth, so every byte takes part
-		m := swarmMAC([]byte{0x02, 0xdc}, i)
-		if seen[m] {
-			t.Fatalf("device %d repeats MAC %s", i, m)
-		}
-		seen[m] = true
-	}
-	if a, b := swarmClientID("02-DC-00-00-00-00"), swarmClientID("02-DC-00-00-00-01"); a == b || a != swarmClientID("02-DC-00-00-00-00") {
-		t.Errorf("Client-Ids %s and %s: want stable and distinct", a, b)
-	}
-	if id := swarmClientID("02-DC-00-00-00-00"); len(id) != 36 || id[14] != '5' || !strings.ContainsRune("89ab", rune(id[19])) {
-		t.Errorf("Client-Id %s is not a version 5 UUID", id)
-	}
-}
-
-func TestLatencyHist(t *testing.T) {
-	// Every bucket's middle lies in the bucket, and buckets grow with the duration.
-	for _, d := range []time.Duration{0, 1, 15, 16, 17, 31, 32, 33, 1000, 123456, time.Second, time.Hour, math.MaxInt64} {
-		i := histBucket(d)
-		if i < 0 || i >= histBuckets || histBucket(histMid(i)) != i {
-			t.Errorf("%d: bucket %d, whose middle %d is in bucket %d", d, i, histMid(i), histBucket(histMid(i)))
-		}
-		if d > 0 && histBucket(d-1) > i {
-			t.Errorf("bucket of %d > bucket of %d", d-1, d)
-		}
-	}
-	var h latencyHist
-	for i := 1; i <= 10000; i++ {
-		h.add(time.Duration(i) * time.Microsecond)
-	}
-	var c histCounts
-	h.snapshot(&c)
-	m := time.Duration(h.max.Load())
-	if c.total() != 10000 || m != 10*time.Millisecond {
-		t.Fatalf("total %d, max %s", c.total(), m)
-	}
-	for _, q := range []struct {
-		q    float64
-		want time.Duration
-	}{{0.5, 5 * time.Millisecond}, {0.99, 9900 * time.Microsecond}, {1, 10 * time.Millisecond}} {
-		got := c.quantile(q.q, m)
-		if rel := math.Abs(float64(got-q.want)) / float64(q.want); rel > 1.0/32 {
-			t.Errorf("p%g = %s, want %s within 3%%", q.q*100, got, q.want)
-		}
-	}
-	h.add(time.Millisecond)
-	var cur histCounts
-	h.snapshot(&cur)
-	if d := cur.minus(&c); d.total() != 1 || d.quantile(0.5, math.MaxInt64) < 968*time.Microsecond {
-		t.Errorf("the interval after one more call: %d calls, p50 %s", d.total(), d.quantile(0.5, math.MaxInt64))
-	}
-	var none histCounts
-	if none.quantile(0.5, m) != 0 {
-		t.Error("the quantile of nothing is not 0")
-	}
-}
-
-func TestShortDuration(t *testing.T) {
-	for d, want := range map[time.Duration]string{
-		0:                       "0s",
-		999:                     "999ns",
-		95123:                   "95.1µs",
-		1234567:                 "1.23ms",
-		12*time.Second + 345678: "12s",
-		90 * time.Minute:        "1h30m0s",
-	} {
-		if got := shortDuration(d); got != want {
-			t.Errorf("shortDuration(%d) = %s, want %s", d, got, want)
-		}
 	}
 }
 
@@ -344,8 +234,8 @@ func TestSwarmMemory(t *testing.T) {
 	if raceBuild() {
 		t.Skip("the race detector multiplies memory: measure without -race")
 	}
-	if soft, hard, _ := openFileLimit(); checkOpenFiles(10000, soft, hard) != nil {
-		t.Skipf("10,000 devices need more open files: %v", checkOpenFiles(10000, soft, hard))
+	if soft, hard, _ := swarm.OpenFileLimit(); swarm.CheckOpenFiles(10000, soft, hard) != nil {
+		t.Skipf("10,000 devices need more open files: %v", swarm.CheckOpenFiles(10000, soft, hard))
 	}
 	bin := filepath.Join(t.TempDir(), "devicectl")
 	if b, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
@@ -374,11 +264,11 @@ func TestSwarmMemory(t *testing.T) {
 		}
 		ramp := tc.ramp
 		if ramp == "" {
-			ramp = (time.Duration(tc.n) * rampPerDevice).String()
+			ramp = (time.Duration(tc.n) * swarm.RampPerDevice).String()
 		}
 		per := func(v int64) int64 { return v / int64(tc.n) }
 		t.Logf("-n %5d --ramp %-4s all registered in %-7s (CPU %s a device); per device: heap %s, stacks %s, RSS %s (%.1f%% of one idle run), %.1f goroutines",
-			tc.n, ramp, m.Registered.Round(time.Millisecond), shortDuration(m.CPU/time.Duration(tc.n)), kib(per(m.Heap)), kib(per(m.Stack)), kib(per(m.RSS)),
+			tc.n, ramp, m.Registered.Round(time.Millisecond), (m.CPU / time.Duration(tc.n)).Round(time.Microsecond), kib(per(m.Heap)), kib(per(m.Stack)), kib(per(m.RSS)),
 			100*float64(per(m.RSS))/float64(idle), float64(m.Goroutines)/float64(tc.n))
 	}
 }
@@ -404,13 +294,13 @@ func swarmMeasureChild(t *testing.T, n string) {
 	cpu0 := cpuTime(t)
 	c := swarmDefaults()
 	c.Server.URL = os.Getenv("DEVICECTL_SWARM_MEASURE_URL")
-	ramp := time.Duration(count) * rampPerDevice
+	ramp := time.Duration(count) * swarm.RampPerDevice
 	if r := os.Getenv("DEVICECTL_SWARM_MEASURE_RAMP"); r != "" {
 		if ramp, err = time.ParseDuration(r); err != nil {
 			t.Fatal(err)
 		}
 	}
-	plan, err := checkSwarm(c, count, defaultMACPrefix, ramp, time.Minute, openFileLimit)
+	plan, err := checkSwarm(c, count, swarm.DefaultMACPrefix, ramp, time.Minute, swarm.OpenFileLimit)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -421,18 +311,22 @@ func swarmMeasureChild(t *testing.T, n string) {
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
-	go func() { done <- s.run(ctx) }()
+	go func() { done <- s.Run(ctx) }()
 	deadline := time.Now().Add(5 * time.Minute)
-	for s.allRegistered.Load() == 0 {
+	for {
+		n, all := s.Registered()
+		if all > 0 {
+			break
+		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d registered after 5 minutes; stderr: %s", s.registeredAny.Load(), count, stderr.String())
+			t.Fatalf("%d of %d registered after 5 minutes; stderr: %s", n, count, stderr.String())
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 	cpu := cpuTime(t) - cpu0
 	time.Sleep(2 * time.Second) // idle: what the dials and registrations left behind is garbage now
 	m := sampleMemory(t)
-	m.Registered = time.Duration(s.allRegistered.Load())
+	_, m.Registered = s.Registered()
 	m.CPU = cpu
 	m.Heap -= base.Heap
 	m.Stack -= base.Stack

@@ -10,6 +10,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/internal/daemon"
+	devhw "github.com/devicectl/devicectl/internal/hardware"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -29,35 +32,35 @@ of its tool sets included (each read once now; one that does not answer is left 
 warning on stderr).`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := resolveConfig(configPath, cmd.Flags())
+			c, err := config.Resolve(configPath, cmd.Flags())
 			if err != nil {
 				return err
 			}
 			return printRegistration(cmd.Context(), c, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
-	cmd.Flags().StringVar(&configPath, "config", "", "config file (default "+defaultConfigPath+" when it exists)")
-	bindFlags(cmd.Flags(), Defaults(), "mac", "interface", "language", "hardware")
+	cmd.Flags().StringVar(&configPath, "config", "", "config file (default "+config.DefaultPath+" when it exists)")
+	config.BindFlags(cmd.Flags(), config.Defaults(), "mac", "interface", "language", "hardware")
 	return cmd
 }
 
-func printRegistration(ctx context.Context, c *Config, w, stderr io.Writer) error {
-	mac, err := deviceMAC(c.Device)
+func printRegistration(ctx context.Context, c *config.Config, w, stderr io.Writer) error {
+	mac, err := config.DeviceMAC(c.Device)
 	if err != nil {
 		return err
 	}
 	// The declarations do not depend on the drivers, so the hardware is not touched: this is safe
 	// beside the running service. (An optional part missing at start-up is left out by run.)
-	reg, err := newRegistry(simHardware(nil), c, nil)
+	reg, err := devhw.NewRegistry(devhw.Sim(nil), c, buildVersion(), nil)
 	if err != nil {
 		return err
 	}
-	log := newLogger(c.Log, stderr)
-	extra, err := loadToolSetsOnce(ctx, c, log)
+	log := config.NewLogger(c.Log, stderr)
+	extra, err := daemon.LoadToolSets(ctx, c, buildVersion(), log)
 	if err != nil {
 		return err
 	}
-	addToolSets(reg, extra, log)
+	daemon.AddToolSets(reg, extra, log)
 	b, err := registrationRequest(mac, reg)
 	if err != nil {
 		return err

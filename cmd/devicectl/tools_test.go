@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/internal/config"
+	devhw "github.com/devicectl/devicectl/internal/hardware"
 )
 
 // registration is the printed request, decoded.
@@ -39,10 +41,9 @@ func TestToolsPrintsRegistration(t *testing.T) {
 			}
 
 			// The tools are the registry's declarations, byte for byte.
-			c := Defaults()
+			c := config.Defaults()
 			c.Device.Language = lang
-			hw := simHardware(nil)
-			reg, err := newRegistry(hw, c, nil)
+			reg, err := devhw.NewRegistry(devhw.Sim(nil), c, buildVersion(), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -63,46 +64,11 @@ func TestToolsPrintsRegistration(t *testing.T) {
 	}
 }
 
-// What `devicectl tools` prints is what a server receives from the device.
-func TestToolsMatchesTheWire(t *testing.T) {
-	r := runCLI(t.Context(), "", "tools", "--config", "/dev/null", "--mac", "AA-BB-CC-DD-EE-02")
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
-	}
-	var printed registration
-	if err := json.Unmarshal([]byte(r.stdout), &printed); err != nil {
-		t.Fatal(err)
-	}
-
-	c := Defaults()
-	hw := simHardware(nil)
-	reg, err := newRegistry(hw, c, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := startLocal(t.Context(), c, "AA-BB-CC-DD-EE-02", reg, nil, newConnState(), discard())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	if l.Device.MAC != printed.Params.MAC {
-		t.Errorf("server saw MAC %s, tools printed %s", l.Device.MAC, printed.Params.MAC)
-	}
-	if len(l.Device.Tools) != len(printed.Params.Tools) {
-		t.Fatalf("server saw %d tools, tools printed %d", len(l.Device.Tools), len(printed.Params.Tools))
-	}
-	for i, d := range l.Device.Tools {
-		if got, want := compact(t, printed.Params.Tools[i]), marshal(t, d); got != want {
-			t.Errorf("tool %d:\nprinted %s\nwire    %s", i, got, want)
-		}
-	}
-}
-
+// A tool's timeout reaches the tool devicectl tools declares; an unknown name is a config error.
 func TestToolTimeoutsNameTools(t *testing.T) {
-	hw := simHardware(nil)
-	c := Defaults()
+	c := config.Defaults()
 	c.Execution.ToolTimeouts = map[string]time.Duration{"get_device_status": 2 * time.Second}
-	reg, err := newRegistry(hw, c, nil)
+	reg, err := devhw.NewRegistry(devhw.Sim(nil), c, buildVersion(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,8 +76,8 @@ func TestToolTimeoutsNameTools(t *testing.T) {
 		t.Errorf("get_device_status timeout = %s, want 2s", tool.Timeout)
 	}
 	c.Execution.ToolTimeouts = map[string]time.Duration{"get_devise_status": time.Second}
-	_, err = newRegistry(hw, c, nil)
-	var ce *ConfigError
+	err = config.CheckToolTimeouts(c)
+	var ce *config.Error
 	if !errors.As(err, &ce) || ce.Key != "execution.tool_timeouts.get_devise_status" || !strings.Contains(err.Error(), "no such tool") {
 		t.Errorf("unknown tool: got %v, want a config error naming execution.tool_timeouts.get_devise_status", err)
 	}

@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync"
 
 	"github.com/spf13/cobra"
+
+	"github.com/devicectl/devicectl/internal/buildfeatures"
 )
 
 // Set by the Makefile: go build -ldflags "-X main.version=v1.2.3 -X main.commit=abc1234".
@@ -45,15 +48,27 @@ func buildVersion() string {
 	return v
 }
 
+// omittedLine names the features this build leaves out, "" when it has them all.
+func omittedLine() string {
+	var names []string
+	for _, f := range buildfeatures.Omitted() {
+		names = append(names, f.Name)
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return "omitted:  " + strings.Join(names, ", ") + " (make build has them)\n"
+}
+
 func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
-		Short: "Print the version, commit, Go version and platform",
+		Short: "Print the version, commit, Go version, platform and the features left out",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			v, c := buildStamp()
-			_, err := fmt.Fprintf(cmd.OutOrStdout(), "devicectl %s\ncommit:   %s\ngo:       %s\nplatform: %s/%s\n",
-				v, c, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			_, err := fmt.Fprintf(cmd.OutOrStdout(), "devicectl %s\ncommit:   %s\ngo:       %s\nplatform: %s/%s\n%s",
+				v, c, runtime.Version(), runtime.GOOS, runtime.GOARCH, omittedLine())
 			return err
 		},
 	}

@@ -175,6 +175,7 @@ func agentOptions(url string, reg *tools.Registry, led *chaos.Ledger) *device.Op
 			WriteTimeout:     2 * time.Second,
 		},
 		MaxInFlight:     maxInFlight,
+		MaxQueued:       -1, // flood checks the refusals past MaxInFlight; device's order tests cover the queue
 		ToolTimeout:     toolTimeout,
 		DrainTimeout:    time.Second,
 		RegisterTimeout: registerTimeout,

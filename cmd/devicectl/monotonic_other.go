@@ -1,6 +1,0 @@
-//go:build !linux
-
-package main
-
-// monotonicUsec is 0 where there is no systemd to read it.
-func monotonicUsec() int64 { return 0 }

@@ -1,0 +1,289 @@
+package device
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/devicectl/devicectl/tools"
+)
+
+// The dispatcher's scheduler: who runs when (PROTOCOL.md, "Concurrency and order").
+//
+// A call waits for two things: its parts (tools.Tool.Resources) and a running slot (MaxInFlight).
+// Every part keeps a queue of claims, calls' and Holds', in arrival order. A claim joins the
+// queues of all its parts at once, under dispatcher.mu, so every queue holds its claims in the
+// same relative order: a claim only ever waits for older ones, and two claims can never each own
+// a part the other waits for. A call that owns all its parts waits in dispatcher.ready, in arrival
+// order, for a slot. So calls on one part run one at a time in the order they arrived, a call
+// waiting for a busy part holds no slot, and a part that hangs holds up only its own queue.
+//
+// Every function here whose name does not say otherwise is called with dispatcher.mu held.
+
+// part is the queue of one resource.
+type part struct {
+	owner   *claim   // nil: free
+	waiters []*claim // in arrival order
+}
+
+// claim is a call's or a Hold's place in its parts' queues.
+type claim struct {
+	seq   uint64
+	parts []*part // no duplicates
+	owned int     // how many of parts it owns
+
+	call    *call         // nil for a Hold
+	granted chan struct{} // a Hold's: closed once it owns every part
+}
+
+// admit takes c in, or says why not: the device is stopping, or c would have to wait and the
+// queue is full. A local call does not depend on the line, so only the agent's end refuses it.
+// An admitted call starts at once or waits its turn.
+func (d *dispatcher) admit(c *call) (refused string) {
+	d.mu.Lock()
+	if d.closed || (d.stopping && c.via != ViaLocal) {
+		d.mu.Unlock()
+		return "the device is shutting down"
+	}
+	c.parts = d.partsFor(c.tool.Resources)
+	prev := d.superseded(c)
+	if !d.startsNow(c) {
+		room := d.maxQueued - d.waiting
+		if prev != nil {
+			room++ // c takes prev's place
+		}
+		if room <= 0 {
+			why := fmt.Sprintf("%d calls running and %d waiting", d.inFlight, d.waiting)
+			if d.maxQueued == 0 {
+				why = fmt.Sprintf("%d calls already in flight", d.maxInFlight)
+			}
+			d.mu.Unlock()
+			return why
+		}
+	}
+	if prev != nil {
+		d.abandon(prev)
+	}
+	if d.unanswered == 0 {
+		d.idle = make(chan struct{})
+	}
+	d.unanswered++
+	d.waiting++
+	d.seq++
+	c.seq = d.seq
+	d.track(c, c.deadline)
+	d.enqueue(&c.claim)
+	start := d.takeStartable()
+	d.mu.Unlock()
+	if prev != nil {
+		d.answerSuperseded(prev)
+		d.done()
+	}
+	d.launch(start)
+	return ""
+}
+
+// startsNow reports whether c would start at once: a slot is free with nobody waiting for one,
+// and each of its parts is free with nobody queued on it.
+func (d *dispatcher) startsNow(c *call) bool {
+	if d.inFlight >= d.maxInFlight || len(d.ready) > 0 {
+		return false
+	}
+	for _, p := range c.parts {
+		if p.owner != nil || len(p.waiters) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// superseded returns the call that c, arriving now, may replace: a waiting control call to the
+// same tool, on parts, that is the last in every queue c joins. Nothing else is queued between
+// the two, so skipping the older one changes no other call's outcome, and the device still ends in
+// the state of the last call sent. A call on no part is never superseded: nothing orders it.
+func (d *dispatcher) superseded(c *call) *call {
+	if c.tool.SubType != tools.Control || len(c.parts) == 0 {
+		return nil
+	}
+	var prev *claim
+	for _, p := range c.parts {
+		if len(p.waiters) == 0 {
+			return nil
+		}
+		last := p.waiters[len(p.waiters)-1]
+		if prev != nil && last != prev {
+			return nil
+		}
+		prev = last
+	}
+	pc := prev.call
+	if pc == nil || pc.state != waitingParts || pc.name != c.name || len(pc.parts) != len(c.parts) {
+		return nil
+	}
+	return pc
+}
+
+// partsFor returns the queues of the named resources, without duplicates.
+func (d *dispatcher) partsFor(names []string) []*part {
+	if len(names) == 0 {
+		return nil
+	}
+	ps := make([]*part, 0, len(names))
+	for _, name := range names {
+		p, ok := d.parts[name]
+		if !ok {
+			p = &part{}
+			d.parts[name] = p
+		}
+		if !slices.Contains(ps, p) {
+			ps = append(ps, p)
+		}
+	}
+	return ps
+}
+
+// enqueue puts cl at the end of its parts' queues, owning at once each part that is free with
+// nobody waiting for it.
+func (d *dispatcher) enqueue(cl *claim) {
+	for _, p := range cl.parts {
+		if p.owner == nil && len(p.waiters) == 0 {
+			p.owner = cl
+			cl.owned++
+		} else {
+			p.waiters = append(p.waiters, cl)
+		}
+	}
+	if cl.owned == len(cl.parts) {
+		d.granted(cl)
+	}
+}
+
+// granted is told that cl owns all its parts: a Hold returns, a call waits for a slot.
+func (d *dispatcher) granted(cl *claim) {
+	c := cl.call
+	if c == nil {
+		close(cl.granted)
+		return
+	}
+	c.state = waitingSlot
+	i, _ := slices.BinarySearchFunc(d.ready, c.seq, func(r *call, seq uint64) int { return compareSeq(r.seq, seq) })
+	d.ready = slices.Insert(d.ready, i, c)
+	d.fill()
+}
+
+func compareSeq(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// fill gives free slots to the oldest calls waiting for one; takeStartable hands them out.
+func (d *dispatcher) fill() {
+	for d.inFlight < d.maxInFlight && len(d.ready) > 0 {
+		c := d.ready[0]
+		d.ready = slices.Delete(d.ready, 0, 1)
+		c.state = running
+		d.inFlight++
+		d.waiting--
+		d.track(c, c.deadline.Add(timeoutGrace))
+		d.startable = append(d.startable, c)
+	}
+}
+
+// takeStartable returns the calls fill started, for launch once mu is released.
+func (d *dispatcher) takeStartable() []*call {
+	s := d.startable
+	d.startable = nil
+	return s
+}
+
+// release gives up cl's place: the parts it owns go to the next claim in each queue, and it leaves
+// the queues where it still waits.
+func (d *dispatcher) release(cl *claim) {
+	for _, p := range cl.parts {
+		if p.owner != cl {
+			if i := slices.Index(p.waiters, cl); i >= 0 {
+				p.waiters = slices.Delete(p.waiters, i, i+1)
+			}
+			continue
+		}
+		p.owner = nil
+		if len(p.waiters) == 0 {
+			continue
+		}
+		next := p.waiters[0]
+		p.waiters = slices.Delete(p.waiters, 0, 1)
+		p.owner = next
+		next.owned++
+		if next.owned == len(next.parts) {
+			d.granted(next)
+		}
+	}
+	cl.owned = 0
+}
+
+// abandon takes c, which has not started, out of every queue; the caller answers it and calls
+// done.
+func (d *dispatcher) abandon(c *call) {
+	if c.state == waitingSlot {
+		if i := slices.Index(d.ready, c); i >= 0 {
+			d.ready = slices.Delete(d.ready, i, i+1)
+		}
+	}
+	c.state = finished
+	d.waiting--
+	d.untrack(c)
+	d.release(&c.claim)
+}
+
+// finish is told that c's tool has returned (or that c was dropped at its start): its slot and
+// parts go to the calls next in line. It returns one of them for the caller's worker to run, and
+// launches the others. Called without mu.
+func (d *dispatcher) finish(c *call) (next *call) {
+	d.mu.Lock()
+	c.state = finished
+	d.inFlight--
+	d.untrack(c)
+	d.release(&c.claim)
+	d.fill()
+	start := d.takeStartable()
+	d.mu.Unlock()
+	if len(start) == 0 {
+		return nil
+	}
+	d.launch(start[1:])
+	return start[0]
+}
+
+// acquire takes the named parts the way a call does, in the same queues, without a slot: it waits,
+// until ctx is done, for the claims queued before it, and keeps every later one waiting until
+// release is called. Called without mu.
+func (d *dispatcher) acquire(ctx context.Context, names []string) (release func(), err error) {
+	cl := &claim{granted: make(chan struct{})}
+	d.mu.Lock()
+	d.seq++
+	cl.seq = d.seq
+	cl.parts = d.partsFor(names)
+	d.enqueue(cl)
+	d.mu.Unlock()
+	giveUp := func() {
+		d.mu.Lock()
+		d.release(cl)
+		start := d.takeStartable()
+		d.mu.Unlock()
+		d.launch(start)
+	}
+	select {
+	case <-cl.granted:
+	case <-ctx.Done():
+		giveUp() // whether or not it was granted meanwhile
+		return nil, ctx.Err()
+	}
+	var once sync.Once
+	return func() { once.Do(giveUp) }, nil
+}

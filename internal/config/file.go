@@ -1,0 +1,222 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// DefaultPath is read when --config is not given, but only if it exists: a device without a
+// config file runs on defaults and flags.
+const DefaultPath = "/etc/devicectl/devicectl.yaml"
+
+// lookupSetting returns the setting with the dotted key, nil if there is none.
+func lookupSetting(key string) *setting {
+	for i := range settings {
+		if settings[i].key == key {
+			return &settings[i]
+		}
+	}
+	return nil
+}
+
+// isSection reports whether key is a section of the file (a prefix of some setting's key).
+func isSection(key string) bool {
+	for _, s := range settings {
+		if strings.HasPrefix(s.key, key+".") {
+			return true
+		}
+	}
+	return false
+}
+
+// Error is a bad configuration value or flag: devicectl exits 2 and prints it. Key is the
+// file key ("connection.ping_interval") or the flag ("--ping-interval"); empty for a file that is
+// not YAML at all.
+type Error struct {
+	Key  string
+	Line int // line in the config file; 0 for flags and checks across keys
+	Err  error
+}
+
+func (e *Error) Error() string {
+	if e.Key == "" {
+		return e.Err.Error()
+	}
+	if e.Line > 0 {
+		return fmt.Sprintf("%s: %v (line %d)", e.Key, e.Err, e.Line)
+	}
+	return fmt.Sprintf("%s: %v", e.Key, e.Err)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Load returns the defaults overlaid with the file at path. With path "" it reads
+// DefaultPath when that exists. An error about the content names the file, and wraps a
+// *Error naming the key.
+func Load(path string) (*Config, error) {
+	c := Defaults()
+	if path == "" {
+		if _, err := os.Stat(DefaultPath); errors.Is(err, fs.ErrNotExist) {
+			return c, nil
+		}
+		path = DefaultPath
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &Error{Key: "--config", Err: err}
+	}
+	if err := Parse(data, c); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
+}
+
+// Parse overlays the YAML document data onto c. It is strict: an unknown or duplicate key,
+// a mapping where a value belongs, or a bad value is an error naming the key and its line.
+func Parse(data []byte, c *Config) error {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return &Error{Err: err} // yaml's message has the line
+	}
+	if len(doc.Content) == 0 { // empty file: all defaults
+		return nil
+	}
+	return walk(doc.Content[0], "", c)
+}
+
+func walk(n *yaml.Node, prefix string, c *Config) error {
+	n = resolveAlias(n)
+	if isNull(n) {
+		return nil // "server:" with nothing under it
+	}
+	if n.Kind != yaml.MappingNode && prefix == "" {
+		return &Error{Err: fmt.Errorf("line %d: want sections such as server: and device:, got %s", n.Line, describe(n))}
+	}
+	if n.Kind != yaml.MappingNode {
+		return &Error{Key: prefix, Line: n.Line, Err: fmt.Errorf("want keys under it, got %s", describe(n))}
+	}
+	seen := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], resolveAlias(n.Content[i+1])
+		key := k.Value
+		if prefix != "" {
+			key = prefix + "." + k.Value
+		}
+		if first, dup := seen[k.Value]; dup {
+			return &Error{Key: key, Line: k.Line, Err: fmt.Errorf("duplicate key (first at line %d)", first)}
+		}
+		seen[k.Value] = k.Line
+		s := lookupSetting(key)
+		switch {
+		case s != nil && s.setEntry != nil:
+			if err := setEntries(s, v, c); err != nil {
+				return err
+			}
+		case s != nil && s.setList != nil:
+			if err := setList(s, v, c); err != nil {
+				return err
+			}
+		case s != nil && s.setItems != nil:
+			if err := s.setItems(c, v); err != nil {
+				return err
+			}
+		case s != nil:
+			if isNull(v) {
+				continue // "key:" with no value keeps the default
+			}
+			if v.Kind != yaml.ScalarNode {
+				return &Error{Key: key, Line: v.Line, Err: fmt.Errorf("want a single value, got %s", describe(v))}
+			}
+			if err := s.set(c, v.Value); err != nil {
+				return &Error{Key: key, Line: v.Line, Err: err}
+			}
+		case key == "hardware" && v.Kind == yaml.ScalarNode && !isNull(v):
+			// The first releases' form, "hardware: sim", is hardware.mode.
+			if err := lookupSetting("hardware.mode").set(c, v.Value); err != nil {
+				return &Error{Key: key, Line: v.Line, Err: err}
+			}
+		case isSection(key):
+			if err := walk(v, key, c); err != nil {
+				return err
+			}
+		default:
+			return &Error{Key: key, Line: k.Line, Err: errors.New("unknown key")}
+		}
+	}
+	return nil
+}
+
+func setEntries(s *setting, n *yaml.Node, c *Config) error {
+	if isNull(n) {
+		return nil
+	}
+	if n.Kind != yaml.MappingNode {
+		return &Error{Key: s.key, Line: n.Line, Err: fmt.Errorf("want name: value pairs, got %s", describe(n))}
+	}
+	seen := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], resolveAlias(n.Content[i+1])
+		key := s.key + "." + k.Value
+		if first, dup := seen[k.Value]; dup {
+			return &Error{Key: key, Line: k.Line, Err: fmt.Errorf("duplicate key (first at line %d)", first)}
+		}
+		seen[k.Value] = k.Line
+		if v.Kind != yaml.ScalarNode || isNull(v) {
+			return &Error{Key: key, Line: v.Line, Err: fmt.Errorf("want a single value, got %s", describe(v))}
+		}
+		if err := s.setEntry(c, k.Value, v.Value); err != nil {
+			return &Error{Key: key, Line: v.Line, Err: err}
+		}
+	}
+	return nil
+}
+
+func setList(s *setting, n *yaml.Node, c *Config) error {
+	if isNull(n) {
+		return nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		return &Error{Key: s.key, Line: n.Line, Err: fmt.Errorf("want a list, e.g. [program, arg], got %s", describe(n))}
+	}
+	items := make([]string, len(n.Content))
+	for i, it := range n.Content {
+		it = resolveAlias(it)
+		if it.Kind != yaml.ScalarNode || isNull(it) {
+			return &Error{Key: s.key, Line: it.Line, Err: fmt.Errorf("item %d: want a single value, got %s", i+1, describe(it))}
+		}
+		items[i] = it.Value
+	}
+	if err := s.setList(c, items); err != nil {
+		return &Error{Key: s.key, Line: n.Line, Err: err}
+	}
+	return nil
+}
+
+func resolveAlias(n *yaml.Node) *yaml.Node {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	return n
+}
+
+func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Tag == "!!null" }
+
+func describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		if isNull(n) {
+			return "nothing"
+		}
+		return fmt.Sprintf("the value %q", n.Value)
+	}
+	return "something else"
+}

@@ -1,0 +1,172 @@
+package config
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/transport"
+)
+
+// This file resolves what the values point at: the device's MAC, its credentials and its state.
+
+// TokenEnv is the environment variable read for the bearer token when server.token_file is unset.
+const TokenEnv = "DEVICECTL_TOKEN"
+
+// systemStateDir is where a packaged device keeps its state (systemd's StateDirectory=devicectl).
+const systemStateDir = "/var/lib/devicectl"
+
+// DeviceMAC returns the configured MAC, else the one of the configured or first usable interface.
+func DeviceMAC(c DeviceConfig) (string, error) {
+	if c.MAC != "" {
+		return c.MAC, nil // normalised when parsed
+	}
+	mac, err := device.DetectMAC(c.Interface)
+	if err != nil {
+		return "", fmt.Errorf("finding the device's MAC address (set device.mac or --mac): %w", err)
+	}
+	return mac, nil
+}
+
+// LoadToken returns the bearer token: the content of server.token_file when set, else the
+// DEVICECTL_TOKEN environment variable, else "" (no Authorization header). The token is never
+// logged; only where it came from is.
+func LoadToken(c ServerConfig, getenv func(string) string, log *slog.Logger) (string, error) {
+	if c.TokenFile == "" {
+		return strings.TrimSpace(getenv(TokenEnv)), nil
+	}
+	if getenv(TokenEnv) != "" {
+		log.Warn("both server.token_file and " + TokenEnv + " are set; using server.token_file")
+	}
+	return ReadSecret("server.token_file", c.TokenFile, log)
+}
+
+// ReadSecret reads the secret in the file path that the config key names: a token or API key.
+// A file others can read is worth a warning, not a refusal: the device still has to work.
+func ReadSecret(key, path string, log *slog.Logger) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", &Error{Key: key, Err: err}
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", &Error{Key: key, Err: err}
+	}
+	if LooseMode(fi.Mode()) {
+		log.Warn("secret file is readable by group or others; chmod 600 it", "key", key, "file", path, "mode", fi.Mode().Perm().String())
+	}
+	// A secret is short; reading at most 64 KiB keeps a wrong path (a device node, a log) harmless.
+	b, err := io.ReadAll(io.LimitReader(f, 64<<10))
+	if err != nil {
+		return "", &Error{Key: key, Err: err}
+	}
+	secret := strings.TrimSpace(string(b))
+	if secret == "" {
+		return "", &Error{Key: key, Err: fmt.Errorf("%s is empty", path)}
+	}
+	return secret, nil
+}
+
+// LooseMode reports whether a secret file's mode lets others than its owner read it.
+func LooseMode(m os.FileMode) bool { return m.Perm()&0o044 != 0 }
+
+// TLSConfig returns the TLS settings for a wss:// server, nil for ws:// (TLS keys then do nothing,
+// which is worth a warning).
+func TLSConfig(c ServerConfig, log *slog.Logger) (*tls.Config, error) {
+	opts := transport.TLSOptions{
+		CAFile:             c.CAFile,
+		CertFile:           c.CertFile,
+		KeyFile:            c.KeyFile,
+		ServerName:         c.ServerName,
+		InsecureSkipVerify: c.InsecureSkipVerify,
+	}
+	if !strings.HasPrefix(c.URL, "wss://") {
+		if opts != (transport.TLSOptions{}) {
+			log.Warn("server.url is not wss://; the TLS settings are not used", "url", c.URL)
+		}
+		return nil, nil
+	}
+	conf, err := opts.Config()
+	if err != nil {
+		return nil, &Error{Key: tlsErrorKey(opts), Err: err}
+	}
+	return conf, nil
+}
+
+// tlsErrorKey finds which key a TLSOptions.Config error is about: the CA file, else the client
+// certificate pair. Only called on failure, so the good path reads each file once.
+func tlsErrorKey(o transport.TLSOptions) string {
+	if o.CAFile != "" {
+		if _, err := (&transport.TLSOptions{CAFile: o.CAFile}).Config(); err != nil {
+			return "server.ca_file"
+		}
+	}
+	return "server.cert_file"
+}
+
+// StateDirs lists where the state may live, best first: the configured directory alone, else the
+// system directory, then the user's ($XDG_STATE_HOME or ~/.local/state).
+func StateDirs(c DeviceConfig, getenv func(string) string) []string {
+	if c.StateDir != "" {
+		return []string{c.StateDir}
+	}
+	dirs := []string{systemStateDir}
+	if x := getenv("XDG_STATE_HOME"); x != "" {
+		dirs = append(dirs, filepath.Join(x, "devicectl"))
+	} else if home, err := os.UserHomeDir(); err == nil {
+		dirs = append(dirs, filepath.Join(home, ".local", "state", "devicectl"))
+	}
+	return dirs
+}
+
+// writableDir returns the first of dirs that exists or can be made, and can be written to.
+func writableDir(dirs []string) (string, error) {
+	var errs []error
+	for _, dir := range dirs {
+		if err := os.MkdirAll(dir, 0o750); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		f, err := os.CreateTemp(dir, ".probe-*")
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		f.Close()
+		os.Remove(f.Name())
+		return dir, nil
+	}
+	return "", fmt.Errorf("no writable state directory: %w", errors.Join(errs...))
+}
+
+// ClientID returns the installation's persistent Client-Id. A configured device.state_dir that
+// cannot hold it is an error; when the directory is chosen automatically and none is writable, the
+// device runs without a Client-Id (the protocol does not require one) and says so.
+func ClientID(c DeviceConfig, getenv func(string) string, log *slog.Logger) (string, error) {
+	if c.StateDir != "" {
+		id, err := device.LoadClientID(c.StateDir)
+		if err != nil {
+			return "", &Error{Key: "device.state_dir", Err: err}
+		}
+		return id, nil
+	}
+	dirs := StateDirs(c, getenv)
+	dir, err := writableDir(dirs)
+	if err != nil {
+		log.Warn("no state directory; connecting without a Client-Id", "tried", strings.Join(dirs, ", "), "err", err)
+		return "", nil
+	}
+	id, err := device.LoadClientID(dir)
+	if err != nil {
+		log.Warn("cannot keep a Client-Id; connecting without one", "dir", dir, "err", err)
+		return "", nil
+	}
+	return id, nil
+}

@@ -1,0 +1,118 @@
+package config
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseToolSets(t *testing.T) {
+	doc := `
+opentool:
+  listen: 127.0.0.1:9627
+toolsets:
+  opentool:
+    - url: http://192.168.1.20:9627
+      api_key_file: /etc/devicectl/lights.key
+      functions: [turn_on, turn_off]
+      sub_types: {turn_on: control}
+      prefix: lights_
+      drop_after: 1m
+    - url: http://127.0.0.1:9628
+  openapi:
+    - spec: /etc/devicectl/weather.yaml
+      base_url: https://api.example.com/v1
+      server_variables: {region: eu}
+      operations: [getForecast]
+      bearer_token_file: /etc/devicectl/weather.token
+      timeout: 3s
+`
+	c := Defaults()
+	if err := Parse([]byte(doc), c); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Check(); err != nil {
+		t.Fatal(err)
+	}
+	lights := DefaultOpenToolSet()
+	lights.URL = "http://192.168.1.20:9627"
+	lights.APIKeyFile = "/etc/devicectl/lights.key"
+	lights.Functions = []string{"turn_on", "turn_off"}
+	lights.SubTypes = map[string]string{"turn_on": "control"}
+	lights.Prefix = "lights_"
+	lights.DropAfter = time.Minute
+	second := DefaultOpenToolSet()
+	second.URL = "http://127.0.0.1:9628"
+	weather := DefaultOpenAPISet()
+	weather.Spec = "/etc/devicectl/weather.yaml"
+	weather.BaseURL = "https://api.example.com/v1"
+	weather.ServerVariables = map[string]string{"region": "eu"}
+	weather.Operations = []string{"getForecast"}
+	weather.BearerTokenFile = "/etc/devicectl/weather.token"
+	weather.Timeout = 3 * time.Second
+	want := ToolSetsConfig{OpenTool: []OpenToolSetConfig{lights, second}, OpenAPI: []OpenAPISetConfig{weather}}
+	if !reflect.DeepEqual(c.ToolSets, want) {
+		t.Errorf("toolsets =\n%+v\nwant\n%+v", c.ToolSets, want)
+	}
+	if c.OpenTool.Listen != "127.0.0.1:9627" {
+		t.Errorf("opentool.listen = %q", c.OpenTool.Listen)
+	}
+}
+
+// Each mistake is named by its key, down to the item and the line.
+func TestToolSetErrors(t *testing.T) {
+	for _, tc := range []struct{ doc, want string }{
+		{"toolsets:\n  opentool:\n    - api_key_file: k\n", "toolsets.opentool[1].url: missing"},
+		{"toolsets:\n  opentool:\n    - url: ftp://x\n", `toolsets.opentool[1].url: "ftp://x" is not an http:// or https:// URL (line 3)`},
+		{"toolsets:\n  opentool:\n    - url: http://x\n      sub_type: maybe\n", `toolsets.opentool[1].sub_type: "maybe" is not query or control (line 4)`},
+		{"toolsets:\n  opentool:\n    - url: http://x\n      sub_types: {a: fast}\n", `toolsets.opentool[1].sub_types.a: "fast" is not query or control`},
+		{"toolsets:\n  opentool:\n    - url: http://x\n    - url: http://y\n      colour: red\n", "toolsets.opentool[2].colour: unknown key (the keys are url, api_key_file,"},
+		{"toolsets:\n  opentool:\n    - url: http://x\n      url: http://y\n", "toolsets.opentool[1].url: duplicate key (first at line 3)"},
+		{"toolsets:\n  opentool:\n    - url: http://x\n      functions: a\n", "toolsets.opentool[1].functions: want a list"},
+		{"toolsets:\n  opentool:\n    url: http://x\n", "toolsets.opentool: want a list of mappings"},
+		{"toolsets:\n  opentool:\n    - http://x\n", "toolsets.opentool[1]: want a mapping"},
+		{"toolsets:\n  opentool:\n    - url: http://x\n      timeout: soon\n", `toolsets.opentool[1].timeout: "soon" is not a duration`},
+		{"toolsets:\n  openapi:\n    - base_url: http://x\n", "toolsets.openapi[1].spec: missing"},
+		{"toolsets:\n  openapi:\n    - spec: a.yaml\n      bearer_token_file: t\n      api_key_file: k\n", "toolsets.openapi[1].api_key_file: set bearer_token_file or api_key_file, not both"},
+		{"toolsets:\n  openapi:\n    - spec: a.yaml\n      api_key_header: X-Key\n", "toolsets.openapi[1].api_key_header: set without api_key_file"},
+		{"toolsets:\n  mcp: []\n", "toolsets.mcp: unknown key"},
+		{"opentool:\n  listen: 9627\n", `opentool.listen: "9627" is not host:port`},
+	} {
+		c := Defaults()
+		err := Parse([]byte(tc.doc), c)
+		if err == nil {
+			err = c.Check()
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: error = %v, want one containing %q", tc.doc, err, tc.want)
+		}
+	}
+}
+
+// The device's tools drive its hardware: serving them beyond this machine needs keys.
+func TestOpenToolListenBeyondLoopbackNeedsKeys(t *testing.T) {
+	for _, tc := range []struct {
+		listen, keys string
+		ok           bool
+	}{
+		{"127.0.0.1:9627", "", true},
+		{"[::1]:9627", "", true},
+		{"localhost:9627", "", true},
+		{"0.0.0.0:9627", "", false},
+		{":9627", "", false},
+		{"192.168.1.5:9627", "", false},
+		{"device.lan:9627", "", false},
+		{"0.0.0.0:9627", "/etc/devicectl/opentool.keys", true},
+	} {
+		c := Defaults()
+		c.OpenTool = OpenToolConfig{Listen: tc.listen, APIKeysFile: tc.keys}
+		err := c.Check()
+		if (err == nil) != tc.ok {
+			t.Errorf("listen %q keys %q: check = %v, want ok=%v", tc.listen, tc.keys, err, tc.ok)
+		}
+		if err != nil && !strings.Contains(err.Error(), "opentool.listen: "+tc.listen+" is reachable beyond this machine") {
+			t.Errorf("listen %q: error %q does not say why", tc.listen, err)
+		}
+	}
+}
