@@ -1,8 +1,8 @@
 # devicectl: what people type. Longer jobs live in scripts/.
 #
 #   make build   stamped binary in bin/ with every feature (TAGS=openapi adds OpenAPI tool sets)
-#   make test    gofmt, go vet, go mod tidy check, go test -race, the command's (and daemon's) tests again with
-#                -tags openapi and with BOARD_TAGS: what CI runs
+#   make test    gofmt, go vet, go mod tidy check, go test -race, and tests again with -tags
+#                openapi (command, daemon) and with BOARD_TAGS (command): what CI runs
 #   make cross   stripped static linux binaries in dist/, with SHA256SUMS: the boards' (armv6,
 #                armv7, arm64, riscv64) without BOARD_TAGS's features, amd64 with everything
 #   make feature-sizes  what each feature of BOARD_TAGS costs the armv6 binary, in bytes
