@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
 	"encoding/pem"
 	"io"
 	"log"
@@ -14,7 +12,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/devicectl/devicectl/device/agenttest"
 	"github.com/devicectl/devicectl/internal/pulsetest"
@@ -28,157 +25,6 @@ func script(t *testing.T, dir, name, body string) string {
 		t.Fatal(err)
 	}
 	return path
-}
-
-// waitFile polls path until it holds want, or fails after a few seconds.
-func waitFile(t *testing.T, path, want string) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		b, _ := os.ReadFile(path)
-		if string(b) == want {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s holds %q, want %q", filepath.Base(path), b, want)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-func startRun(t *testing.T, srv *agenttest.Server, config string) (stop func() result) {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "devicectl.yaml")
-	if err := os.WriteFile(path, []byte(config), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan result, 1)
-	go func() {
-		done <- runCLI(ctx, "", "run", "--config", path, "--server", srv.URL(), "--mac", "AA-BB-CC-DD-EE-FF",
-			"--state-dir", t.TempDir(), "--ping-interval", "1s")
-	}()
-	t.Cleanup(cancel)
-	return func() result { cancel(); return <-done }
-}
-
-// run drives real parts as configured: the volume goes through amixer to a real PulseAudio sink
-// and is read back from it, the face is a program of the user's, and replies are spoken through
-// a program that reads them on stdin.
-func TestRunDrivesConfiguredParts(t *testing.T) {
-	pulsetest.Need(t, "amixer", "alsa-utils")
-	pactl := pulsetest.Need(t, "pactl", "pulseaudio-utils")
-	pulsetest.Start(t)
-	srv, err := agenttest.Start(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-
-	dir := t.TempDir()
-	faceLog, spoken := filepath.Join(dir, "faces"), filepath.Join(dir, "spoken")
-	faceEnv := filepath.Join(dir, "face-env")
-	face := script(t, dir, "show-face", `echo "$1" >> "$FACE_LOG"; env > "$FACE_ENV"`+"\n")
-	t.Setenv("FACE_ENV", faceEnv)
-	t.Setenv(tokenEnv, "s3cret-token")
-	say := script(t, dir, "say", `cat >> "$SPOKEN"`+"\n")
-	t.Setenv("FACE_LOG", faceLog)
-	t.Setenv("SPOKEN", spoken)
-
-	stop := startRun(t, srv, `
-hardware:
-  speaker: {driver: alsa, device: pulse, control: Master}
-  face: {driver: command, command: [`+face+`]}
-  speech: {driver: command, command: [`+say+`]}
-`)
-	d, err := srv.WaitDevice(waitCtx(t), "AA-BB-CC-DD-EE-FF")
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitFile(t, faceLog, "idle\n") // opening the face shows idle
-	if env, err := os.ReadFile(faceEnv); err != nil || strings.Contains(string(env), "s3cret-token") || !strings.Contains(string(env), "FACE_LOG=") {
-		t.Errorf("the face program's environment (%v) holds the token, or is not the daemon's:\n%s", err, env)
-	}
-	// Every real speaker starts at hardware.speaker.start_volume.
-	if out, err := exec.Command(pactl, "get-sink-volume", pulsetest.Sink).Output(); err != nil || !strings.Contains(string(out), " 40% ") {
-		t.Errorf("at start the sink says %s, %v; want 40%%", out, err)
-	}
-
-	resp, err := d.Execute(waitCtx(t), "amplify_volume", json.RawMessage(`{"level": 37}`))
-	if err != nil || resp.Error != nil {
-		t.Fatalf("amplify_volume: %+v, %v", resp, err)
-	}
-	// The sink itself says 37%, not devicectl.
-	out, err := exec.Command(pactl, "get-sink-volume", pulsetest.Sink).Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(out), " 37% ") {
-		t.Errorf("pactl get-sink-volume: %s; want 37%%", out)
-	}
-	resp, err = d.Execute(waitCtx(t), "get_device_status", json.RawMessage(`{}`))
-	if err != nil || resp.Error != nil || !strings.Contains(string(*resp.Result), `"volume":37`) {
-		t.Errorf("get_device_status: %s, %v; want volume 37", *resp.Result, err)
-	}
-
-	resp, err = d.Execute(waitCtx(t), "set_virtual_human_expression", json.RawMessage(`{"expression": "smile"}`))
-	if err != nil || resp.Error != nil {
-		t.Fatalf("set_virtual_human_expression: %+v, %v", resp, err)
-	}
-	waitFile(t, faceLog, "idle\nsmile\n")
-
-	if err := d.Say(waitCtx(t), "你好，我是设备。"); err != nil {
-		t.Fatal(err)
-	}
-	waitFile(t, spoken, "你好，我是设备。\n")
-
-	if r := stop(); r.code != exitOK {
-		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
-	}
-	// Halting on the way out: the face shows idle, the speaker is muted.
-	waitFile(t, faceLog, "idle\nsmile\nidle\n")
-	out, _ = exec.Command(pactl, "get-sink-mute", pulsetest.Sink).Output()
-	if !strings.Contains(string(out), "yes") {
-		t.Errorf("after stop the sink is not muted: %s", out)
-	}
-}
-
-// A part that fails at start-up is an error naming it; marked optional, the device starts without
-// its tool and says why.
-func TestMissingPart(t *testing.T) {
-	srv, err := agenttest.Start(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	missing := filepath.Join(t.TempDir(), "no-such-program")
-	config := `
-hardware:
-  face: {driver: command, command: [` + missing + `], optional: OPTIONAL}
-`
-	path := filepath.Join(t.TempDir(), "devicectl.yaml")
-	os.WriteFile(path, []byte(strings.ReplaceAll(config, "OPTIONAL", "false")), 0o600)
-	r := runCLI(t.Context(), "", "run", "--config", path, "--server", srv.URL(), "--mac", "AA-BB-CC-DD-EE-FF", "--state-dir", t.TempDir())
-	if r.code != exitError || !strings.Contains(r.stderr, "hardware.face: ") || !strings.Contains(r.stderr, missing) {
-		t.Errorf("exit %d, stderr %q; want 1 and an error naming hardware.face and the program", r.code, r.stderr)
-	}
-
-	stop := startRun(t, srv, strings.ReplaceAll(config, "OPTIONAL", "true"))
-	d, err := srv.WaitDevice(waitCtx(t), "AA-BB-CC-DD-EE-FF")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, tool := range d.Tools {
-		names = append(names, tool.Name)
-	}
-	if strings.Join(names, ",") != "amplify_volume,get_device_status" {
-		t.Errorf("registered %v; want the face's tool left out", names)
-	}
-	r = stop()
-	if r.code != exitOK || !strings.Contains(r.stderr, "starting without set_virtual_human_expression") {
-		t.Errorf("exit %d; want 0 and a warning about the missing face in:\n%s", r.code, r.stderr)
-	}
 }
 
 // doctor walks to the server and through the parts, and fails, with a remedy, where they do.

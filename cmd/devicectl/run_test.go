@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/devicectl/devicectl/device/agenttest"
+	"github.com/devicectl/devicectl/internal/config"
 )
 
 var uuidRE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
@@ -33,7 +34,7 @@ func TestRunAgainstStandIn(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	t.Setenv(tokenEnv, "test-token")
+	t.Setenv(config.TokenEnv, "test-token")
 	stateDir := t.TempDir()
 
 	ctx, cancel := context.WithCancel(t.Context())
@@ -120,7 +121,7 @@ func TestRunSIGTERM(t *testing.T) {
 	// default (/var/lib/devicectl) would leave a client-id on the machine.
 	cmd := exec.Command(bin, "run", "--server", srv.URL(), "--mac", "AA-BB-CC-DD-EE-FF", "--hardware", "sim", "--ping-interval", "1s",
 		"--state-dir", t.TempDir())
-	cmd.Env = append(os.Environ(), tokenEnv+"=")
+	cmd.Env = append(os.Environ(), config.TokenEnv+"=")
 	var stderr lockedBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -184,13 +185,13 @@ func TestRunSIGHUP(t *testing.T) {
 	}
 	bin := buildHostBinary(t)
 	srv := startStandIn(t, nil)
-	config := filepath.Join(t.TempDir(), "devicectl.yaml")
+	configPath := filepath.Join(t.TempDir(), "devicectl.yaml")
 	cfg := baseConfig(t, srv.URL())
-	if err := os.WriteFile(config, []byte(cfg), 0o600); err != nil {
+	if err := os.WriteFile(configPath, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "run", "--config", config)
-	cmd.Env = append(os.Environ(), tokenEnv+"=")
+	cmd := exec.Command(bin, "run", "--config", configPath)
+	cmd.Env = append(os.Environ(), config.TokenEnv+"=")
 	var stderr lockedBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -199,7 +200,7 @@ func TestRunSIGHUP(t *testing.T) {
 	defer cmd.Process.Kill()
 	first := nextRegistration(t, srv)
 
-	if err := os.WriteFile(config, []byte(strings.Replace(cfg, "language: en", "language: zh", 1)), 0o600); err != nil {
+	if err := os.WriteFile(configPath, []byte(strings.Replace(cfg, "language: en", "language: zh", 1)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {

@@ -42,6 +42,7 @@ import (
 
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/device/agenttest"
+	"github.com/devicectl/devicectl/internal/config"
 )
 
 // throwawayCA is a certificate authority made for one test; nothing outside the test trusts it.
@@ -193,7 +194,7 @@ log:
 // process is the real devicectl binary running `run`.
 type process struct {
 	cmd            *exec.Cmd
-	stdout, stderr lockedBuffer
+	stdout, stderr watchedBuffer
 	exited         chan struct{}
 	waitErr        error // set before exited is closed
 }
@@ -242,27 +243,20 @@ func (p *process) alive(t *testing.T) {
 // waitLog waits until the log has at least n lines matching re and returns them.
 func (p *process) waitLog(t *testing.T, re *regexp.Regexp, n int) []string {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		var found []string
-		for line := range strings.Lines(p.stderr.String()) {
+	var found []string
+	matched := func(log string) bool {
+		found = found[:0]
+		for line := range strings.Lines(log) {
 			if re.MatchString(line) {
 				found = append(found, line)
 			}
 		}
-		if len(found) >= n {
-			return found
-		}
-		select {
-		case <-p.exited:
-			t.Fatalf("devicectl exited (%v) before %d log lines matching %q; log:\n%s", p.waitErr, n, re, p.stderr.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d log lines matching %q after 10s, want %d; log:\n%s", len(found), re, n, p.stderr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
+		return len(found) >= n
 	}
+	if _, ok := p.stderr.waitFor(t, fmt.Sprintf("%d log lines matching %q", n, re), p.exited, matched); !ok {
+		t.Fatalf("devicectl exited (%v) before %d log lines matching %q; log:\n%s", p.waitErr, n, re, p.stderr.String())
+	}
+	return found
 }
 
 // stop sends SIGTERM, as systemd does, and wants exit 0 within 10s.
@@ -338,7 +332,7 @@ func TestRunTLS(t *testing.T) {
 			url := "wss://" + net.JoinHostPort(tc.host, port) + "/device"
 			// SSL_CERT_FILE and SSL_CERT_DIR would change what "the system roots" are.
 			p := startProcess(t, bin, runConfig(t, url, tc.serverKeys, "text", ""),
-				environWithout(tokenEnv, "SSL_CERT_FILE", "SSL_CERT_DIR"))
+				environWithout(config.TokenEnv, "SSL_CERT_FILE", "SSL_CERT_DIR"))
 
 			if tc.refused == "" {
 				d, err := srv.WaitDevice(waitCtx(t), "AA-BB-CC-DD-EE-FF")
@@ -399,7 +393,7 @@ func TestRunWarnsLooseTokenFile(t *testing.T) {
 			if err := os.Chmod(token, mode); err != nil { // whatever the umask
 				t.Fatal(err)
 			}
-			p := startProcess(t, bin, runConfig(t, srv.URL(), "  token_file: "+token+"\n", "text", ""), environWithout(tokenEnv))
+			p := startProcess(t, bin, runConfig(t, srv.URL(), "  token_file: "+token+"\n", "text", ""), environWithout(config.TokenEnv))
 			d := nextRegistration(t, srv)
 			if got, want := d.Header.Get("Authorization"), "Bearer loose-token-"+strconv.FormatUint(uint64(mode), 8); got != want {
 				t.Errorf("Authorization %q, want %q", got, want)
@@ -448,24 +442,30 @@ func TestRunKeepsTokenHidden(t *testing.T) {
 			}})
 			dir := t.TempDir()
 			// child.sh is the face program and every hook. It leaves copies of its environment and
-			// command line; as the registered hook and as the face showing "smile" it also leaves
-			// its pid and waits for the test to release it, so that it can be seen running.
+			// command line; as the registered hook and as the face showing "smile" it also hands
+			// the test its pid and waits for the test to release it, so that it can be seen running.
 			child := filepath.Join(dir, "child.sh")
 			if err := os.WriteFile(child, []byte(`#!/bin/sh
 tag="${DEVICECTL_EVENT:-face-$1}"
 cat /proc/$$/environ > "`+dir+`/environ.$tag.$$"
 cat /proc/$$/cmdline > "`+dir+`/cmdline.$tag.$$"
 case "$tag" in registered|face-smile)
-	echo $$ > "`+dir+`/pid.$tag.tmp" && mv "`+dir+`/pid.$tag.tmp" "`+dir+`/pid.$tag"
+	echo $$ > "`+dir+`/pid.$tag"
 	while [ ! -e "`+dir+`/release" ]; do sleep 0.02; done
 esac
 `), 0o755); err != nil {
 				t.Fatal(err)
 			}
+			// The pid "files" are FIFOs: writing one blocks the child until the test reads it.
+			for _, tag := range []string{"registered", "face-smile"} {
+				if err := syscall.Mkfifo(filepath.Join(dir, "pid."+tag), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
 			serverKeys := ""
-			env := environWithout(tokenEnv)
+			env := environWithout(config.TokenEnv)
 			if tc.source == "env" {
-				env = append(env, tokenEnv+"="+hiddenToken)
+				env = append(env, config.TokenEnv+"="+hiddenToken)
 			} else {
 				token := filepath.Join(dir, "token")
 				if err := os.WriteFile(token, []byte(hiddenToken+"\n"), 0o600); err != nil {
@@ -536,8 +536,9 @@ hooks:
 			if err := <-smiled; err != nil {
 				t.Errorf("smile: %v", err)
 			}
-			waitGlob(t, filepath.Join(dir, "environ.final_reply.*"), p)
-			waitGlob(t, filepath.Join(dir, "environ.tool_executed.*"), p)
+			// The hooks runner logs each run once the program has exited (the log is at debug).
+			p.waitLog(t, regexp.MustCompile(`hook ran.*final_reply`), 1)
+			p.waitLog(t, regexp.MustCompile(`hook ran.*tool_executed`), 1)
 			p.stop(t)
 
 			copies, _ := filepath.Glob(filepath.Join(dir, "*.*.*"))
@@ -573,39 +574,36 @@ hooks:
 	}
 }
 
-// waitPID waits for a pid file that child.sh writes, failing if p exits first.
+// waitPID reads the pid child.sh writes to the FIFO at path, failing if p exits first.
 func waitPID(t *testing.T, path string, p *process) int {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if b, err := os.ReadFile(path); err == nil {
-			pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-			if err != nil {
-				t.Fatalf("%s: %v", path, err)
-			}
-			return pid
-		}
-		p.alive(t)
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s after 10s; log:\n%s", filepath.Base(path), p.stderr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
+	got := make(chan []byte, 1)
+	go func() {
+		b, _ := os.ReadFile(path) // opening blocks until child.sh opens it to write
+		got <- b
+	}()
+	var b []byte
+	why := ""
+	select {
+	case b = <-got:
+	case <-p.exited:
+		why = fmt.Sprintf("devicectl exited (%v)", p.waitErr)
+	case <-time.After(10 * time.Second):
+		why = "nothing within 10s"
 	}
-}
-
-// waitGlob waits until a file matches pattern.
-func waitGlob(t *testing.T, pattern string, p *process) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if m, _ := filepath.Glob(pattern); len(m) > 0 {
-			return
+	if why != "" {
+		// Unblock the reader: opening for writing completes its open, and closing ends its read.
+		if f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("nothing matches %s after 10s; log:\n%s", filepath.Base(pattern), p.stderr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
+		<-got
+		t.Fatalf("no pid on %s: %s; log:\n%s", filepath.Base(path), why, p.stderr.String())
 	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return pid
 }
 
 // descendants returns the pids of root's children, their children, and so on, from the parent
@@ -674,7 +672,7 @@ func checkProc(t *testing.T, pid int, files ...string) {
 func tokenLeaks(b []byte) []string {
 	var leaks []string
 	for _, e := range strings.Split(string(b), "\x00") {
-		if !strings.Contains(e, hiddenToken) && !strings.HasPrefix(e, tokenEnv+"=") {
+		if !strings.Contains(e, hiddenToken) && !strings.HasPrefix(e, config.TokenEnv+"=") {
 			continue
 		}
 		if k, _, ok := strings.Cut(e, "="); ok && !strings.HasPrefix(k, "-") {
@@ -697,12 +695,12 @@ func TestDoctorChildrenWithoutToken(t *testing.T) {
 	if err := os.WriteFile(face, []byte("#!/bin/sh\ncat /proc/$$/environ >> "+dir+"/environ\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	config := filepath.Join(dir, "devicectl.yaml")
-	if err := os.WriteFile(config, []byte("hardware:\n  face: {driver: command, command: ["+face+"]}\n"), 0o600); err != nil {
+	configPath := filepath.Join(dir, "devicectl.yaml")
+	if err := os.WriteFile(configPath, []byte("hardware:\n  face: {driver: command, command: ["+face+"]}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv(tokenEnv, hiddenToken)
-	r := runCLI(t.Context(), "", "doctor", "--config", config, "--server", "ws://127.0.0.1:1/", "--mac", "AA-BB-CC-DD-EE-FF")
+	t.Setenv(config.TokenEnv, hiddenToken)
+	r := runCLI(t.Context(), "", "doctor", "--config", configPath, "--server", "ws://127.0.0.1:1/", "--mac", "AA-BB-CC-DD-EE-FF")
 	b, err := os.ReadFile(filepath.Join(dir, "environ"))
 	if err != nil {
 		t.Fatalf("the face program did not run: %v; doctor said:\n%s", err, r.stdout)

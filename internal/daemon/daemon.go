@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/device/turn"
 	"github.com/devicectl/devicectl/hooks"
 	"github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/internal/hardware"
@@ -47,13 +48,15 @@ type Daemon struct {
 	cfg      *config.Config // at start-up
 	opts     Options
 	reloads  chan struct{}     // Reload's requests; capacity 1, so requests made during one coalesce
+	ran      atomic.Bool       // Run has been called
 	envToken string            // DEVICECTL_TOKEN as the process started; removed from the environment since
 	redact   *logging.Redactor // stderr: the log, errors, thoughts
 	out      *logging.Redactor // stdout: the replies
 	logs     *logging.Switch
 	log      *slog.Logger
 	state    *connState
-	reply    replyText
+	replyMu  sync.Mutex     // the agent may render from more than one goroutine over a restart
+	reply    turn.Assembler // the reply in progress, for the final_reply hook
 	sd       *sdNotifier
 	agent    *device.Agent
 
@@ -78,7 +81,7 @@ func New(c *config.Config, opts *Options) *Daemon {
 	if o.Stderr == nil {
 		o.Stderr = io.Discard
 	}
-	return &Daemon{cfg: c, opts: o, reloads: make(chan struct{}, 1), state: newConnState()}
+	return &Daemon{cfg: c, opts: o, reloads: make(chan struct{}, 1), state: newConnState(), reply: turn.Assembler{Gather: maxReply}}
 }
 
 // Reload asks the running daemon to read its configuration again (Options.Load) and put it in
@@ -149,8 +152,17 @@ func fileSums(names ...string) ([sha256.Size]byte, error) {
 	return [sha256.Size]byte(h.Sum(nil)), nil
 }
 
-// Run runs the agent until ctx is cancelled (a signal), then returns nil. A Daemon runs once.
+// ErrRan is returned by a second call of Run: a Daemon runs once.
+var ErrRan = errors.New("daemon: Run has already been called")
+
+// Run runs the agent until ctx is cancelled (a signal), then returns nil; an error means it
+// could not start (a *config.Error, a *hardware.PartError, ...) or the agent failed. The programs
+// it starts (parts, speech, hooks) inherit the process's environment, from which it removes
+// DEVICECTL_TOKEN: the token is the server's business, not theirs.
 func (d *Daemon) Run(ctx context.Context) (err error) {
+	if d.ran.Swap(true) {
+		return ErrRan
+	}
 	c, dio := d.cfg, &d.opts
 	d.envToken = dio.Getenv(config.TokenEnv)
 	// Stream redactors: replies and thoughts arrive in chunks, and a server that echoes the token
@@ -318,8 +330,11 @@ func (d *Daemon) render(m device.AIMessage) {
 	if !p.hooks.Has(hooks.FinalReply) {
 		return
 	}
-	if text, done := d.reply.observe(m); done {
-		p.hooks.Fire(hooks.FinalReply, map[string]string{"REPLY": d.redact.Scrub(text)})
+	d.replyMu.Lock()
+	st := d.reply.Add(m.Type, m.Content)
+	d.replyMu.Unlock()
+	if st.End {
+		p.hooks.Fire(hooks.FinalReply, map[string]string{"REPLY": d.redact.Scrub(st.Reply)})
 	}
 }
 
@@ -582,38 +597,9 @@ func closeHooks(r *hooks.Runner, timeout time.Duration) {
 	r.Close(ctx)
 }
 
-// replyText gathers the text of the AI reply in progress, by the renderer's rule: the chunks when
-// any carried text, else the content of "final".
-type replyText struct {
-	mu       sync.Mutex
-	b        strings.Builder
-	streamed bool
-}
-
-// maxReply bounds what one reply may hold; the rest of a longer one is dropped.
+// maxReply bounds the text of one reply handed to the final_reply hook; the chunks past it are
+// left out.
 const maxReply = 1 << 20
-
-// observe takes the next message and, when it ends a reply, returns the reply's text.
-func (r *replyText) observe(m device.AIMessage) (string, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	switch m.Type {
-	case device.MessageChunk:
-		if m.Content != "" && r.b.Len()+len(m.Content) <= maxReply {
-			r.b.WriteString(m.Content)
-		}
-		r.streamed = r.streamed || m.Content != ""
-	case device.MessageFinal:
-		text := m.Content
-		if r.streamed {
-			text = r.b.String()
-		}
-		r.b.Reset()
-		r.streamed = false
-		return text, true
-	}
-	return "", false
-}
 
 // logHandler is the handler c asks for on w (stderr), writing through redact.
 func logHandler(c config.LogConfig, redact io.Writer, w io.Writer) slog.Handler {

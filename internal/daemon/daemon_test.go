@@ -3,9 +3,12 @@ package daemon
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -106,19 +109,15 @@ func TestHooksRunOnEvents(t *testing.T) {
 	if err := dev.Say(waitCtx(t), "all done here"); err != nil {
 		t.Fatal(err)
 	}
+	// The hooks runner logs each run once it is over (the log is at debug).
+	ran := regexp.MustCompile(`msg="hook ran`)
 	waitLines := func(n int) []string {
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			b, _ := os.ReadFile(out)
-			lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-			if len(b) > 0 && len(lines) >= n {
-				return lines
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("hooks wrote %q, want %d lines; log:\n%s", b, n, d.stderr.String())
-			}
-			time.Sleep(10 * time.Millisecond)
+		d.stderr.waitCount(t, ran, n)
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
 		}
+		return strings.Split(strings.TrimSpace(string(b)), "\n")
 	}
 	waitLines(4)
 	d.stop(t)
@@ -157,13 +156,7 @@ func TestTokenNeverLogged(t *testing.T) {
 				}
 				return ""
 			})
-			deadline := time.Now().Add(10 * time.Second)
-			for !strings.Contains(d.stderr.String(), "registration refused") {
-				if time.Now().After(deadline) {
-					t.Fatalf("no refusal logged:\n%s", d.stderr.String())
-				}
-				time.Sleep(5 * time.Millisecond)
-			}
+			d.stderr.waitFor(t, "refusal logged", func(s string) bool { return strings.Contains(s, "registration refused") })
 			d.stop(t)
 			log := d.stderr.String()
 			if strings.Contains(log, token) {
@@ -253,5 +246,54 @@ func TestReloadHardware(t *testing.T) {
 	// idle (halted for the swap), idle (reopened), cry.
 	if got := lines(); got != "idle smile idle idle cry" {
 		t.Errorf("the face program showed %q, want the old face back in force", got)
+	}
+}
+
+// A Daemon runs once: a second Run is refused, and does not disturb the first.
+func TestRunOnce(t *testing.T) {
+	srv := startStandIn(t, nil)
+	d := startDaemon(t, baseConfig(t, srv.URL()), nil)
+	nextRegistration(t, srv)
+	if err := d.d.Run(t.Context()); !errors.Is(err, ErrRan) {
+		t.Errorf("second Run = %v, want ErrRan", err)
+	}
+}
+
+// What a reload changes decides what it redoes: a new session only for what the server sees or
+// the line's and the calls' limits; the hardware only for its section (or the voice's language).
+func TestReloadScope(t *testing.T) {
+	for _, tc := range []struct {
+		name              string
+		edit              func(c *config.Config)
+		session, hardware bool
+		sections          string
+	}{
+		{"nothing", func(*config.Config) {}, false, false, ""},
+		{"tool timeout", func(c *config.Config) {
+			c.Execution.ToolTimeouts = map[string]time.Duration{"get_device_status": time.Second}
+		}, false, false, "execution"},
+		{"max_in_flight", func(c *config.Config) { c.Execution.MaxInFlight = 2 }, true, false, "execution"},
+		{"max_queued", func(c *config.Config) { c.Execution.MaxQueued = 0 }, true, false, "execution"},
+		{"server", func(c *config.Config) { c.Server.URL = "ws://elsewhere/" }, true, false, "server"},
+		{"ping", func(c *config.Config) { c.Connection.PingInterval = time.Second }, true, false, "connection"},
+		{"face", func(c *config.Config) { c.Hardware.Face.Driver = "command" }, false, true, "hardware"},
+		{"language, no speech", func(c *config.Config) { c.Device.Language = "en" }, false, false, "device"},
+		{"language, speech", func(c *config.Config) { c.Device.Language = "en"; c.Hardware.Speech.Driver = "command" }, false, true, "device, hardware"},
+		{"log", func(c *config.Config) { c.Log.Level = slog.LevelDebug }, false, false, "log"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			oc, nc := config.Defaults(), config.Defaults()
+			tc.edit(nc)
+			old, p := &parts{cfg: oc}, &parts{cfg: nc}
+			if got := needsNewSession(old, p); got != tc.session {
+				t.Errorf("needsNewSession = %v, want %v", got, tc.session)
+			}
+			if got := hardwareChanged(oc, nc); got != tc.hardware {
+				t.Errorf("hardwareChanged = %v, want %v", got, tc.hardware)
+			}
+			if got := strings.Join(changedSections(oc, nc), ", "); got != tc.sections {
+				t.Errorf("changedSections = %q, want %q", got, tc.sections)
+			}
+		})
 	}
 }

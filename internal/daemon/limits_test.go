@@ -2,10 +2,12 @@ package daemon
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -50,22 +52,31 @@ func TestConfiguredLimits(t *testing.T) {
 		}
 	})
 
-	// execution.max_in_flight: with 1, a call held up in the face program leaves no room, and the
-	// next call (on other hardware, so it is not merely waiting its turn) is answered -32002.
+	// execution.max_in_flight: with 1 and no queue (execution.max_queued 0), a call held up in the
+	// face program leaves no room, and the next call (on other hardware, so it is not merely
+	// waiting its turn) is answered -32002.
 	t.Run("execution.max_in_flight", func(t *testing.T) {
 		srv := startStandIn(t, nil)
 		dir := t.TempDir()
+		// Two FIFOs: the face program says it is showing smile by opening the first, which blocks
+		// until the test reads it, then waits for a line on the second.
+		showing, release := filepath.Join(dir, "showing"), filepath.Join(dir, "release")
+		for _, fifo := range []string{showing, release} {
+			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
 		face := filepath.Join(dir, "face.sh")
 		if err := os.WriteFile(face, []byte(`#!/bin/sh
 [ "$1" = smile ] || exit 0
-touch "`+dir+`/showing"
-while [ ! -e "`+dir+`/release" ]; do sleep 0.02; done
+echo smile > "`+showing+`"
+read line < "`+release+`"
 `), 0o755); err != nil {
 			t.Fatal(err)
 		}
 		cfg := strings.Replace(baseConfig(t, srv.URL()), "  mode: sim\n",
 			"  mode: config\n  face:\n    driver: command\n    command: ["+face+"]\n", 1) +
-			"execution:\n  max_in_flight: 1\n"
+			"execution:\n  max_in_flight: 1\n  max_queued: 0\n"
 		startDaemon(t, cfg, nil)
 		dev := nextRegistration(t, srv)
 		smiled := make(chan error, 1)
@@ -76,18 +87,14 @@ while [ ! -e "`+dir+`/release" ]; do sleep 0.02; done
 			}
 			smiled <- err
 		}()
-		deadline := time.Now().Add(10 * time.Second)
-		for _, err := os.Stat(filepath.Join(dir, "showing")); err != nil; _, err = os.Stat(filepath.Join(dir, "showing")) {
-			if time.Now().After(deadline) {
-				t.Fatal("the face program never started on smile")
-			}
-			time.Sleep(10 * time.Millisecond)
+		if err := fifoLine(showing, "smile"); err != nil {
+			t.Fatalf("the face program on smile: %v", err)
 		}
 		resp, err := dev.Execute(waitCtx(t), "amplify_volume", json.RawMessage(`{"level": 9}`))
 		if err != nil || resp.Error == nil || resp.Error.Code != device.CodeBusy || resp.Error.Message != "device busy" {
 			t.Errorf("a second call with max_in_flight 1: %+v, %v; want -32002 device busy", resp, err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, "release"), nil, 0o600); err != nil {
+		if err := os.WriteFile(release, []byte("go\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		if err := <-smiled; err != nil {
@@ -124,5 +131,29 @@ func TestStreamedReplyScrubbed(t *testing.T) {
 	}
 	if out := d.stdout.String(); strings.Contains(out, hiddenToken) || !strings.Contains(out, "your token is") {
 		t.Errorf("stdout %q: want the reply with the token redacted", out)
+	}
+}
+
+// fifoLine reads the FIFO at path, which blocks until a writer opens it, and wants the line want
+// within 10s.
+func fifoLine(path, want string) error {
+	got := make(chan string, 1)
+	go func() {
+		b, _ := os.ReadFile(path) // returns when the writer closes
+		got <- strings.TrimSpace(string(b))
+	}()
+	select {
+	case line := <-got:
+		if line != want {
+			return fmt.Errorf("%s said %q, want %q", filepath.Base(path), line, want)
+		}
+		return nil
+	case <-time.After(10 * time.Second):
+		// Unblock the reader: opening for writing completes its open, and closing ends its read.
+		if f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+		<-got
+		return fmt.Errorf("nothing on %s within 10s", filepath.Base(path))
 	}
 }

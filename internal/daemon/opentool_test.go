@@ -23,20 +23,11 @@ import (
 	"github.com/devicectl/devicectl/tools/opentoolhttp"
 )
 
-// openToolAddr waits for the daemon's log line saying where the OpenTool server listens.
+// openToolAddr waits for the daemon's nth log line saying where the OpenTool server listens.
 func openToolAddr(t *testing.T, d *daemonUnderTest, nth int) string {
 	t.Helper()
-	re := regexp.MustCompile(`serving the device's tools over OpenTool.* listen=(\S+)`)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if m := re.FindAllStringSubmatch(d.stderr.String(), -1); len(m) >= nth {
-			return m[nth-1][1]
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no OpenTool server in the log:\n%s", d.stderr.String())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	m := d.stderr.waitCount(t, regexp.MustCompile(`serving the device's tools over OpenTool.* listen=(\S+)`), nth)
+	return m[nth-1][1]
 }
 
 func writeFile(t *testing.T, name, content string) string {

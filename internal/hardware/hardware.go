@@ -7,7 +7,7 @@ import (
 	"log/slog"
 	"strings"
 
-	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/device/turn"
 	"github.com/devicectl/devicectl/hal"
 	"github.com/devicectl/devicectl/hal/driverreg"
 	"github.com/devicectl/devicectl/hal/hostbus"
@@ -27,7 +27,7 @@ type Hardware struct {
 
 // Speech speaks the AI's replies; see OpenSpeech.
 type Speech interface {
-	Observe(m device.AIMessage)
+	Observe(m turn.Message)
 	String() string
 	Close() error
 }

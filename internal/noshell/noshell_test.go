@@ -25,7 +25,7 @@ import (
 // longer matches anything fails too, so the list stays true.
 var reviewed = map[string]string{
 	"hal/command/command.go:(*Face).run:f.path": "f.path is exec.LookPath(argv[0]) in New, argv being hardware.face.command " +
-		"(cmd/devicectl/parts.go). The only server input, the expression, is appended as one argument after Valid() " +
+		"(hal/command/driver.go). The only server input, the expression, is appended as one argument after Valid() " +
 		"limits it to the six names.",
 	"hooks/run.go:(*Runner).run:h.path": "h.path is exec.LookPath(argv[0]) in New, argv being a hooks.<event> list " +
 		"from the config. Server input reaches the hook only in DEVICECTL_* variables and on stdin, never in argv.",
