@@ -169,7 +169,11 @@ func buildHostBinary(t *testing.T) string {
 		t.Fatalf("go env GOHOSTOS GOHOSTARCH printed %q", hostEnv)
 	}
 	bin := filepath.Join(t.TempDir(), "devicectl")
-	build := exec.CommandContext(waitCtx(t), "go", "build", "-o", bin, ".")
+	// A build is not a wait for something that takes milliseconds: on a loaded 2-core machine it
+	// takes far more than waitCtx's 10s.
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, ".")
 	build.Env = append(os.Environ(), "GOOS="+host[0], "GOARCH="+host[1])
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)

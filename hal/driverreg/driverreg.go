@@ -113,9 +113,13 @@ type Registry struct {
 // Default is the registry hal/drivers fills and devicectl uses.
 var Default = &Registry{}
 
-// Register adds drivers, each a *Speaker or a *Face. It refuses an empty or duplicate name
-// (within its kind) and any registration after the first lookup; nothing is added then.
-func (r *Registry) Register(drivers ...any) error {
+// A Driver is a *Speaker or a *Face.
+type Driver interface{ name() string }
+
+// Register adds drivers. It refuses an empty or duplicate name (within its kind: a speaker and a
+// face may share one), a driver without Open, and any registration after the first lookup;
+// nothing is added then.
+func (r *Registry) Register(drivers ...Driver) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.started {
@@ -134,8 +138,6 @@ func (r *Registry) Register(drivers ...any) error {
 				return fmt.Errorf("driverreg: face driver: %w", err)
 			}
 			faces = append(faces, d)
-		default:
-			return fmt.Errorf("driverreg: %T is not a *driverreg.Speaker or *driverreg.Face", d)
 		}
 	}
 	r.speakers, r.faces = speakers, faces
@@ -143,7 +145,7 @@ func (r *Registry) Register(drivers ...any) error {
 }
 
 // MustRegister is Register for the registration list, where a mistake is the program's.
-func (r *Registry) MustRegister(drivers ...any) {
+func (r *Registry) MustRegister(drivers ...Driver) {
 	if err := r.Register(drivers...); err != nil {
 		panic(err)
 	}
@@ -161,17 +163,14 @@ func checkNew(name string, hasOpen bool, taken []string) error {
 	return nil
 }
 
-type named interface{ *Speaker | *Face }
+func (d *Speaker) name() string { return d.Name }
+func (d *Face) name() string    { return d.Name }
 
-func names[T named](ds []T) []string {
+// names lists the names of ds, in order.
+func names[T interface{ name() string }](ds []T) []string {
 	out := make([]string, len(ds))
 	for i, d := range ds {
-		switch d := any(d).(type) {
-		case *Speaker:
-			out[i] = d.Name
-		case *Face:
-			out[i] = d.Name
-		}
+		out[i] = d.name()
 	}
 	return out
 }

@@ -50,15 +50,14 @@ func TestRegisterRefuses(t *testing.T) {
 	noOpen.Open = nil
 	for _, tc := range []struct {
 		name    string
-		drivers []any
+		drivers []driverreg.Driver
 		want    string
 	}{
-		{"duplicate speaker", []any{speaker("a"), speaker("c"), speaker("a")}, `"a" is registered twice`},
-		{"duplicate of one already there", []any{speaker("c"), speaker("taken")}, `"taken" is registered twice`},
-		{"duplicate face", []any{face("f"), face("f")}, `"f" is registered twice`},
-		{"no name", []any{face("")}, "no name"},
-		{"no Open", []any{noOpen}, `"x" has no Open`},
-		{"not a driver", []any{"alsa"}, "string is not a *driverreg.Speaker or *driverreg.Face"},
+		{"duplicate speaker", []driverreg.Driver{speaker("a"), speaker("c"), speaker("a")}, `"a" is registered twice`},
+		{"duplicate of one already there", []driverreg.Driver{speaker("c"), speaker("taken")}, `"taken" is registered twice`},
+		{"duplicate face", []driverreg.Driver{face("f"), face("f")}, `"f" is registered twice`},
+		{"no name", []driverreg.Driver{face("")}, "no name"},
+		{"no Open", []driverreg.Driver{noOpen}, `"x" has no Open`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var r driverreg.Registry

@@ -78,7 +78,8 @@ func (c *Config) AgentOptions(s AgentSettings) *device.Options {
 		Registry:    s.Registry,
 		Render:      s.Render,
 		MaxInFlight: c.Execution.MaxInFlight,
-		// TODO(issue 12): MaxQueued: c.Execution.MaxQueued, once device.Options has the field (branch t-queue).
+		// TODO(issue 12): device.Options.MaxQueued (branch t-queue) from c.Execution.MaxQueued, with 0
+		// given as -1: device.Options reads 0 as its default (256) and a negative value as no queue.
 		ToolTimeout:     c.Execution.ToolTimeout,
 		DrainTimeout:    c.Execution.DrainTimeout,
 		RegisterTimeout: c.Connection.RegisterTimeout,
