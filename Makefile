@@ -1,8 +1,8 @@
 # devicectl: what people type. Longer jobs live in scripts/.
 #
 #   make build   stamped binary in bin/ with every feature (TAGS=openapi adds OpenAPI tool sets)
-#   make test    gofmt, go vet, go mod tidy check, go test -race, the command's tests again with
-#                -tags openapi and with BOARD_TAGS: what CI runs
+#   make test    gofmt, go vet, go mod tidy check, go test -race, and tests again with -tags
+#                openapi (command, daemon) and with BOARD_TAGS (command): what CI runs
 #   make cross   stripped static linux binaries in dist/, with SHA256SUMS: the boards' (armv6,
 #                armv7, arm64, riscv64) without BOARD_TAGS's features, amd64 with everything
 #   make feature-sizes  what each feature of BOARD_TAGS costs the armv6 binary, in bytes
@@ -12,7 +12,7 @@
 #   make netfault  the device across a veth pair into a network namespace, the link cut (root)
 #   make lint    go vet and gofmt only
 #   make test-arm  the tests under qemu as an ARMv6 (Pi Zero) and an ARM64 board run them
-#   make deb     .deb packages (armhf, arm64, amd64) in dist/ from make cross's binaries
+#   make deb     .deb packages (armhf, arm64, amd64, riscv64) in dist/ from make cross's binaries
 #   make deb-test  builds, installs, removes and purges the package here (root, Debian)
 
 SHELL := bash
@@ -43,7 +43,7 @@ build:
 
 test: lint tidy-check
 	$(GO) test -race ./...
-	$(GO) test -race -tags openapi ./cmd/devicectl
+	$(GO) test -race -tags openapi ./cmd/devicectl ./internal/daemon
 	$(GO) test -tags '$(BOARD_TAGS)' ./cmd/devicectl
 
 lint: fmt-check vet
@@ -54,7 +54,7 @@ fmt-check:
 
 vet:
 	$(GO) vet ./...
-	$(GO) vet -tags openapi ./cmd/devicectl
+	$(GO) vet -tags openapi ./cmd/devicectl ./internal/daemon
 	$(GO) vet -tags '$(BOARD_TAGS)' ./...
 
 tidy-check:

@@ -1,0 +1,31 @@
+// Package buildfeatures says which optional features this build of devicectl has. Each feature
+// has a build tag that leaves it out and a pair of files, feature_<name>_enabled.go and
+// feature_<name>_disabled.go, that set its Has<Name> constant, as tailscale's ts_omit_* tags do.
+// The code of a feature sits in files with the same tag (cmd/devicectl's serve.go, sim.go,
+// swarm.go, ...), so a build without it does not link it at all; the constants are for the
+// stand-ins that remain and for `devicectl version`, which lists what a build leaves out.
+//
+// `make build` has every feature. `make cross` builds the board binaries (armv6, armv7, arm64,
+// riscv64) with the Makefile's BOARD_TAGS, which leave out all four below; amd64, for laptops and
+// servers too, keeps everything. A command left out keeps its name: it says which tag left it out
+// and that `make build` includes it, and exits 2.
+//
+// What each costs the stripped linux/armv6 binary, in bytes loaded from the file (its sections
+// but .bss; the file itself grows in 64 KiB pages), as `make feature-sizes` measured it on
+// 2026-11-23. "Alone" is what omitting only that tag saves from a build with everything; "in
+// the board build" is what putting the feature back into the BOARD_TAGS build costs. serve and
+// sim share the stand-in server (device/agenttest) and the console, so each alone saves little:
+// they go together.
+//
+//	feature  tag                   leaves out                                      alone    in the board build
+//	serve    devicectl_omit_serve  devicectl serve                                  6,715        87,583
+//	sim      devicectl_omit_sim    devicectl sim and call (the in-process server)  32,563       113,335
+//	swarm    devicectl_omit_swarm  devicectl swarm                                 52,170        52,757
+//	http2    nethttpomithttp2      HTTP/2 in net/http (Go's own tag)              489,277       489,072
+//	all four (BOARD_TAGS)                                                         662,184             -
+//
+// The armv6 file: 9,830,562 bytes with everything, 9,109,666 with BOARD_TAGS, against the
+// budget of 9 MiB (9,437,184) that .ci/run holds it to. HTTP/2 is the largest: devicectl speaks
+// HTTP/1.1 to servers (a WebSocket upgrade is HTTP/1.1, and OpenTool servers all speak it), so
+// a board loses nothing by it.
+package buildfeatures
