@@ -3,6 +3,7 @@ package device_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -468,10 +469,12 @@ func TestHalfOpenLineDetected(t *testing.T) {
 	srv := startServer(t, nil)
 	px := newProxy(t, strings.TrimSuffix(strings.TrimPrefix(srv.URL(), "ws://"), "/"))
 	var states sync.Map
+	lost := make(chan error, 10)
 	a := newAgent(t, device.Options{
-		URL:     "ws://" + px.addr() + "/",
-		Dial:    &transport.DialOptions{PingInterval: 100 * time.Millisecond, PingTimeout: 200 * time.Millisecond},
-		OnState: func(s device.State) { states.Store(s, true) },
+		URL:        "ws://" + px.addr() + "/",
+		Dial:       &transport.DialOptions{PingInterval: 100 * time.Millisecond, PingTimeout: 200 * time.Millisecond},
+		OnState:    func(s device.State) { states.Store(s, true) },
+		OnLineLost: func(err error) { lost <- err },
 	})
 	runAgent(t, a)
 	first := waitDevice(t, srv)
@@ -490,6 +493,10 @@ func TestHalfOpenLineDetected(t *testing.T) {
 	}
 	if _, ok := states.Load(device.BackingOff); !ok {
 		t.Error("never backed off after the dead line")
+	}
+	// The reason logged and handed to hooks names the keepalive, not the socket it closed.
+	if err := <-lost; !errors.Is(err, transport.ErrPingTimeout) {
+		t.Errorf("the line was lost with %v, want the ping timeout", err)
 	}
 	first.Close()
 }

@@ -133,6 +133,11 @@ func (l *line) readLoop() {
 	for {
 		m, err := l.stream.Read()
 		if err != nil {
+			// The stream's own cause says why (no pong, a stuck write, the peer's close); the read
+			// error is often only the closed socket that the teardown left behind.
+			if cause := l.stream.Err(); cause != nil {
+				err = cause
+			}
 			l.err = err
 			return
 		}
