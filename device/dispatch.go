@@ -45,6 +45,7 @@ type dispatcher struct {
 	deadlines deadlineHeap // every admitted call not yet finished, by when it is due
 	watch     *time.Timer  // fires at deadlines[0].due; nil until the first call
 	watchAt   time.Time    // when watch fires; zero when it is stopped
+	expiring  bool         // expire is at work: it arms watch when done
 
 	workers workerPool
 

@@ -229,16 +229,24 @@ func TestQueueBound(t *testing.T) {
 func TestQueueNone(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		release := make(chan struct{})
-		h := newHarness(t, Options{MaxInFlight: 1, MaxQueued: -1},
-			testTool(t, "block", tools.Query, nil, func(ctx context.Context, _ json.RawMessage) (any, error) {
-				<-release
-				return "ok", nil
-			}))
+		block := func(ctx context.Context, _ json.RawMessage) (any, error) {
+			<-release
+			return "ok", nil
+		}
+		h := newHarness(t, Options{MaxInFlight: 1, MaxQueued: -1}, testTool(t, "block", tools.Query, nil, block))
 		if err := h.submit(context.Background(), "block", 0); err != nil {
 			t.Fatal(err)
 		}
 		if err := h.submit(context.Background(), "block", 1); err == nil || err.Details != "1 calls already in flight" {
 			t.Errorf("second call = %v, want -32002 1 calls already in flight", err)
+		}
+		// With a slot free, a call on a busy part cannot wait either.
+		h2 := newHarness(t, Options{MaxInFlight: 2, MaxQueued: -1}, testTool(t, "arm", tools.Query, []string{"arm"}, block))
+		if err := h2.submit(context.Background(), "arm", 0); err != nil {
+			t.Fatal(err)
+		}
+		if err := h2.submit(context.Background(), "arm", 1); err == nil || !strings.Contains(err.Details, "hardware is busy") {
+			t.Errorf("a call on a busy part = %v, want -32002 saying its hardware is busy", err)
 		}
 		close(release)
 		synctest.Wait()

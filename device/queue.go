@@ -55,8 +55,12 @@ func (d *dispatcher) admit(c *call) (refused string) {
 		}
 		if room <= 0 {
 			why := fmt.Sprintf("%d calls running and %d waiting", d.inFlight, d.waiting)
-			if d.maxQueued == 0 {
+			switch {
+			case d.maxQueued > 0:
+			case d.inFlight >= d.maxInFlight:
 				why = fmt.Sprintf("%d calls already in flight", d.maxInFlight)
+			default:
+				why = "its hardware is busy with another call, and no call may wait"
 			}
 			d.mu.Unlock()
 			return why
