@@ -417,11 +417,14 @@ func TestBurstSupersededAnswers(t *testing.T) {
 	}
 	// The superseded calls are answered as soon as the call replacing them arrives, while the
 	// first still holds the speaker: before the gate opens.
+	var open sync.Once
+	openGate := func() { open.Do(func() { close(speaker.gate) }) }
+	defer openGate() // on a failure too, so the agent can stop
 	<-speaker.entered
 	if first, second := read(), read(); first != "s1" || second != "s4" {
 		t.Fatalf("answered %s then %s while the speaker was held, want s1 and s4", first, second)
 	}
-	close(speaker.gate)
+	openGate()
 	for range 4 {
 		read()
 	}
