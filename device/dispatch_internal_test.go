@@ -265,7 +265,9 @@ func TestQueueSupersedes(t *testing.T) {
 			}
 			return rec.handler(ctx, in)
 		}
-		h := newHarness(t, Options{},
+		var reports sync.Map // call input -> CallReport
+		onCall := func(r CallReport) { reports.Store(string(r.Input), r) }
+		h := newHarness(t, Options{OnCall: onCall},
 			testTool(t, "set", tools.Control, []string{"speaker"}, set),
 			testTool(t, "read", tools.Query, []string{"speaker"}, rec.handler))
 		for i, tool := range []string{"set", "set", "set", "set", "read", "set", "set"} {
@@ -283,6 +285,11 @@ func TestQueueSupersedes(t *testing.T) {
 		for _, i := range []int{1, 2, 5} {
 			if a := h.onlyAnswer(i); !strings.Contains(a.result, `"status":"superseded"`) {
 				t.Errorf("call %d: %+v, want a superseded result", i, a)
+			}
+			// OnCall hears of it as of any answered call: a result, code 0.
+			r, ok := reports.Load(fmt.Sprintf(`{"n":%d}`, i))
+			if res, _ := r.(CallReport).Result.(ExecuteResult); !ok || r.(CallReport).Code != 0 || res.Status != Superseded {
+				t.Errorf("OnCall report of call %d: %+v, want its superseded result", i, r)
 			}
 		}
 		for _, i := range []int{0, 3, 4, 6} {
