@@ -33,14 +33,15 @@ type dispatcher struct {
 	closed   bool // the agent has stopped: every call is refused
 
 	// The scheduler's state (queue.go), guarded by mu.
-	maxInFlight int              // calls running at once
-	maxQueued   int              // admitted calls waiting to start; 0: none may wait
-	seq         uint64           // arrival order of calls and Holds
-	parts       map[string]*part // by resource name, created on first use
-	ready       []*call          // calls that own their parts and wait for a slot, by arrival
-	inFlight    int              // calls holding a slot: running, or stuck past their answer
-	waiting     int              // admitted calls not yet started
-	startable   []*call          // calls given a slot, to hand to workers once mu is released
+	maxInFlight int                      // calls running at once
+	maxQueued   int                      // admitted calls waiting to start; 0: none may wait
+	seq         uint64                   // arrival order of calls and Holds
+	parts       map[string]*part         // by resource name, created on first use
+	ready       []*call                  // calls that own their parts and wait for a slot, by arrival
+	inFlight    int                      // calls holding a slot: running, or stuck past their answer
+	waiting     int                      // admitted calls not yet started
+	startable   []*call                  // calls given a slot, to hand to workers once mu is released
+	askers      map[context.Context]bool // the askers' contexts watched by watchAsker
 
 	deadlines deadlineHeap // every admitted call not yet finished, by when it is due
 	watch     *time.Timer  // fires at deadlines[0].due; nil until the first call

@@ -402,11 +402,12 @@ func TestQueueHold(t *testing.T) {
 	})
 }
 
-// A call whose asker left while it waited is dropped when its turn comes, without running.
+// A call whose asker left while it waited (the line closed) leaves the queue at once, without
+// running, even behind a part that is busy for long.
 func TestQueueDropsCancelledWaiting(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		rec := &recorder{delay: time.Second}
-		h := newHarness(t, Options{}, testTool(t, "arm", tools.Query, []string{"arm"}, rec.handler))
+		rec := &recorder{delay: time.Hour}
+		h := newHarness(t, Options{ToolTimeout: 2 * time.Hour}, testTool(t, "arm", tools.Query, []string{"arm"}, rec.handler))
 		if err := h.submit(context.Background(), "arm", 0); err != nil {
 			t.Fatal(err)
 		}
@@ -414,14 +415,24 @@ func TestQueueDropsCancelledWaiting(t *testing.T) {
 		if err := h.submit(ctx, "arm", 1); err != nil {
 			t.Fatal(err)
 		}
+		if err := h.submit(ctx, "arm", 2); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
 		cancel()
-		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		if _, ok := h.answers()[2]; !ok || time.Since(start) != 0 {
+			t.Fatal("a waiting call was not dropped at once when its asker left")
+		}
+		time.Sleep(2 * time.Hour)
 		synctest.Wait()
 		if !slices.Equal(rec.ran, []int{0}) {
 			t.Errorf("ran %v, want [0]: the cancelled call must not run", rec.ran)
 		}
-		if a := h.onlyAnswer(1); a.code != CodeToolTimeout {
-			t.Errorf("the cancelled call: %+v", a)
+		for _, i := range []int{1, 2} {
+			if a := h.onlyAnswer(i); a.code != CodeToolTimeout || a.msg != "call cancelled before it ran" {
+				t.Errorf("cancelled call %d: %+v", i, a)
+			}
 		}
 	})
 }

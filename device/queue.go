@@ -69,6 +69,7 @@ func (d *dispatcher) admit(c *call) (refused string) {
 	if prev != nil {
 		d.abandon(prev)
 	}
+	d.watchAsker(c.ctx)
 	if d.unanswered == 0 {
 		d.idle = make(chan struct{})
 	}
@@ -290,4 +291,55 @@ func (d *dispatcher) acquire(ctx context.Context, names []string) (release func(
 	}
 	var once sync.Once
 	return func() { once.Do(giveUp) }, nil
+}
+
+// watchAsker makes sure that when ctx, an asker's context, is done, the calls it left waiting
+// leave the queues at once (dropCancelled) rather than at their turn or their deadline: the
+// line's context ends when the line closes, and a call behind a hung part would otherwise wait out
+// its timeout for an answer that can no longer be sent. One watch per context: the line's is
+// watched once for its session.
+func (d *dispatcher) watchAsker(ctx context.Context) {
+	if ctx.Done() == nil || d.askers[ctx] {
+		return
+	}
+	if d.askers == nil {
+		d.askers = make(map[context.Context]bool)
+	}
+	d.askers[ctx] = true
+	context.AfterFunc(ctx, func() {
+		d.mu.Lock()
+		delete(d.askers, ctx)
+		d.mu.Unlock()
+		d.dropCancelled()
+	})
+}
+
+// dropCancelled takes every waiting call whose asker is gone out of the queues, and answers it
+// (the answer goes nowhere, but OnCall hears of it). Called without mu.
+func (d *dispatcher) dropCancelled() {
+	var dropped []*call
+	d.mu.Lock()
+	gone := func(c *call) bool { return c != nil && c.state != finished && c.ctx.Err() != nil }
+	for _, c := range slices.Clone(d.ready) {
+		if gone(c) {
+			dropped = append(dropped, c)
+		}
+	}
+	for _, p := range d.parts {
+		for _, cl := range p.waiters {
+			if gone(cl.call) && !slices.Contains(dropped, cl.call) {
+				dropped = append(dropped, cl.call)
+			}
+		}
+	}
+	for _, c := range dropped {
+		d.abandon(c)
+	}
+	start := d.takeStartable()
+	d.mu.Unlock()
+	d.launch(start)
+	for _, c := range dropped {
+		d.answerFail(c, CodeToolTimeout, "call cancelled before it ran")
+		d.done()
+	}
 }
