@@ -42,6 +42,7 @@ type dispatcher struct {
 	waiting     int                      // admitted calls not yet started
 	startable   []*call                  // calls given a slot, to hand to workers once mu is released
 	askers      map[context.Context]bool // the askers' contexts watched by watchAsker
+	toolParts   map[*tools.Tool][]*part  // partsOf's, for the tools in force
 
 	deadlines deadlineHeap // every admitted call not yet finished, by when it is due
 	watch     *time.Timer  // fires at deadlines[0].due; nil until the first call
@@ -90,16 +91,22 @@ func (d *dispatcher) configure(o *Options) {
 	})
 	d.registry.Store(o.Registry)
 	d.mu.Lock()
+	clear(d.toolParts)
 	d.maxInFlight = max(o.MaxInFlight, 1)
 	d.maxQueued = max(o.MaxQueued, 0)
 	d.fill()
-	start := d.takeStartable()
+	start := d.takeStartable(make([]*call, 0, 4))
 	d.mu.Unlock()
 	d.launch(start)
 }
 
 // setRegistry makes reg the tools that calls from now on run.
-func (d *dispatcher) setRegistry(reg *tools.Registry) { d.registry.Store(reg) }
+func (d *dispatcher) setRegistry(reg *tools.Registry) {
+	d.registry.Store(reg)
+	d.mu.Lock()
+	clear(d.toolParts) // the old tools' parts are looked up again if a call of theirs comes
+	d.mu.Unlock()
+}
 
 // Handle implements jsonrpc2.Handler.
 func (d *dispatcher) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {

@@ -46,7 +46,7 @@ func (d *dispatcher) admit(c *call) (refused string) {
 		d.mu.Unlock()
 		return "the device is shutting down"
 	}
-	c.parts = d.partsFor(c.tool.Resources)
+	c.parts = d.partsOf(c.tool)
 	prev := d.superseded(c)
 	if !d.startsNow(c) {
 		room := d.maxQueued - d.waiting
@@ -79,7 +79,7 @@ func (d *dispatcher) admit(c *call) (refused string) {
 	c.seq = d.seq
 	d.track(c, c.deadline)
 	d.enqueue(&c.claim)
-	start := d.takeStartable()
+	start := d.takeStartable(make([]*call, 0, 4))
 	d.mu.Unlock()
 	if prev != nil {
 		d.answerSuperseded(prev)
@@ -127,6 +127,23 @@ func (d *dispatcher) superseded(c *call) *call {
 		return nil
 	}
 	return pc
+}
+
+// partsFor returns the queues of the named resources, without duplicates. A tool's are kept, for
+// the tools of the registry in force (setRegistry and configure drop them).
+func (d *dispatcher) partsOf(t *tools.Tool) []*part {
+	if len(t.Resources) == 0 {
+		return nil
+	}
+	if ps, ok := d.toolParts[t]; ok {
+		return ps
+	}
+	ps := d.partsFor(t.Resources)
+	if d.toolParts == nil {
+		d.toolParts = make(map[*tools.Tool][]*part)
+	}
+	d.toolParts[t] = ps
+	return ps
 }
 
 // partsFor returns the queues of the named resources, without duplicates.
@@ -200,11 +217,13 @@ func (d *dispatcher) fill() {
 	}
 }
 
-// takeStartable returns the calls fill started, for launch once mu is released.
-func (d *dispatcher) takeStartable() []*call {
-	s := d.startable
-	d.startable = nil
-	return s
+// takeStartable appends the calls fill started to buf, for launch once mu is released. The
+// callers' buf lives on their stack, and d.startable keeps its array: no allocation per call.
+func (d *dispatcher) takeStartable(buf []*call) []*call {
+	buf = append(buf, d.startable...)
+	clear(d.startable)
+	d.startable = d.startable[:0]
+	return buf
 }
 
 // release gives up cl's place: the parts it owns go to the next claim in each queue, and it leaves
@@ -256,7 +275,7 @@ func (d *dispatcher) finish(c *call) (next *call) {
 	d.untrack(c)
 	d.release(&c.claim)
 	d.fill()
-	start := d.takeStartable()
+	start := d.takeStartable(make([]*call, 0, 4))
 	d.mu.Unlock()
 	if len(start) == 0 {
 		return nil
@@ -279,7 +298,7 @@ func (d *dispatcher) acquire(ctx context.Context, names []string) (release func(
 	giveUp := func() {
 		d.mu.Lock()
 		d.release(cl)
-		start := d.takeStartable()
+		start := d.takeStartable(make([]*call, 0, 4))
 		d.mu.Unlock()
 		d.launch(start)
 	}
@@ -335,7 +354,7 @@ func (d *dispatcher) dropCancelled() {
 	for _, c := range dropped {
 		d.abandon(c)
 	}
-	start := d.takeStartable()
+	start := d.takeStartable(make([]*call, 0, 4))
 	d.mu.Unlock()
 	d.launch(start)
 	for _, c := range dropped {

@@ -103,7 +103,7 @@ func (d *dispatcher) expire() {
 	}
 	d.expiring = false
 	d.arm()
-	start := d.takeStartable()
+	start := d.takeStartable(make([]*call, 0, 4))
 	d.mu.Unlock()
 	d.launch(start)
 	for _, c := range late {
