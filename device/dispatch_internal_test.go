@@ -300,6 +300,26 @@ func TestQueueSupersedes(t *testing.T) {
 	})
 }
 
+// A Relative tool's calls all count: none is superseded.
+func TestQueueKeepsRelativeCalls(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rec := &recorder{delay: time.Second}
+		up := testTool(t, "volume_up", tools.Control, []string{"speaker"}, rec.handler)
+		up.Relative = true
+		h := newHarness(t, Options{}, up)
+		for i := range 5 {
+			if err := h.submit(context.Background(), "volume_up", i); err != nil {
+				t.Fatal(err)
+			}
+		}
+		time.Sleep(10 * time.Second)
+		synctest.Wait()
+		if want := []int{0, 1, 2, 3, 4}; !slices.Equal(rec.ran, want) {
+			t.Errorf("ran %v, want every call: %v", rec.ran, want)
+		}
+	})
+}
+
 // A hung part holds up only its own queue: the calls queued on it take no slot, other tools run
 // at once, and the hung call and those behind it are answered -32001 at their deadlines while the
 // tool keeps the part until it returns.

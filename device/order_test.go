@@ -465,7 +465,7 @@ func TestBurstHungPartHoldsOnlyItsQueue(t *testing.T) {
 	face := hungFace{sim.NewFace(nil), make(chan struct{})}
 	defer close(face.unhang)
 	speaker := sim.NewSpeaker(nil)
-	l := registeredLine(t, device.Options{Registry: builtinRegistry(t, speaker, face), ToolTimeout: 2 * time.Second})
+	l := registeredLine(t, device.Options{Registry: builtinRegistry(t, speaker, face), ToolTimeout: time.Second})
 	var calls []burstCall
 	for _, e := range []string{"smile", "cry", "amazed", "idle", "smile", "cry", "amazed", "idle", "smile", "cry"} {
 		calls = append(calls, burstCall{"set_virtual_human_expression", fmt.Sprintf(`{"expression":%q}`, e)})
