@@ -104,9 +104,10 @@ func (d *dispatcher) startsNow(c *call) bool {
 }
 
 // superseded returns the call that c, arriving now, may replace: a waiting control call to the
-// same tool (not a Relative one), on parts, that is the last in every queue c joins. Nothing else is queued between
-// the two, so skipping the older one changes no other call's outcome, and the device still ends in
-// the state of the last call sent. A call on no part is never superseded: nothing orders it.
+// same tool (not a Relative one), on parts, that is the last in every queue c joins. Nothing else
+// is queued between the two, so skipping the older one changes no other call's outcome, and the
+// device still ends in the state of the last call sent. A call on no part is never superseded:
+// nothing orders it.
 func (d *dispatcher) superseded(c *call) *call {
 	if c.tool.SubType != tools.Control || c.tool.Relative || len(c.parts) == 0 {
 		return nil
