@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -108,10 +109,20 @@ func startFloor(b *testing.B, out io.Writer) client {
 func startDevice(b *testing.B, out io.Writer) client {
 	s := newBenchServer(b)
 	r := device.NewRenderer(out, io.Discard, nil)
+	reg := seedRegistry(b, sim.NewSpeaker(nil), sim.NewFace(nil))
+	// A query on no part: calls of it run side by side, none waits for another or is superseded.
+	speaker := sim.NewSpeaker(nil)
+	echo := testTool(b, "read_level", 0, nil, func(ctx context.Context, _ json.RawMessage) (any, error) {
+		v, err := speaker.Volume(ctx)
+		return device.ExecuteResult{Status: "success", Message: strconv.Itoa(v)}, err
+	})
+	if err := reg.Add(echo); err != nil {
+		b.Fatal(err)
+	}
 	a, err := device.New(&device.Options{
 		URL:      s.url(),
 		MAC:      testMAC,
-		Registry: seedRegistry(b, sim.NewSpeaker(nil), sim.NewFace(nil)),
+		Registry: reg,
 		Render:   r.Render,
 	})
 	if err != nil {
@@ -121,12 +132,12 @@ func startDevice(b *testing.B, out io.Writer) client {
 	var wg sync.WaitGroup
 	wg.Go(func() { a.Run(ctx) })
 	c := <-s.conns
-	_, reg, err := c.Read(ctx)
+	_, registration, err := c.Read(ctx)
 	if err != nil {
 		b.Fatal(err)
 	}
 	var m struct{ ID json.RawMessage }
-	json.Unmarshal(reg, &m)
+	json.Unmarshal(registration, &m)
 	ack := append(append([]byte(`{"jsonrpc":"2.0","id":`), m.ID...), `,"result":{"status":"registered"}}`...)
 	if err := c.Write(ctx, websocket.MessageText, ack); err != nil {
 		b.Fatal(err)
@@ -205,6 +216,10 @@ const pipelineWindow = 8
 // pipelined keeps pipelineWindow executes outstanding, sending the next as each answer arrives,
 // until n have been answered.
 func pipelined(b *testing.B, c client, n int) time.Duration {
+	return pipelinedFrames(b, c, n, executeFrame)
+}
+
+func pipelinedFrames(b *testing.B, c client, n int, frame func(int) []byte) time.Duration {
 	ctx := context.Background()
 	start := time.Now()
 	window := make(chan struct{}, pipelineWindow)
@@ -232,7 +247,7 @@ func pipelined(b *testing.B, c client, n int) time.Duration {
 		case <-failed:
 			b.Fatal(<-errc)
 		}
-		if err := c.conn.Write(ctx, websocket.MessageText, executeFrame(i)); err != nil {
+		if err := c.conn.Write(ctx, websocket.MessageText, frame(i)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -287,6 +302,20 @@ func BenchmarkExecutePipelined(b *testing.B) {
 	defer floor.stop()
 	defer dev.stop()
 	compare(b, floor, dev, pipelined)
+}
+
+// BenchmarkExecutePipelinedNoPart: as BenchmarkExecutePipelined, with a query on no part. The
+// seed's amplify_volume calls queue on the speaker, and a waiting one is superseded (answered at
+// once without running) by the next; these all run, up to MaxInFlight at once.
+func BenchmarkExecutePipelinedNoPart(b *testing.B) {
+	floor, dev := startFloor(b, io.Discard), startDevice(b, io.Discard)
+	defer floor.stop()
+	defer dev.stop()
+	compare(b, floor, dev, func(b *testing.B, c client, n int) time.Duration {
+		return pipelinedFrames(b, c, n, func(i int) []byte {
+			return fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"mcp/tool/execute","params":{"tool_name":"read_level","tool_input":{}},"id":"tool-call-%d"}`, i)
+		})
+	})
 }
 
 // pipeSink is the read end of a real pipe, drained by a goroutine that reports each newline: the

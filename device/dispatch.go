@@ -30,18 +30,21 @@ type dispatcher struct {
 	closed   bool // the agent has stopped: every call is refused
 
 	// The scheduler's state (queue.go), guarded by mu.
-	maxInFlight int              // calls running at once
-	maxQueued   int              // admitted calls waiting to start; 0: none may wait
-	seq         uint64           // arrival order of calls and Holds
-	parts       map[string]*part // by resource name, created on first use
-	ready       []*call          // calls that own their parts and wait for a slot, by arrival
-	inFlight    int              // calls holding a slot: running, or stuck past their answer
-	waiting     int              // admitted calls not yet started
-	startable   []*call          // calls given a slot, to hand to workers once mu is released
+	maxInFlight int                      // calls running at once
+	maxQueued   int                      // admitted calls waiting to start; 0: none may wait
+	seq         uint64                   // arrival order of calls and Holds
+	parts       map[string]*part         // by resource name, created on first use
+	ready       []*call                  // calls that own their parts and wait for a slot, by arrival
+	inFlight    int                      // calls holding a slot: running, or stuck past their answer
+	waiting     int                      // admitted calls not yet started
+	startable   []*call                  // calls given a slot, to hand to workers once mu is released
+	askers      map[context.Context]bool // the askers' contexts watched by watchAsker
+	toolParts   map[*tools.Tool][]*part  // partsOf's, for the tools in force
 
 	deadlines deadlineHeap // every admitted call not yet finished, by when it is due
 	watch     *time.Timer  // fires at deadlines[0].due; nil until the first call
 	watchAt   time.Time    // when watch fires; zero when it is stopped
+	expiring  bool         // expire is at work: it arms watch when done
 
 	workers workerPool
 
@@ -85,16 +88,22 @@ func (d *dispatcher) configure(o *Options) {
 	})
 	d.registry.Store(o.Registry)
 	d.mu.Lock()
+	clear(d.toolParts)
 	d.maxInFlight = max(o.MaxInFlight, 1)
 	d.maxQueued = max(o.MaxQueued, 0)
 	d.fill()
-	start := d.takeStartable()
+	start := d.takeStartable(make([]*call, 0, 4))
 	d.mu.Unlock()
 	d.launch(start)
 }
 
 // setRegistry makes reg the tools that calls from now on run.
-func (d *dispatcher) setRegistry(reg *tools.Registry) { d.registry.Store(reg) }
+func (d *dispatcher) setRegistry(reg *tools.Registry) {
+	d.registry.Store(reg)
+	d.mu.Lock()
+	clear(d.toolParts) // the old tools' parts are looked up again if a call of theirs comes
+	d.mu.Unlock()
+}
 
 // call is one admitted execute.
 type call struct {

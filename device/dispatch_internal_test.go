@@ -229,16 +229,24 @@ func TestQueueBound(t *testing.T) {
 func TestQueueNone(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		release := make(chan struct{})
-		h := newHarness(t, Options{MaxInFlight: 1, MaxQueued: -1},
-			testTool(t, "block", tools.Query, nil, func(ctx context.Context, _ json.RawMessage) (any, error) {
-				<-release
-				return "ok", nil
-			}))
+		block := func(ctx context.Context, _ json.RawMessage) (any, error) {
+			<-release
+			return "ok", nil
+		}
+		h := newHarness(t, Options{MaxInFlight: 1, MaxQueued: -1}, testTool(t, "block", tools.Query, nil, block))
 		if err := h.submit(context.Background(), "block", 0); err != nil {
 			t.Fatal(err)
 		}
 		if err := h.submit(context.Background(), "block", 1); err == nil || err.Details != "1 calls already in flight" {
 			t.Errorf("second call = %v, want -32002 1 calls already in flight", err)
+		}
+		// With a slot free, a call on a busy part cannot wait either.
+		h2 := newHarness(t, Options{MaxInFlight: 2, MaxQueued: -1}, testTool(t, "arm", tools.Query, []string{"arm"}, block))
+		if err := h2.submit(context.Background(), "arm", 0); err != nil {
+			t.Fatal(err)
+		}
+		if err := h2.submit(context.Background(), "arm", 1); err == nil || !strings.Contains(err.Details, "hardware is busy") {
+			t.Errorf("a call on a busy part = %v, want -32002 saying its hardware is busy", err)
 		}
 		close(release)
 		synctest.Wait()
@@ -257,7 +265,9 @@ func TestQueueSupersedes(t *testing.T) {
 			}
 			return rec.handler(ctx, in)
 		}
-		h := newHarness(t, Options{},
+		var reports sync.Map // call input -> CallReport
+		onCall := func(r CallReport) { reports.Store(string(r.Input), r) }
+		h := newHarness(t, Options{OnCall: onCall},
 			testTool(t, "set", tools.Control, []string{"speaker"}, set),
 			testTool(t, "read", tools.Query, []string{"speaker"}, rec.handler))
 		for i, tool := range []string{"set", "set", "set", "set", "read", "set", "set"} {
@@ -276,11 +286,36 @@ func TestQueueSupersedes(t *testing.T) {
 			if a := h.onlyAnswer(i); !strings.Contains(a.result, `"status":"superseded"`) {
 				t.Errorf("call %d: %+v, want a superseded result", i, a)
 			}
+			// OnCall hears of it as of any answered call: a result, code 0.
+			r, ok := reports.Load(fmt.Sprintf(`{"n":%d}`, i))
+			if res, _ := r.(CallReport).Result.(ExecuteResult); !ok || r.(CallReport).Code != 0 || res.Status != Superseded {
+				t.Errorf("OnCall report of call %d: %+v, want its superseded result", i, r)
+			}
 		}
 		for _, i := range []int{0, 3, 4, 6} {
 			if a := h.onlyAnswer(i); a.result != fmt.Sprintf(`{"n":%d}`, i) {
 				t.Errorf("call %d: %+v, want its own result", i, a)
 			}
+		}
+	})
+}
+
+// A Relative tool's calls all count: none is superseded.
+func TestQueueKeepsRelativeCalls(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rec := &recorder{delay: time.Second}
+		up := testTool(t, "volume_up", tools.Control, []string{"speaker"}, rec.handler)
+		up.Relative = true
+		h := newHarness(t, Options{}, up)
+		for i := range 5 {
+			if err := h.submit(context.Background(), "volume_up", i); err != nil {
+				t.Fatal(err)
+			}
+		}
+		time.Sleep(10 * time.Second)
+		synctest.Wait()
+		if want := []int{0, 1, 2, 3, 4}; !slices.Equal(rec.ran, want) {
+			t.Errorf("ran %v, want every call: %v", rec.ran, want)
 		}
 	})
 }
@@ -387,11 +422,12 @@ func TestQueueHold(t *testing.T) {
 	})
 }
 
-// A call whose asker left while it waited is dropped when its turn comes, without running.
+// A call whose asker left while it waited (the line closed) leaves the queue at once, without
+// running, even behind a part that is busy for long.
 func TestQueueDropsCancelledWaiting(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		rec := &recorder{delay: time.Second}
-		h := newHarness(t, Options{}, testTool(t, "arm", tools.Query, []string{"arm"}, rec.handler))
+		rec := &recorder{delay: time.Hour}
+		h := newHarness(t, Options{ToolTimeout: 2 * time.Hour}, testTool(t, "arm", tools.Query, []string{"arm"}, rec.handler))
 		if err := h.submit(context.Background(), "arm", 0); err != nil {
 			t.Fatal(err)
 		}
@@ -399,14 +435,24 @@ func TestQueueDropsCancelledWaiting(t *testing.T) {
 		if err := h.submit(ctx, "arm", 1); err != nil {
 			t.Fatal(err)
 		}
+		if err := h.submit(ctx, "arm", 2); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
 		cancel()
-		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		if _, ok := h.answers()[2]; !ok || time.Since(start) != 0 {
+			t.Fatal("a waiting call was not dropped at once when its asker left")
+		}
+		time.Sleep(2 * time.Hour)
 		synctest.Wait()
 		if !slices.Equal(rec.ran, []int{0}) {
 			t.Errorf("ran %v, want [0]: the cancelled call must not run", rec.ran)
 		}
-		if a := h.onlyAnswer(1); a.code != CodeToolTimeout {
-			t.Errorf("the cancelled call: %+v", a)
+		for _, i := range []int{1, 2} {
+			if a := h.onlyAnswer(i); a.code != CodeToolTimeout || a.msg != "call cancelled before it ran" {
+				t.Errorf("cancelled call %d: %+v", i, a)
+			}
 		}
 	})
 }

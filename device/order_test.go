@@ -400,19 +400,43 @@ func TestBurstSupersededAnswers(t *testing.T) {
 		{"amplify_volume", `{"level":4}`}, // superseded by 5
 		{"amplify_volume", `{"level":5}`},
 	}
-	done := make(chan []wireAnswer)
-	go func() { done <- fire(t, l, calls) }()
+	for i, c := range calls {
+		l.send(websocket.MessageText, fmt.Sprintf(`{"jsonrpc":"2.0","method":"mcp/tool/execute","params":{"tool_name":%q,"tool_input":%s},"id":"s%d"}`, c.tool, c.input, i))
+	}
+	answers := make(map[string]wireAnswer)
+	read := func() string {
+		var a wireAnswer
+		if err := json.Unmarshal(l.recv(), &a); err != nil {
+			t.Fatal(err)
+		}
+		if _, dup := answers[a.ID]; dup {
+			t.Fatalf("%s answered twice", a.ID)
+		}
+		answers[a.ID] = a
+		return a.ID
+	}
+	// The superseded calls are answered as soon as the call replacing them arrives, while the
+	// first still holds the speaker: before the gate opens.
+	var open sync.Once
+	openGate := func() { open.Do(func() { close(speaker.gate) }) }
+	defer openGate() // on a failure too, so the agent can stop
 	<-speaker.entered
-	close(speaker.gate)
-	answers := <-done
+	if first, second := read(), read(); first != "s1" || second != "s4" {
+		t.Fatalf("answered %s then %s while the speaker was held, want s1 and s4", first, second)
+	}
+	openGate()
+	for range 4 {
+		read()
+	}
 	for i, want := range []string{"success", "superseded", "success", "success", "superseded", "success"} {
+		a := answers["s"+strconv.Itoa(i)]
 		var r struct{ Status string }
-		if !answers[i].served() || json.Unmarshal(answers[i].Result, &r) != nil || r.Status != want {
-			t.Errorf("call %d (%s): %s, want status %s", i, calls[i].input, answers[i], want)
+		if !a.served() || json.Unmarshal(a.Result, &r) != nil || r.Status != want {
+			t.Errorf("call %d (%s): %s, want status %s", i, calls[i].input, a, want)
 		}
 	}
 	var st struct{ Volume int }
-	if json.Unmarshal(answers[3].Result, &st); st.Volume != 3 {
+	if json.Unmarshal(answers["s3"].Result, &st); st.Volume != 3 {
 		t.Errorf("the status between the calls read volume %d, want 3", st.Volume)
 	}
 	if v, _ := speaker.Volume(context.Background()); v != 5 {
@@ -441,7 +465,7 @@ func TestBurstHungPartHoldsOnlyItsQueue(t *testing.T) {
 	face := hungFace{sim.NewFace(nil), make(chan struct{})}
 	defer close(face.unhang)
 	speaker := sim.NewSpeaker(nil)
-	l := registeredLine(t, device.Options{Registry: builtinRegistry(t, speaker, face), ToolTimeout: 2 * time.Second})
+	l := registeredLine(t, device.Options{Registry: builtinRegistry(t, speaker, face), ToolTimeout: time.Second})
 	var calls []burstCall
 	for _, e := range []string{"smile", "cry", "amazed", "idle", "smile", "cry", "amazed", "idle", "smile", "cry"} {
 		calls = append(calls, burstCall{"set_virtual_human_expression", fmt.Sprintf(`{"expression":%q}`, e)})

@@ -46,7 +46,7 @@ func (d *dispatcher) admit(c *call) (refused string) {
 		d.mu.Unlock()
 		return "the device is shutting down"
 	}
-	c.parts = d.partsFor(c.tool.Resources)
+	c.parts = d.partsOf(c.tool)
 	prev := d.superseded(c)
 	if !d.startsNow(c) {
 		room := d.maxQueued - d.waiting
@@ -55,8 +55,12 @@ func (d *dispatcher) admit(c *call) (refused string) {
 		}
 		if room <= 0 {
 			why := fmt.Sprintf("%d calls running and %d waiting", d.inFlight, d.waiting)
-			if d.maxQueued == 0 {
+			switch {
+			case d.maxQueued > 0:
+			case d.inFlight >= d.maxInFlight:
 				why = fmt.Sprintf("%d calls already in flight", d.maxInFlight)
+			default:
+				why = "its hardware is busy with another call, and no call may wait"
 			}
 			d.mu.Unlock()
 			return why
@@ -65,6 +69,7 @@ func (d *dispatcher) admit(c *call) (refused string) {
 	if prev != nil {
 		d.abandon(prev)
 	}
+	d.watchAsker(c.ctx)
 	if d.unanswered == 0 {
 		d.idle = make(chan struct{})
 	}
@@ -74,7 +79,7 @@ func (d *dispatcher) admit(c *call) (refused string) {
 	c.seq = d.seq
 	d.track(c, c.deadline)
 	d.enqueue(&c.claim)
-	start := d.takeStartable()
+	start := d.takeStartable(make([]*call, 0, 4))
 	d.mu.Unlock()
 	if prev != nil {
 		d.answerSuperseded(prev)
@@ -99,11 +104,12 @@ func (d *dispatcher) startsNow(c *call) bool {
 }
 
 // superseded returns the call that c, arriving now, may replace: a waiting control call to the
-// same tool, on parts, that is the last in every queue c joins. Nothing else is queued between
-// the two, so skipping the older one changes no other call's outcome, and the device still ends in
-// the state of the last call sent. A call on no part is never superseded: nothing orders it.
+// same tool (not a Relative one), on parts, that is the last in every queue c joins. Nothing else
+// is queued between the two, so skipping the older one changes no other call's outcome, and the
+// device still ends in the state of the last call sent. A call on no part is never superseded:
+// nothing orders it.
 func (d *dispatcher) superseded(c *call) *call {
-	if c.tool.SubType != tools.Control || len(c.parts) == 0 {
+	if c.tool.SubType != tools.Control || c.tool.Relative || len(c.parts) == 0 {
 		return nil
 	}
 	var prev *claim
@@ -122,6 +128,23 @@ func (d *dispatcher) superseded(c *call) *call {
 		return nil
 	}
 	return pc
+}
+
+// partsFor returns the queues of the named resources, without duplicates. A tool's are kept, for
+// the tools of the registry in force (setRegistry and configure drop them).
+func (d *dispatcher) partsOf(t *tools.Tool) []*part {
+	if len(t.Resources) == 0 {
+		return nil
+	}
+	if ps, ok := d.toolParts[t]; ok {
+		return ps
+	}
+	ps := d.partsFor(t.Resources)
+	if d.toolParts == nil {
+		d.toolParts = make(map[*tools.Tool][]*part)
+	}
+	d.toolParts[t] = ps
+	return ps
 }
 
 // partsFor returns the queues of the named resources, without duplicates.
@@ -195,11 +218,13 @@ func (d *dispatcher) fill() {
 	}
 }
 
-// takeStartable returns the calls fill started, for launch once mu is released.
-func (d *dispatcher) takeStartable() []*call {
-	s := d.startable
-	d.startable = nil
-	return s
+// takeStartable appends the calls fill started to buf, for launch once mu is released. The
+// callers' buf lives on their stack, and d.startable keeps its array: no allocation per call.
+func (d *dispatcher) takeStartable(buf []*call) []*call {
+	buf = append(buf, d.startable...)
+	clear(d.startable)
+	d.startable = d.startable[:0]
+	return buf
 }
 
 // release gives up cl's place: the parts it owns go to the next claim in each queue, and it leaves
@@ -251,7 +276,7 @@ func (d *dispatcher) finish(c *call) (next *call) {
 	d.untrack(c)
 	d.release(&c.claim)
 	d.fill()
-	start := d.takeStartable()
+	start := d.takeStartable(make([]*call, 0, 4))
 	d.mu.Unlock()
 	if len(start) == 0 {
 		return nil
@@ -274,7 +299,7 @@ func (d *dispatcher) acquire(ctx context.Context, names []string) (release func(
 	giveUp := func() {
 		d.mu.Lock()
 		d.release(cl)
-		start := d.takeStartable()
+		start := d.takeStartable(make([]*call, 0, 4))
 		d.mu.Unlock()
 		d.launch(start)
 	}
@@ -286,4 +311,55 @@ func (d *dispatcher) acquire(ctx context.Context, names []string) (release func(
 	}
 	var once sync.Once
 	return func() { once.Do(giveUp) }, nil
+}
+
+// watchAsker makes sure that when ctx, an asker's context, is done, the calls it left waiting
+// leave the queues at once (dropCancelled) rather than at their turn or their deadline: the
+// line's context ends when the line closes, and a call behind a hung part would otherwise wait out
+// its timeout for an answer that can no longer be sent. One watch per context: the line's is
+// watched once for its session.
+func (d *dispatcher) watchAsker(ctx context.Context) {
+	if ctx.Done() == nil || d.askers[ctx] {
+		return
+	}
+	if d.askers == nil {
+		d.askers = make(map[context.Context]bool)
+	}
+	d.askers[ctx] = true
+	context.AfterFunc(ctx, func() {
+		d.mu.Lock()
+		delete(d.askers, ctx)
+		d.mu.Unlock()
+		d.dropCancelled()
+	})
+}
+
+// dropCancelled takes every waiting call whose asker is gone out of the queues, and answers it
+// (the answer goes nowhere, but OnCall hears of it). Called without mu.
+func (d *dispatcher) dropCancelled() {
+	var dropped []*call
+	d.mu.Lock()
+	gone := func(c *call) bool { return c != nil && c.state != finished && c.ctx.Err() != nil }
+	for _, c := range slices.Clone(d.ready) {
+		if gone(c) {
+			dropped = append(dropped, c)
+		}
+	}
+	for _, p := range d.parts {
+		for _, cl := range p.waiters {
+			if gone(cl.call) && !slices.Contains(dropped, cl.call) {
+				dropped = append(dropped, cl.call)
+			}
+		}
+	}
+	for _, c := range dropped {
+		d.abandon(c)
+	}
+	start := d.takeStartable(make([]*call, 0, 4))
+	d.mu.Unlock()
+	d.launch(start)
+	for _, c := range dropped {
+		d.answerFail(c, CodeToolTimeout, "call cancelled before it ran")
+		d.done()
+	}
 }

@@ -62,6 +62,9 @@ func (d *dispatcher) untrack(c *call) {
 // arm sets the timer for the earliest due time, or stops it when nothing is tracked. Called with
 // mu held.
 func (d *dispatcher) arm() {
+	if d.expiring {
+		return // expire arms it once it is done
+	}
 	if len(d.deadlines) == 0 {
 		if !d.watchAt.IsZero() {
 			d.watch.Stop()
@@ -88,18 +91,19 @@ func (d *dispatcher) expire() {
 	var late, overdue []*call
 	d.mu.Lock()
 	d.watchAt = time.Time{}
+	d.expiring = true
 	for len(d.deadlines) > 0 && !d.deadlines[0].due.After(now) {
-		c := d.deadlines[0]
+		c := heap.Pop(&d.deadlines).(*call)
 		if c.state == running {
-			heap.Pop(&d.deadlines)
 			overdue = append(overdue, c)
 		} else {
 			d.abandon(c)
 			late = append(late, c)
 		}
 	}
+	d.expiring = false
 	d.arm()
-	start := d.takeStartable()
+	start := d.takeStartable(make([]*call, 0, 4))
 	d.mu.Unlock()
 	d.launch(start)
 	for _, c := range late {

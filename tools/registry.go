@@ -25,6 +25,7 @@ type Registry struct {
 type entry struct {
 	tool   *Tool
 	schema *jsonschema.Resolved
+	quick  *quickCheck // nil: the parameters need the full validation
 }
 
 // NewRegistry returns an empty registry.
@@ -51,7 +52,7 @@ func (r *Registry) Add(t *Tool) error {
 	if _, dup := r.byName[t.Name]; dup {
 		return fmt.Errorf("tools: tool %q: already registered", t.Name)
 	}
-	e := &entry{tool: t, schema: rs}
+	e := &entry{tool: t, schema: rs, quick: compileQuick(rs.Schema())}
 	r.order = append(r.order, e)
 	r.byName[t.Name] = e
 	return nil

@@ -9,6 +9,8 @@ import (
 	"io"
 	"slices"
 	"strconv"
+
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // ParamsError is an execute request the device refuses before running
@@ -69,8 +71,10 @@ func (r *Registry) Prepare(name string, input json.RawMessage) (*Prepared, error
 	if err != nil {
 		return nil, err
 	}
-	if err := e.schema.Validate(instance); err != nil {
-		return nil, &ParamsError{Details: explain(e.schema.Schema(), instance, err)}
+	if e.quick == nil || !e.quick.valid(instance) {
+		if err := e.schema.Validate(instance); err != nil {
+			return nil, &ParamsError{Details: explain(e.schema.Schema(), instance, err)}
+		}
 	}
 	return &Prepared{Tool: e.tool, Input: input, instance: instance}, nil
 }
@@ -185,4 +189,194 @@ func number(n json.Number) (any, *badValue) {
 		return nil, &badValue{what: abbreviate(string(n)) + " is out of range"}
 	}
 	return f, nil
+}
+
+// quickCheck validates the simplest parameters without jsonschema-go: an
+// object of scalar properties with a type each, integer bounds and string
+// enums, as Func infers them from a struct of plain fields and as the seed
+// declares its tools. It only ever says "valid" when it is sure; for
+// anything else, every invalid input included, it says "not sure" and the
+// full validation runs, which also words the error. Full validation costs
+// several times the decoding it follows, and nearly every call is valid.
+type quickCheck struct {
+	props    map[string]quickProp
+	required []string
+	closed   bool // additionalProperties: false
+}
+
+type quickProp struct {
+	typ      string          // "integer", "number", "string" or "boolean"
+	min, max *int64          // inclusive bounds; nil: none
+	enum     map[string]bool // a string's allowed values; nil: any
+}
+
+// maxExact bounds the integers quickCheck compares: a float64 holds them
+// exactly, so an integer and a float compare as JSON Schema means.
+const maxExact = 1 << 53
+
+// compileQuick returns the quick check for schema, or nil when it uses
+// anything quickCheck does not know exactly. It reads the schema as JSON, so
+// that a keyword it has not heard of is seen and turns it down.
+func compileQuick(schema *jsonschema.Schema) *quickCheck {
+	b, err := json.Marshal(schema)
+	if err != nil {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var top map[string]any
+	if dec.Decode(&top) != nil {
+		return nil
+	}
+	q := &quickCheck{props: map[string]quickProp{}}
+	for k, v := range top {
+		switch k {
+		case "description", "title", "$schema":
+		case "type":
+			if v != "object" {
+				return nil
+			}
+		case "additionalProperties":
+			if v != false {
+				return nil
+			}
+			q.closed = true
+		case "required":
+			list, ok := v.([]any)
+			if !ok {
+				return nil
+			}
+			for _, r := range list {
+				name, ok := r.(string)
+				if !ok {
+					return nil
+				}
+				q.required = append(q.required, name)
+			}
+		case "properties":
+			props, ok := v.(map[string]any)
+			if !ok {
+				return nil
+			}
+			for name, ps := range props {
+				p, ok := compileProp(ps)
+				if !ok {
+					return nil
+				}
+				q.props[name] = p
+			}
+		default:
+			return nil
+		}
+	}
+	return q
+}
+
+func compileProp(v any) (quickProp, bool) {
+	var p quickProp
+	m, ok := v.(map[string]any)
+	if !ok {
+		return p, false
+	}
+	p.typ, _ = m["type"].(string)
+	switch p.typ {
+	case "integer", "number", "string", "boolean":
+	default:
+		return p, false
+	}
+	bound := func(x any) (*int64, bool) {
+		n, ok := x.(json.Number)
+		if !ok || (p.typ != "integer" && p.typ != "number") {
+			return nil, false
+		}
+		i, err := strconv.ParseInt(string(n), 10, 64)
+		if err != nil || i > maxExact || i < -maxExact {
+			return nil, false
+		}
+		return &i, true
+	}
+	for k, x := range m {
+		switch k {
+		case "type", "description", "title":
+		case "minimum":
+			if p.min, ok = bound(x); !ok {
+				return p, false
+			}
+		case "maximum":
+			if p.max, ok = bound(x); !ok {
+				return p, false
+			}
+		case "enum":
+			list, ok := x.([]any)
+			if !ok || p.typ != "string" {
+				return p, false
+			}
+			p.enum = make(map[string]bool, len(list))
+			for _, e := range list {
+				s, ok := e.(string)
+				if !ok {
+					return p, false
+				}
+				p.enum[s] = true
+			}
+		default:
+			return p, false
+		}
+	}
+	return p, true
+}
+
+// valid reports whether instance, as decodeInstance returns it, is sure to
+// validate.
+func (q *quickCheck) valid(instance any) bool {
+	m, ok := instance.(map[string]any)
+	if !ok {
+		return false
+	}
+	for _, r := range q.required {
+		if _, ok := m[r]; !ok {
+			return false
+		}
+	}
+	for k, v := range m {
+		p, ok := q.props[k]
+		if !ok {
+			if q.closed {
+				return false
+			}
+			continue
+		}
+		if !p.valid(v) {
+			return false
+		}
+	}
+	return true
+}
+
+func (p quickProp) valid(v any) bool {
+	switch p.typ {
+	case "boolean":
+		_, ok := v.(bool)
+		return ok
+	case "string":
+		s, ok := v.(string)
+		return ok && (p.enum == nil || p.enum[s])
+	}
+	// A number: an integer within maxExact, or (for "number") a float.
+	var f float64
+	switch n := v.(type) {
+	case int64:
+		if n > maxExact || n < -maxExact {
+			return false
+		}
+		f = float64(n)
+	case float64:
+		if p.typ != "number" {
+			return false // 80.0 is an integer to JSON Schema: let the full check say so
+		}
+		f = n
+	default:
+		return false
+	}
+	return (p.min == nil || f >= float64(*p.min)) && (p.max == nil || f <= float64(*p.max))
 }
