@@ -281,3 +281,15 @@ func (h *Hub) releaseToolset(ts *toolset) {
 		delete(h.toolsets, ts.key)
 	}
 }
+
+// MACs returns the registered devices' MACs, sorted: Devices without the tools.
+func (h *Hub) MACs() []string {
+	h.mu.Lock()
+	out := make([]string, 0, len(h.devices))
+	for m := range h.devices {
+		out = append(out, m)
+	}
+	h.mu.Unlock()
+	slices.Sort(out)
+	return out
+}
