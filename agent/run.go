@@ -280,7 +280,7 @@ func (t *turn) call(ctx context.Context, name string, input json.RawMessage) (re
 	}
 	if decl.SubType == tools.Control && !t.a.opts.WaitForControl {
 		t.bg.Go(func() { t.callLater(mac, name, input) })
-		return successResult, nil, false
+		return successResult, nil, true
 	}
 	if ctx != t.ctx { // a planner's own context: the turn's end must still stop the call
 		var cancel context.CancelFunc
