@@ -167,24 +167,40 @@ func TestControlAnsweredAtOnceAndDeviceErrorReported(t *testing.T) {
 	}), nil)
 	release := make(chan struct{})
 	d := device(t, url, macA, func(ctx context.Context, _ string, _ json.RawMessage) (json.RawMessage, *jsonrpc2.Error) {
-		<-release // the device answers only after the planner has finished
+		select { // the device answers only once the reply has reached it
+		case <-release:
+		case <-ctx.Done():
+		}
 		data := json.RawMessage(`{"details":"amplifier fault"}`)
 		return nil, &jsonrpc2.Error{Code: -32000, Message: "执行失败", Data: &data}
 	})
+	// The device holds the call until it has the whole reply: had the agent waited for the
+	// device's answer before the final, this would time out.
+	var beforeAnswer []hubtest.AIMessage
+	watcher := make(chan struct{})
+	go func() {
+		defer close(watcher)
+		defer close(release)
+		timeout := time.After(10 * time.Second)
+		for len(beforeAnswer) < 2 {
+			select {
+			case m := <-d.Messages():
+				beforeAnswer = append(beforeAnswer, m)
+			case <-timeout:
+				return
+			}
+		}
+	}()
 	var evs []agent.Event
 	for e := range a.Turn(ctxFor(t), agent.Request{Text: "louder"}) {
 		evs = append(evs, e)
-		if e.Kind == agent.EventChunk {
-			// The planner was told success while the device still holds the call, and the
-			// reply reached the device without waiting for it.
-			if res := <-planned; string(res) != `{"status":"success"}` {
-				t.Errorf("planner got %s", res)
-			}
-			if m := messages(t, d, 2); m[0] != (hubtest.AIMessage{Type: "chunk", Content: "done"}) || m[1] != (hubtest.AIMessage{Type: "final", Content: "done"}) {
-				t.Errorf("device messages %+v", m)
-			}
-			close(release)
-		}
+	}
+	<-watcher
+	if res := <-planned; string(res) != `{"status":"success"}` {
+		t.Errorf("planner got %s, want the fake success", res)
+	}
+	if len(beforeAnswer) != 2 || beforeAnswer[0] != (hubtest.AIMessage{Type: "chunk", Content: "done"}) || beforeAnswer[1] != (hubtest.AIMessage{Type: "final", Content: "done"}) {
+		t.Errorf("device got %+v before it answered, want the chunk and the final", beforeAnswer)
 	}
 	checkTerminal(t, evs)
 	if got, want := kinds(evs), "tool_call,chunk,tool_result,final"; got != want {

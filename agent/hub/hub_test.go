@@ -261,10 +261,8 @@ func TestDeviceToken(t *testing.T) {
 			t.Fatalf("token %q: %v, want a 401", tok, err)
 		}
 	}
-	for _, tok := range []string{"s3cret", "other"} {
-		d := dial(t, url, &hubtest.Options{Token: tok})
-		register(t, d, macA)
-		d.Close()
+	for i, tok := range []string{"s3cret", "other"} {
+		register(t, dial(t, url, &hubtest.Options{Token: tok}), "AA-BB-CC-DD-EE-0"+string(rune('1'+i)))
 	}
 }
 
