@@ -30,14 +30,14 @@ type planFunc func(ctx context.Context, t agent.TurnContext) error
 
 func (f planFunc) Plan(ctx context.Context, t agent.TurnContext) error { return f(ctx, t) }
 
-func ctxFor(t *testing.T) context.Context {
+func ctxFor(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	t.Cleanup(cancel)
 	return ctx
 }
 
 // setup serves a hub on loopback and returns an agent over it with the planner.
-func setup(t *testing.T, p agent.Planner, o *agent.Options) (*agent.Agent, *hub.Hub, string) {
+func setup(t testing.TB, p agent.Planner, o *agent.Options) (*agent.Agent, *hub.Hub, string) {
 	t.Helper()
 	h := hub.New(nil)
 	srv := httptest.NewServer(h)
@@ -57,7 +57,7 @@ func setup(t *testing.T, p agent.Planner, o *agent.Options) (*agent.Agent, *hub.
 	return a, h, "ws" + strings.TrimPrefix(srv.URL, "http")
 }
 
-func device(t *testing.T, url, mac string, handle hubtest.Handler) *hubtest.Device {
+func device(t testing.TB, url, mac string, handle hubtest.Handler) *hubtest.Device {
 	t.Helper()
 	d, err := hubtest.Dial(ctxFor(t), url, &hubtest.Options{Handle: handle})
 	if err != nil {

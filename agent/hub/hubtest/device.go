@@ -32,7 +32,8 @@ const Tools = `[
   "parameters":{"type":"object","properties":{}}}
 ]`
 
-// Handler answers one tool call: a result, or a JSON-RPC error. ctx ends when the device closes.
+// Handler answers one tool call: a result, or a JSON-RPC error. ctx ends when the device closes;
+// what a handler returns after that is not sent.
 type Handler func(ctx context.Context, tool string, input json.RawMessage) (json.RawMessage, *jsonrpc2.Error)
 
 // Options configure a Device.
@@ -205,6 +206,9 @@ func (d *Device) read() {
 			}
 			d.wg.Go(func() {
 				res, rpcErr := d.handle(d.ctx, p.Tool, p.Input)
+				if d.ctx.Err() != nil {
+					return // the device is closing: a dying device answers nothing
+				}
 				if rpcErr != nil {
 					var data any
 					if rpcErr.Data != nil {
