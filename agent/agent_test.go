@@ -504,3 +504,28 @@ func TestNewNeedsPlanner(t *testing.T) {
 		t.Fatal("New(nil) succeeded")
 	}
 }
+
+func TestControlNeverAnsweredEndsAtDeadlineWithFinal(t *testing.T) {
+	leakcheck.Check(t)
+	a, _, url := setup(t, planFunc(func(ctx context.Context, tc agent.TurnContext) error {
+		if _, err := tc.Call(ctx, "set_expression", json.RawMessage(`{"expression":"smile"}`)); err != nil {
+			return err
+		}
+		tc.Chunk("smiling")
+		return nil
+	}), &agent.Options{TurnTimeout: 300 * time.Millisecond})
+	device(t, url, macA, func(ctx context.Context, _ string, _ json.RawMessage) (json.RawMessage, *jsonrpc2.Error) {
+		<-ctx.Done() // a device that never answers the control call
+		return nil, nil
+	})
+	evs := collect(t, a, ctxFor(t), agent.Request{})
+	if got, want := kinds(evs), "tool_call,chunk,tool_result,final"; got != want {
+		t.Fatalf("events %s, want %s", got, want)
+	}
+	if err := evs[2].Err; !errors.Is(err, agent.ErrTurnTimeout) {
+		t.Fatalf("the unanswered control call reported %v, want ErrTurnTimeout", err)
+	}
+	if last(evs).Text != "smiling" {
+		t.Fatalf("final %q", last(evs).Text)
+	}
+}

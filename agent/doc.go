@@ -31,7 +31,8 @@
 //     without waiting for the device (seed 002), unless Options.WaitForControl. The call goes on:
 //     the device's answer is logged and yielded as the call's EventToolResult, an error as such;
 //     the reply's final goes to the device without waiting for it, and the turn's EventFinal comes
-//     once the answer is in (within the turn's deadline).
+//     once the answer is in. A control call still unanswered at the turn's deadline reports the
+//     deadline as its result; the turn, whose reply is out, still ends with EventFinal.
 //   - A query tool waits for the device; a device error is a *ToolError with the device's code,
 //     message and data.details; a device that drops is ErrDeviceGone.
 //   - A local tool runs in process; its error is a *ToolError (CodeToolFailed unless it returned a
