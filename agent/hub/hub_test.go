@@ -468,3 +468,22 @@ func TestParseMAC(t *testing.T) {
 		}
 	}
 }
+
+func TestLineThatNeverRegistersIsClosed(t *testing.T) {
+	leakcheck.Check(t)
+	_, url := start(t, &hub.Options{RegisterTimeout: 50 * time.Millisecond})
+	idle := dial(t, url, nil)
+	select {
+	case <-idle.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("an unregistered line stayed open")
+	}
+	// A line that registers in time stays.
+	d := dial(t, url, nil)
+	register(t, d, macA)
+	select {
+	case <-d.Done():
+		t.Fatal("a registered line was closed")
+	case <-time.After(200 * time.Millisecond):
+	}
+}
