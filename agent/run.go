@@ -92,11 +92,12 @@ func (a *Agent) run(ctx context.Context, r Request, yield func(Event) bool) {
 			yield(*terminal)
 		}
 	}
+	replied := false // the planner succeeded and the device has its final
 	failure := func() *Event {
 		switch {
 		case isGone(deviceDone):
 			return &Event{Kind: EventError, Err: fmt.Errorf("%w: %s", ErrDeviceGone, mac)}
-		case tctx.Err() != nil:
+		case tctx.Err() != nil && !replied:
 			return &Event{Kind: EventError, Err: context.Cause(tctx)}
 		case planErr != nil:
 			return &Event{Kind: EventError, Err: planErr}
@@ -106,8 +107,10 @@ func (a *Agent) run(ctx context.Context, r Request, yield func(Event) bool) {
 
 	// Phase 1: the planner runs. Phase 2: the control calls it did not wait for finish, their
 	// answers still reported. The device's final goes out between the two: the reply is not held
-	// up by calls the planner was told had succeeded.
+	// up by calls the planner was told had succeeded. A deadline in phase 2 does not fail the
+	// turn, whose reply is out: the calls end on it and report it as their results.
 	phase := (<-chan struct{})(planDone)
+	deadline := tctx.Done()
 	for {
 		select {
 		case e := <-t.events:
@@ -117,12 +120,15 @@ func (a *Agent) run(ctx context.Context, r Request, yield func(Event) bool) {
 			}
 			continue
 		case <-deviceDone:
-		case <-tctx.Done():
+		case <-deadline:
+			if replied {
+				deadline = nil
+				continue
+			}
 		case <-phase:
-			if phase == (<-chan struct{})(planDone) && planErr == nil {
-				if failure() == nil {
-					t.finishDevice()
-				}
+			if !replied && planErr == nil && failure() == nil {
+				t.finishDevice()
+				replied = true
 				watchBackground()
 				phase = bgDone
 				continue
@@ -280,7 +286,7 @@ func (t *turn) call(ctx context.Context, name string, input json.RawMessage) (re
 	}
 	if decl.SubType == tools.Control && !t.a.opts.WaitForControl {
 		t.bg.Go(func() { t.callLater(mac, name, input) })
-		return successResult, nil, false
+		return successResult, nil, true
 	}
 	if ctx != t.ctx { // a planner's own context: the turn's end must still stop the call
 		var cancel context.CancelFunc

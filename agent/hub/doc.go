@@ -38,7 +38,8 @@
 // server's keepalive notices the old line is dead (ping interval plus ping timeout); its back-off
 // retries then succeed.
 //
-// A line that registered one MAC cannot register another: it is refused the same way.
+// A line that registered one MAC cannot register another: it is refused the same way. A line that
+// has not registered within Options.RegisterTimeout (30 s by default) is closed.
 //
 // # Tokens
 //

@@ -56,6 +56,9 @@ type subscription struct {
 // and a function that ends the subscription and closes the channel. A reader that falls more than
 // buffer events behind loses events (each loss is logged) rather than stalling the hub. buffer <=
 // 0 means DefaultEventBuffer. Close also closes the channel.
+//
+// Each device's events come in the order they happened on its line; CallDone events come from
+// the calling goroutines, so one may arrive after its device's Disconnected.
 func (h *Hub) Subscribe(buffer int) (<-chan Event, func()) {
 	if buffer <= 0 {
 		buffer = DefaultEventBuffer
@@ -93,7 +96,9 @@ func (h *Hub) emit(e Event) {
 		case s.ch <- e:
 		default:
 			s.dropped++
-			h.log.Warn("event dropped: a subscriber is not reading", "event", e.Kind, "mac", e.Device.MAC, "dropped", s.dropped)
+			if s.dropped&(s.dropped-1) == 0 { // 1, 2, 4, 8...: a stalled reader must not flood the log
+				h.log.Warn("events dropped: a subscriber is not reading", "event", e.Kind, "mac", e.Device.MAC, "dropped", s.dropped)
+			}
 		}
 	}
 }

@@ -36,6 +36,9 @@ type Options struct {
 	// handshake without one of them is refused with 401. Empty: no token is asked for (the
 	// development default, for a server on loopback).
 	Tokens []string
+	// RegisterTimeout is how long a line may stay open without registering before it is closed,
+	// so that idle sockets cannot pile up; 0 means DefaultRegisterTimeout, negative never.
+	RegisterTimeout time.Duration
 	// Logger receives registrations, refusals and disconnections; nil discards.
 	Logger *slog.Logger
 	// ReadLimit, PingInterval, PingTimeout and WriteTimeout are passed to transport.Accept; zero
@@ -45,6 +48,10 @@ type Options struct {
 	PingTimeout  time.Duration
 	WriteTimeout time.Duration
 }
+
+// DefaultRegisterTimeout is Options.RegisterTimeout's default. A device registers as soon as it
+// is connected (PROTOCOL.md); 30 s leaves room for a slow link.
+const DefaultRegisterTimeout = 30 * time.Second
 
 // Device is a registered device, as Devices and events show it.
 type Device struct {
@@ -100,6 +107,9 @@ func New(o *Options) *Hub {
 			h.tokens = append(h.tokens, sha256.Sum256([]byte(t)))
 		}
 	}
+	if h.opts.RegisterTimeout == 0 {
+		h.opts.RegisterTimeout = DefaultRegisterTimeout
+	}
 	h.log = h.opts.Logger
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
@@ -134,7 +144,8 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.log.Debug("accept", "remote", r.RemoteAddr, "err", err)
 		return
 	}
-	l := &line{h: h, s: s, remote: r.RemoteAddr, clientID: r.Header.Get("Client-Id"), pending: make(map[uint64]chan reply)}
+	l := &line{h: h, s: s, remote: r.RemoteAddr, clientID: r.Header.Get("Client-Id"),
+		pending: make(map[uint64]chan reply), registered: make(chan struct{})}
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
@@ -143,6 +154,9 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	h.lines[l] = struct{}{}
 	h.wg.Add(1)
+	if d := h.opts.RegisterTimeout; d > 0 {
+		h.wg.Go(func() { l.awaitRegistration(d) })
+	}
 	h.mu.Unlock()
 	defer h.wg.Done()
 	h.log.Debug("line open", "remote", l.remote)

@@ -39,7 +39,21 @@ type line struct {
 	pending map[uint64]chan reply // calls awaiting an answer, by id
 	gone    error                 // why the line is unusable; set once
 
-	reg *registration // guarded by Hub.mu: the MAC this line serves, nil before registering
+	reg        *registration // guarded by Hub.mu: the MAC this line serves, nil before registering
+	registered chan struct{} // closed at the line's first registration
+}
+
+// awaitRegistration closes the line if it has not registered within d.
+func (l *line) awaitRegistration(d time.Duration) {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-l.registered:
+	case <-l.s.Done():
+	case <-timer.C:
+		l.h.log.Warn("closing a line that did not register in time", "remote", l.remote, "timeout", d)
+		l.s.Close()
+	}
 }
 
 // reply is what a pending call receives: the answer, or why none will come.
@@ -207,6 +221,9 @@ func (l *line) register(m *transport.Message) {
 		}
 		r := &registration{mac: mac, line: l, since: time.Now(), tools: ts, done: make(chan struct{})}
 		h.devices[mac] = r
+		if l.reg == nil {
+			close(l.registered)
+		}
 		l.reg = r
 		events = append(events, Event{Kind: Registered, Device: r.snapshot()})
 	}
