@@ -104,7 +104,7 @@ func TestSearchChineseAndEnglish(t *testing.T) {
 		want  []string // exactly these, best first
 	}{
 		{"我喜欢什么", []string{"我喜欢科技"}},
-		{"什么", nil},                       // only a function word: nothing, not everything
+		{"什么", nil}, // only a function word: nothing, not everything
 		{"天气怎么样，下雨吗", []string{"我讨厌下雨天"}}, // 下雨
 		{"量子", []string{"用户问过什么是量子计算"}},
 		// "user" is in both; "like" only in the first.
