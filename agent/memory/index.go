@@ -35,7 +35,7 @@ type userIndex struct {
 	// writes, which hold Store.mu, update under Lock.
 	mu       sync.RWMutex
 	version  int64
-	n, total int64 // memories and their summed lengths
+	n, total int64              // memories and their summed lengths
 	postings map[string][]entry // each list in increasing seq
 	size     int
 
@@ -219,4 +219,3 @@ func (s *Store) apply(c change) {
 	idx.version = c.version
 	s.cacheSize += idx.size - before
 }
-
