@@ -63,7 +63,8 @@ func (s *Store) index(ctx context.Context, uid, version int64) (*userIndex, erro
 	return idx, nil
 }
 
-// cached returns the cached index of uid if it is at version.
+// cached returns the cached index of uid if it is at version or newer (this
+// Store wrote since the caller read version).
 func (s *Store) cached(uid, version int64) *userIndex {
 	s.cacheMu.Lock()
 	defer s.cacheMu.Unlock()
@@ -72,7 +73,7 @@ func (s *Store) cached(uid, version int64) *userIndex {
 		return nil
 	}
 	idx.mu.RLock()
-	current := idx.version == version
+	current := idx.version >= version
 	idx.mu.RUnlock()
 	if !current {
 		return nil

@@ -82,8 +82,15 @@ func TestIndexMatchesDatabase(t *testing.T) {
 			t.Errorf("%q: cached index ranks\n%v\nfresh one\n%v", q, got, want)
 		}
 	}
-	if s.cached(mustUID(t, s, "u"), -1) != nil {
-		t.Error("cached returned an index at the wrong version")
+	var version int64
+	if err := db.QueryRow(`SELECT version FROM memory_users WHERE user_id = 'u'`).Scan(&version); err != nil {
+		t.Fatal(err)
+	}
+	if s.cached(mustUID(t, s, "u"), version) == nil {
+		t.Error("the index is not cached at the database's version")
+	}
+	if s.cached(mustUID(t, s, "u"), version+1) != nil {
+		t.Error("cached returned an index older than asked for")
 	}
 }
 
