@@ -180,9 +180,20 @@ func checkDB(ctx context.Context, db *sql.DB) error {
 	if !strings.EqualFold(mode, "wal") {
 		return fmt.Errorf("journal mode is %q, not wal", mode)
 	}
-	// A write that changes nothing: a read-only file (on a read-only mount,
+	// A write that is rolled back: a read-only file (on a read-only mount,
 	// say) fails here rather than on the first Add.
-	_, err = db.ExecContext(ctx, "BEGIN IMMEDIATE; COMMIT")
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		return err
+	}
+	_, err = conn.ExecContext(ctx, "CREATE TABLE devicectl_write_probe (x INTEGER)")
+	if _, rerr := conn.ExecContext(ctx, "ROLLBACK"); err == nil {
+		err = rerr
+	}
 	return err
 }
 

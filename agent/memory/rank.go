@@ -1,6 +1,9 @@
 package memory
 
-import "math"
+import (
+	"cmp"
+	"math"
+)
 
 // Ranking. A memory's relevance to a query is the share of the query it
 // covers, each part of the query weighted by how rare it is among the user's
@@ -52,21 +55,13 @@ func saturation(tf float64, dl, avgdl float64) float64 {
 	return tf * (k1 + 1) / (tf + k1*(1-b+b*dl/avgdl))
 }
 
-// strength is s_t(d) above.
-func strength(tfContent, tfTopic int, dl, avgdl float64) float64 {
+// strength is s_t(d) above; full is saturation(topicWeight, avgdl, avgdl).
+func strength(tfContent, tfTopic int, dl, avgdl, full float64) float64 {
 	tf := float64(tfContent + topicWeight*tfTopic)
 	if tf == 0 {
 		return 0
 	}
-	return min(1, saturation(tf, dl, avgdl)/saturation(topicWeight, avgdl, avgdl))
-}
-
-// posting is one term's occurrence in one memory.
-type posting struct {
-	term      int // index into the query's unique terms
-	tfContent int
-	tfTopic   int
-	docLen    int
+	return min(1, saturation(tf, dl, avgdl)/full)
 }
 
 // ranker scores the memories of one query.
@@ -121,4 +116,85 @@ func (r *ranker) relevance(strengths []float64, cover []float64) float64 {
 		sum += r.weights[u] * c
 	}
 	return min(1, max(0, sum/r.total))
+}
+
+// scored is a memory's rank for one query.
+type scored struct {
+	seq       int64
+	relevance float64
+	raw       float64 // Σ idf·strength, to order equal relevances
+}
+
+// compareScored orders best first: by relevance, then raw score, then the
+// newer memory.
+func compareScored(a, b scored) int {
+	if c := cmp.Compare(b.relevance, a.relevance); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(b.raw, a.raw); c != 0 {
+		return c
+	}
+	return cmp.Compare(b.seq, a.seq)
+}
+
+// top returns the limit best memories of the index for a query: spans and
+// units as queryTerms gave them, terms the unique terms, termIdx each span's
+// index among them. It merges the terms' postings lists (each in seq order),
+// so every matching memory is scored once, without a map.
+func (idx *userIndex) top(spans []span, units int, termIdx []int, terms []string, limit int) []scored {
+	idx.mu.RLock()
+	defer idx.mu.RUnlock()
+	n := int(idx.n)
+	if n <= 0 || limit <= 0 {
+		return nil
+	}
+	avgdl := float64(idx.total) / float64(n)
+	full := saturation(topicWeight, avgdl, avgdl)
+	lists := make([][]entry, len(terms))
+	df := make([]int, len(terms))
+	idfs := make([]float64, len(terms))
+	for i, t := range terms {
+		lists[i] = idx.postings[t]
+		df[i] = len(lists[i])
+		idfs[i] = idf(n, df[i])
+	}
+	r := newRanker(spans, units, termIdx, n, df)
+	pos := make([]int, len(terms))
+	strengths := make([]float64, len(terms))
+	cover := make([]float64, units)
+	best := make([]scored, 0, limit+1)
+	for {
+		cur := int64(math.MaxInt64)
+		for i, l := range lists {
+			if pos[i] < len(l) && l[pos[i]].seq < cur {
+				cur = l[pos[i]].seq
+			}
+		}
+		if cur == math.MaxInt64 {
+			return best
+		}
+		clear(strengths)
+		raw := 0.0
+		for i, l := range lists {
+			if pos[i] < len(l) && l[pos[i]].seq == cur {
+				e := l[pos[i]]
+				st := strength(int(e.tfContent), int(e.tfTopic), float64(e.docLn), avgdl, full)
+				strengths[i] = st
+				raw += idfs[i] * st
+				pos[i]++
+			}
+		}
+		sc := scored{seq: cur, relevance: r.relevance(strengths, cover), raw: raw}
+		if sc.relevance <= 0 || (len(best) == limit && compareScored(sc, best[limit-1]) >= 0) {
+			continue
+		}
+		at := len(best)
+		for at > 0 && compareScored(sc, best[at-1]) < 0 {
+			at--
+		}
+		best = append(best, scored{})
+		copy(best[at+1:], best[at:])
+		best[at] = sc
+		best = best[:min(len(best), limit)]
+	}
 }

@@ -1,7 +1,6 @@
 package memory
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -46,7 +45,8 @@ var schema = []string{
 		uid       INTEGER PRIMARY KEY,
 		user_id   TEXT NOT NULL UNIQUE,
 		memories  INTEGER NOT NULL,
-		total_len INTEGER NOT NULL
+		total_len INTEGER NOT NULL,
+		version   INTEGER NOT NULL -- counts changes, for the cached index (index.go)
 	);
 	CREATE TABLE memory_items (
 		seq        INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -76,6 +76,12 @@ type Store struct {
 	// mu makes this process's writes take turns instead of spinning on
 	// SQLite's busy timeout; that timeout still covers other processes.
 	mu sync.Mutex
+
+	cacheMu   sync.Mutex
+	cache     map[int64]*userIndex // by uid; see index.go
+	cacheSize int                  // postings in cache
+	maxCached int                  // bound of cacheSize: maxCachedPostings
+	tick      uint64               // for cache's least recently used
 }
 
 // Hit is one memory Search found.
@@ -92,7 +98,7 @@ func New(ctx context.Context, db *sql.DB) (*Store, error) {
 	if err := Migrate(ctx, db, "memory", schema); err != nil {
 		return nil, err
 	}
-	return &Store{db: db}, nil
+	return &Store{db: db, cache: map[int64]*userIndex{}, maxCached: maxCachedPostings}, nil
 }
 
 // Add stores a memory of userID and returns its id ("memory-<n>"). content
@@ -134,10 +140,11 @@ func (s *Store) Add(ctx context.Context, userID, content string, topics []string
 		return "", fmt.Errorf("memory: add: %w", err)
 	}
 	defer tx.Rollback() // after Commit it does nothing
-	var uid int64
-	err = tx.QueryRowContext(ctx, `INSERT INTO memory_users (user_id, memories, total_len) VALUES (?, 1, ?)
-		ON CONFLICT (user_id) DO UPDATE SET memories = memories + 1, total_len = total_len + excluded.total_len
-		RETURNING uid`, userID, docLen).Scan(&uid)
+	var uid, version int64
+	err = tx.QueryRowContext(ctx, `INSERT INTO memory_users (user_id, memories, total_len, version) VALUES (?, 1, ?, 1)
+		ON CONFLICT (user_id) DO UPDATE SET memories = memories + 1, total_len = total_len + excluded.total_len,
+			version = version + 1
+		RETURNING uid, version`, userID, docLen).Scan(&uid, &version)
 	if err != nil {
 		return "", fmt.Errorf("memory: add: %w", err)
 	}
@@ -153,6 +160,7 @@ func (s *Store) Add(ctx context.Context, userID, content string, topics []string
 	if err := tx.Commit(); err != nil {
 		return "", fmt.Errorf("memory: add: %w", err)
 	}
+	s.apply(change{uid: uid, version: version, seq: seq, docLen: docLen, added: true, content: counts, topics: topicCounts})
 	return idPrefix + strconv.FormatInt(seq, 10), nil
 }
 
@@ -253,59 +261,19 @@ func (s *Store) Search(ctx context.Context, userID, query string, limit int) ([]
 		return []Hit{}, nil
 	}
 
-	var uid, n, total int64
-	err := s.db.QueryRowContext(ctx, `SELECT uid, memories, total_len FROM memory_users WHERE user_id = ?`, userID).Scan(&uid, &n, &total)
+	var uid, version int64
+	err := s.db.QueryRowContext(ctx, `SELECT uid, version FROM memory_users WHERE user_id = ?`, userID).Scan(&uid, &version)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return []Hit{}, nil
 	case err != nil:
 		return nil, fmt.Errorf("memory: search: %w", err)
-	case n <= 0:
-		return []Hit{}, nil
 	}
-	avgdl := float64(total) / float64(n)
-
-	postings, err := s.postings(ctx, uid, terms, index)
+	idx, err := s.index(ctx, uid, version)
 	if err != nil {
 		return nil, fmt.Errorf("memory: search: %w", err)
 	}
-	df := make([]int, len(terms))
-	for _, ps := range postings {
-		for _, p := range ps {
-			df[p.term]++
-		}
-	}
-	r := newRanker(spans, units, termIdx, int(n), df)
-	type scored struct {
-		seq       int64
-		relevance float64
-		raw       float64 // BM25F-like sum, to order equal relevances
-	}
-	ranked := make([]scored, 0, len(postings))
-	strengths := make([]float64, len(terms))
-	cover := make([]float64, units)
-	for seq, ps := range postings {
-		clear(strengths)
-		raw := 0.0
-		for _, p := range ps {
-			st := strength(p.tfContent, p.tfTopic, float64(p.docLen), avgdl)
-			strengths[p.term] = st
-			raw += idf(int(n), df[p.term]) * st
-		}
-		if rel := r.relevance(strengths, cover); rel > 0 {
-			ranked = append(ranked, scored{seq, rel, raw})
-		}
-	}
-	slices.SortFunc(ranked, func(a, b scored) int {
-		if c := cmp.Compare(b.relevance, a.relevance); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(b.raw, a.raw); c != 0 {
-			return c
-		}
-		return cmp.Compare(b.seq, a.seq) // newer first
-	})
-	ranked = ranked[:min(limit, len(ranked))]
+	ranked := idx.top(spans, units, termIdx, terms, limit)
 	if len(ranked) == 0 {
 		return []Hit{}, nil
 	}
@@ -327,34 +295,6 @@ func (s *Store) Search(ctx context.Context, userID, query string, limit int) ([]
 		hits = append(hits, h)
 	}
 	return hits, nil
-}
-
-// postings reads the user's postings of terms, grouped by memory.
-func (s *Store) postings(ctx context.Context, uid int64, terms []string, index map[string]int) (map[int64][]posting, error) {
-	q := `SELECT term, seq, tf_content, tf_topic, doc_len FROM memory_terms WHERE uid = ? AND term IN (` +
-		strings.Repeat("?,", len(terms)-1) + `?)`
-	args := make([]any, 0, 1+len(terms))
-	args = append(args, uid)
-	for _, t := range terms {
-		args = append(args, t)
-	}
-	rows, err := s.db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := map[int64][]posting{}
-	var term string
-	var seq int64
-	var p posting
-	for rows.Next() {
-		if err := rows.Scan(&term, &seq, &p.tfContent, &p.tfTopic, &p.docLen); err != nil {
-			return nil, err
-		}
-		p.term = index[term]
-		out[seq] = append(out[seq], p)
-	}
-	return out, rows.Err()
 }
 
 // items reads the memories seqs of user uid.
@@ -410,28 +350,31 @@ func (s *Store) Delete(ctx context.Context, userID, id string) (bool, error) {
 	}
 	defer tx.Rollback()
 	// Write first, so the transaction holds the write lock from its first
-	// statement (see Migrate).
+	// statement (see Migrate). The terms go before the item, so that ON
+	// DELETE CASCADE has nothing left to do and RETURNING sees them all.
+	terms, err := deleteTerms(ctx, tx, seq, userID)
+	if err != nil {
+		return false, fmt.Errorf("memory: delete: %w", err)
+	}
 	var uid, docLen int64
 	err = tx.QueryRowContext(ctx, `DELETE FROM memory_items
 		WHERE seq = ? AND uid = (SELECT uid FROM memory_users WHERE user_id = ?)
 		RETURNING uid, doc_len`, seq, userID).Scan(&uid, &docLen)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return false, nil
+		return false, nil // the deferred Rollback keeps the terms
 	case err != nil:
 		return false, fmt.Errorf("memory: delete: %w", err)
 	}
-	// Also done by ON DELETE CASCADE when foreign keys are on; do not rely on it.
-	if _, err := tx.ExecContext(ctx, `DELETE FROM memory_terms WHERE seq = ?`, seq); err != nil {
-		return false, fmt.Errorf("memory: delete: %w", err)
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE memory_users SET memories = memories - 1, total_len = total_len - ?
-		WHERE uid = ?`, docLen, uid); err != nil {
+	var version int64
+	if err := tx.QueryRowContext(ctx, `UPDATE memory_users SET memories = memories - 1, total_len = total_len - ?,
+		version = version + 1 WHERE uid = ? RETURNING version`, docLen, uid).Scan(&version); err != nil {
 		return false, fmt.Errorf("memory: delete: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
 		return false, fmt.Errorf("memory: delete: %w", err)
 	}
+	s.apply(change{uid: uid, version: version, seq: seq, docLen: int(docLen), terms: terms})
 	return true, nil
 }
 
@@ -443,4 +386,25 @@ func parseID(id string) (int64, bool) {
 	}
 	seq, err := strconv.ParseInt(rest, 10, 64)
 	return seq, err == nil && seq > 0
+}
+
+// deleteTerms deletes the postings of memory seq when it is userID's, and
+// returns their terms.
+func deleteTerms(ctx context.Context, tx *sql.Tx, seq int64, userID string) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, `DELETE FROM memory_terms
+		WHERE seq = ? AND uid = (SELECT uid FROM memory_users WHERE user_id = ?)
+		RETURNING term`, seq, userID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var terms []string
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			return nil, err
+		}
+		terms = append(terms, t)
+	}
+	return terms, rows.Err()
 }
