@@ -28,6 +28,8 @@ type fakeTurn struct {
 	decls []tools.Declaration
 	// call answers a tool call; nil answers {"status":"success"}.
 	call func(name string, input json.RawMessage) (json.RawMessage, error)
+	// seen, when set, is told every event as it happens.
+	seen func(agent.Event)
 
 	mu     sync.Mutex
 	events []agent.Event
@@ -40,11 +42,19 @@ func (f *fakeTurn) History() []agent.Exchange  { return f.hist }
 func (f *fakeTurn) Tools() []tools.Declaration { return f.decls }
 func (f *fakeTurn) Chunk(text string)          { f.record(agent.Event{Kind: agent.EventChunk, Text: text}) }
 func (f *fakeTurn) Thought(text string)        { f.record(agent.Event{Kind: agent.EventThought, Text: text}) }
-func (f *fakeTurn) record(e agent.Event)       { f.mu.Lock(); f.events = append(f.events, e); f.mu.Unlock() }
 func (f *fakeTurn) snapshot() (out []agent.Event) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append(out, f.events...)
+}
+
+func (f *fakeTurn) record(e agent.Event) {
+	f.mu.Lock()
+	f.events = append(f.events, e)
+	f.mu.Unlock()
+	if f.seen != nil {
+		f.seen(e)
+	}
 }
 
 func (f *fakeTurn) Call(ctx context.Context, name string, input json.RawMessage) (json.RawMessage, error) {

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -56,6 +58,47 @@ func TestPlainAnswerStreamsChunksInOrder(t *testing.T) {
 	msgs := messages(t, req)
 	if roles(t, req) != "system user" || msgs[0]["content"] != DefaultSystemPrompt || msgs[1]["content"] != "hi" {
 		t.Errorf("messages = %v", msgs)
+	}
+}
+
+// A chunk reaches the device while the model is still writing, not when the stream ends: the
+// server holds back the rest of the stream until the turn has seen the first chunk.
+func TestChunksStreamAsTheyArrive(t *testing.T) {
+	first := make(chan struct{})
+	var once sync.Once
+	r := newReplay(t, step{handler: func(w http.ResponseWriter, req *http.Request) {
+		events := bytes.SplitAfter(readTestdata(t, "plain.sse"), []byte("\n\n"))
+		w.Header().Set("Content-Type", "text/event-stream")
+		writeEvents(w, bytes.Join(events[:2], nil)) // the role, then "Hello"
+		select {
+		case <-first:
+		case <-time.After(10 * time.Second):
+			t.Error("the first chunk was not delivered while the stream was still open")
+		}
+		writeEvents(w, bytes.Join(events[2:], nil))
+	}})
+	turn := &fakeTurn{req: agent.Request{Text: "hi"}, seen: func(e agent.Event) {
+		if e.Kind == agent.EventChunk {
+			once.Do(func() { close(first) })
+		}
+	}}
+	if err := newPlanner(t, r.url(), nil).Plan(t.Context(), turn); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(turn.texts(agent.EventChunk)); got != 4 {
+		t.Errorf("%d chunks, want 4", got)
+	}
+}
+
+// Servers add parameters to the media type (OpenAI and vLLM send a charset): still a stream.
+func TestEventStreamWithParameters(t *testing.T) {
+	r := newReplay(t, step{file: "plain.sse", contentType: "text/event-stream; charset=utf-8"})
+	turn := &fakeTurn{req: agent.Request{Text: "hi"}}
+	if err := newPlanner(t, r.url(), nil).Plan(t.Context(), turn); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(turn.texts(agent.EventChunk), ""); got != "Hello there! 我可以帮你调音量。" {
+		t.Errorf("reply = %q", got)
 	}
 }
 
