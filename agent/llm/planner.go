@@ -120,7 +120,7 @@ func (p *Planner) messages(t agent.TurnContext) []openai.ChatCompletionMessagePa
 
 // functionTools declares every tool to the model as a function with its JSON Schema.
 func functionTools(decls []tools.Declaration) ([]openai.ChatCompletionToolUnionParam, error) {
-	out := make([]openai.ChatCompletionToolUnionParam, 0, len(decls))
+	var out []openai.ChatCompletionToolUnionParam // nil, not empty: some servers refuse "tools":[]
 	for _, d := range decls {
 		params := shared.FunctionParameters{"type": "object", "properties": map[string]any{}}
 		if d.Parameters != nil {
