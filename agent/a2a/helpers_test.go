@@ -27,6 +27,7 @@ type fakeRunner struct {
 	err       error
 	failAfter error
 	block     bool
+	blockOn   string // block only the turns with this text
 	started   chan struct{} // when not nil, gets a value as each blocking turn starts
 
 	mu   sync.Mutex
@@ -47,7 +48,7 @@ func (f *fakeRunner) Turn(ctx context.Context, r agent.Request) iter.Seq[agent.E
 				return
 			}
 		}
-		if f.block {
+		if f.block || (f.blockOn != "" && r.Text == f.blockOn) {
 			if f.started != nil {
 				f.started <- struct{}{}
 			}
@@ -121,6 +122,16 @@ type testServer struct {
 	*httptest.Server
 	h  *Handler
 	db *sql.DB
+
+	mu   sync.Mutex
+	hits map[string]int // "POST /a2a" -> requests served
+}
+
+// served reports how many requests reached method and path.
+func (ts *testServer) served(method, path string) int {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.hits[method+" "+path]
 }
 
 // newTestServer serves a handler over the database file at dbPath ("" = a fresh one) with
@@ -139,8 +150,13 @@ func newTestServer(t testing.TB, run Runner, dbPath string, mod func(*Options)) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(h)
-	ts := &testServer{Server: srv, h: h, db: db}
+	ts := &testServer{h: h, db: db, hits: make(map[string]int)}
+	ts.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ts.mu.Lock()
+		ts.hits[r.Method+" "+r.URL.Path]++
+		ts.mu.Unlock()
+		h.ServeHTTP(w, r)
+	}))
 	t.Cleanup(ts.stop)
 	return ts
 }
