@@ -20,7 +20,9 @@ import (
 // problem, as the seed's table asks; detailer adds it where a2a-go's own errors have none.
 
 // detailer is an a2asrv.CallInterceptor that gives a2a-go's errors a details entry.
-type detailer struct{ a2asrv.PassthroughCallInterceptor }
+type detailer struct {
+	a2asrv.PassthroughCallInterceptor
+}
 
 type payloadKey struct{}
 

@@ -27,7 +27,7 @@ type fakeRunner struct {
 	err       error
 	failAfter error
 	block     bool
-	blockOn   string // block only the turns with this text
+	blockOn   string        // block only the turns with this text
 	started   chan struct{} // when not nil, gets a value as each blocking turn starts
 
 	mu   sync.Mutex
