@@ -157,11 +157,13 @@ func (h *Handler) Handles(r *http.Request) bool {
 	return pattern != ""
 }
 
-// Close cancels the turns still running. Shut the HTTP server down first: it owns the request
-// goroutines; a2a-go's executions end when their turns do.
+// Close cancels the turns still running (seed-route requests then end with their tasks stored
+// failed) and waits for the A2A executions to return; messages that arrive later are refused.
+// Call it while shutting the HTTP server down (which waits for the request goroutines), before
+// closing the DB.
 func (h *Handler) Close() error {
-	h.exec.cancelAll()
 	h.closeAll()
+	h.exec.close()
 	return nil
 }
 

@@ -29,6 +29,7 @@ type fakeRunner struct {
 	block     bool
 	blockOn   string        // block only the turns with this text
 	started   chan struct{} // when not nil, gets a value as each blocking turn starts
+	gate      chan struct{} // when not nil, the final waits until it is closed
 
 	mu   sync.Mutex
 	reqs []agent.Request
@@ -55,6 +56,17 @@ func (f *fakeRunner) Turn(ctx context.Context, r agent.Request) iter.Seq[agent.E
 			<-ctx.Done()
 			yield(agent.Event{Kind: agent.EventError, Err: ctx.Err()})
 			return
+		}
+		if f.gate != nil {
+			if f.started != nil {
+				f.started <- struct{}{}
+			}
+			select {
+			case <-f.gate:
+			case <-ctx.Done():
+				yield(agent.Event{Kind: agent.EventError, Err: ctx.Err()})
+				return
+			}
 		}
 		if f.failAfter != nil {
 			yield(agent.Event{Kind: agent.EventError, Err: f.failAfter})
