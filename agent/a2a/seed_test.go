@@ -313,3 +313,27 @@ func TestHandles(t *testing.T) {
 		}
 	}
 }
+
+// TestSeedContinueTask: a second tasks/send to a finished task adds a turn to it, in its session.
+func TestSeedContinueTask(t *testing.T) {
+	run := &fakeRunner{chunks: replyChunks}
+	ts := newTestServer(t, run, "", nil)
+	post(t, ts.URL+PathSeedSend, seedSendBody)
+	body, _ := post(t, ts.URL+PathSeedSend, strings.Replace(seedSendBody, "把音量调到30", "大声一点", 1))
+	var r struct {
+		Result seedTask `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(body), &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Result.History) != 4 || r.Result.History[2].Parts[0].Text != "大声一点" || len(r.Result.Artifacts) != 2 {
+		t.Errorf("continued task: %s", body)
+	}
+	if reqs := run.requests(); len(reqs) != 2 || reqs[1].SessionID != "session-id-1" {
+		t.Errorf("runner requests %+v", reqs)
+	}
+	other, _ := post(t, ts.URL+PathSeedSend, strings.Replace(seedSendBody, "session-id-1", "session-id-9", 1))
+	if !strings.Contains(other, `"details":"Task task-id-1 belongs to session session-id-1, not session-id-9"`) {
+		t.Errorf("another session's send: %s", other)
+	}
+}
