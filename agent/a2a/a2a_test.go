@@ -219,12 +219,18 @@ func TestA2A10Client(t *testing.T) {
 	run := &fakeRunner{chunks: replyChunks}
 	ts := newTestServer(t, run, "", nil)
 	testSendStreamGetCancel(t, run, newV1Client(t, ts, ""))
+	if n := ts.served("POST", PathJSONRPCv03); n != 0 || ts.served("POST", PathJSONRPC) == 0 {
+		t.Errorf("1.0 client: %d requests on %s, %d on %s", ts.served("POST", PathJSONRPC), PathJSONRPC, n, PathJSONRPCv03)
+	}
 }
 
 func TestA2A03Client(t *testing.T) {
 	run := &fakeRunner{chunks: replyChunks}
 	ts := newTestServer(t, run, "", nil)
 	testSendStreamGetCancel(t, run, newV03Client(t, ts))
+	if n := ts.served("POST", PathJSONRPC); n != 0 || ts.served("POST", PathJSONRPCv03) == 0 {
+		t.Errorf("0.3 client: %d requests on %s, %d on %s", n, PathJSONRPC, ts.served("POST", PathJSONRPCv03), PathJSONRPCv03)
+	}
 }
 
 func TestA2ADeviceErrors(t *testing.T) {

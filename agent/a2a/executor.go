@@ -25,7 +25,12 @@ type executor struct {
 
 	mu      sync.Mutex
 	running map[a2a.TaskID]context.CancelFunc // turns in flight, for Cancel and Close
+	closed  bool                              // Close was called: no new turns
+	wg      sync.WaitGroup                    // one per Execute in flight; Close waits
 }
+
+// errClosing is a message that arrives after Close.
+var errClosing = fmt.Errorf("the server is shutting down: %w", a2a.ErrServerError)
 
 var _ a2asrv.AgentExecutor = (*executor)(nil)
 
@@ -77,7 +82,10 @@ func (e *executor) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter
 		// a2a-go runs executions detached from the HTTP request; Cancel and Close end them here.
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		e.track(ec.TaskID, cancel)
+		if !e.track(ec.TaskID, cancel) {
+			yield(nil, errClosing)
+			return
+		}
 		defer e.untrack(ec.TaskID)
 
 		t, err := startTurn(ctx, e.run, req)
@@ -145,25 +153,34 @@ func (e *executor) Cancel(ctx context.Context, ec *a2asrv.ExecutorContext) iter.
 	}
 }
 
-func (e *executor) track(id a2a.TaskID, cancel context.CancelFunc) {
+// track registers a starting turn; false after Close.
+func (e *executor) track(id a2a.TaskID, cancel context.CancelFunc) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.closed {
+		return false
+	}
 	e.running[id] = cancel
+	e.wg.Add(1)
+	return true
 }
 
 func (e *executor) untrack(id a2a.TaskID) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	delete(e.running, id)
+	e.wg.Done()
 }
 
-// cancelAll ends every running turn (on Close).
-func (e *executor) cancelAll() {
+// close ends every running turn, refuses new ones and waits until the Executes have returned.
+func (e *executor) close() {
 	e.mu.Lock()
-	defer e.mu.Unlock()
+	e.closed = true
 	for _, cancel := range e.running {
 		cancel()
 	}
+	e.mu.Unlock()
+	e.wg.Wait()
 }
 
 // artifactEvent is one piece of the reply: the first creates the artifact, the rest append.

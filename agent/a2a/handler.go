@@ -129,12 +129,13 @@ func New(o *Options) (*Handler, error) {
 	reqHandler := a2asrv.NewHandler(h.exec,
 		a2asrv.WithTaskStore(store),
 		a2asrv.WithLogger(opts.Logger),
+		a2asrv.WithCallInterceptors(detailer{}),
 	)
 	mux := http.NewServeMux()
 	mux.Handle(PathAgentCard, a2asrv.NewAgentCardHandler(a2av0.NewAgentCardProducer(a2asrv.AgentCardProducerFn(h.a2aCard))))
 	mux.HandleFunc("GET "+PathSeedCard, h.serveSeedCard)
-	mux.Handle(PathJSONRPC, h.auth(a2asrv.NewJSONRPCHandler(reqHandler)))
-	mux.Handle(PathJSONRPCv03, h.auth(a2av0.NewJSONRPCHandler(reqHandler)))
+	mux.Handle(PathJSONRPC, h.auth(precheck(methodsV1, a2asrv.NewJSONRPCHandler(reqHandler))))
+	mux.Handle(PathJSONRPCv03, h.auth(precheck(methodsV03, a2av0.NewJSONRPCHandler(reqHandler))))
 	mux.Handle("POST "+PathSeedSend, h.auth(http.HandlerFunc(h.serveSeedSend)))
 	mux.Handle("POST "+PathSeedStream, h.auth(http.HandlerFunc(h.serveSeedStream)))
 	mux.Handle("GET "+PathSeedTaskByID, h.auth(http.HandlerFunc(h.serveSeedGet)))
@@ -156,11 +157,13 @@ func (h *Handler) Handles(r *http.Request) bool {
 	return pattern != ""
 }
 
-// Close cancels the turns still running. Shut the HTTP server down first: it owns the request
-// goroutines; a2a-go's executions end when their turns do.
+// Close cancels the turns still running (seed-route requests then end with their tasks stored
+// failed) and waits for the A2A executions to return; messages that arrive later are refused.
+// Call it while shutting the HTTP server down (which waits for the request goroutines), before
+// closing the DB.
 func (h *Handler) Close() error {
-	h.exec.cancelAll()
 	h.closeAll()
+	h.exec.close()
 	return nil
 }
 

@@ -27,7 +27,9 @@ type fakeRunner struct {
 	err       error
 	failAfter error
 	block     bool
+	blockOn   string        // block only the turns with this text
 	started   chan struct{} // when not nil, gets a value as each blocking turn starts
+	gate      chan struct{} // when not nil, the final waits until it is closed
 
 	mu   sync.Mutex
 	reqs []agent.Request
@@ -47,13 +49,24 @@ func (f *fakeRunner) Turn(ctx context.Context, r agent.Request) iter.Seq[agent.E
 				return
 			}
 		}
-		if f.block {
+		if f.block || (f.blockOn != "" && r.Text == f.blockOn) {
 			if f.started != nil {
 				f.started <- struct{}{}
 			}
 			<-ctx.Done()
 			yield(agent.Event{Kind: agent.EventError, Err: ctx.Err()})
 			return
+		}
+		if f.gate != nil {
+			if f.started != nil {
+				f.started <- struct{}{}
+			}
+			select {
+			case <-f.gate:
+			case <-ctx.Done():
+				yield(agent.Event{Kind: agent.EventError, Err: ctx.Err()})
+				return
+			}
 		}
 		if f.failAfter != nil {
 			yield(agent.Event{Kind: agent.EventError, Err: f.failAfter})
@@ -79,7 +92,7 @@ func (f *fakeRunner) requests() []agent.Request {
 // openDB opens (or reopens) the SQLite file at path.
 func openDB(t testing.TB, path string) *sql.DB {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)")
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,6 +134,16 @@ type testServer struct {
 	*httptest.Server
 	h  *Handler
 	db *sql.DB
+
+	mu   sync.Mutex
+	hits map[string]int // "POST /a2a" -> requests served
+}
+
+// served reports how many requests reached method and path.
+func (ts *testServer) served(method, path string) int {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.hits[method+" "+path]
 }
 
 // newTestServer serves a handler over the database file at dbPath ("" = a fresh one) with
@@ -139,8 +162,13 @@ func newTestServer(t testing.TB, run Runner, dbPath string, mod func(*Options)) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(h)
-	ts := &testServer{Server: srv, h: h, db: db}
+	ts := &testServer{h: h, db: db, hits: make(map[string]int)}
+	ts.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ts.mu.Lock()
+		ts.hits[r.Method+" "+r.URL.Path]++
+		ts.mu.Unlock()
+		h.ServeHTTP(w, r)
+	}))
 	t.Cleanup(ts.stop)
 	return ts
 }

@@ -2,6 +2,7 @@ package a2a
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"io"
@@ -262,5 +263,77 @@ func TestSeedCancel(t *testing.T) {
 	again, _ := post(t, ts.URL+PathSeedSend, `{"jsonrpc":"2.0","id":3,"method":"tasks/cancel","params":{"id":"task-id-1"}}`)
 	if !bytes.Contains([]byte(again), []byte("Task task-id-1 is canceled and cannot be canceled")) {
 		t.Errorf("canceling twice: %s", again)
+	}
+}
+
+// TestSeedStreamClientGone: a client that hangs up mid-stream does not cut the task short; it
+// completes and is stored.
+func TestSeedStreamClientGone(t *testing.T) {
+	run := &fakeRunner{chunks: replyChunks, gate: make(chan struct{}), started: make(chan struct{}, 1)}
+	ts := newTestServer(t, run, "", nil)
+	ctx, hangUp := context.WithCancel(t.Context())
+	req, _ := http.NewRequestWithContext(ctx, "POST", ts.URL+PathSeedStream,
+		strings.NewReader(strings.Replace(seedSendBody, `"tasks/send"`, `"tasks/send/stream"`, 1)))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-run.started
+	ts.h.running.mu.Lock()
+	turn := ts.h.running.byID["task-id-1"]
+	ts.h.running.mu.Unlock()
+	if turn == nil {
+		t.Fatal("no running turn for task-id-1")
+	}
+	hangUp()
+	resp.Body.Close()
+	close(run.gate)
+	<-turn.done
+	body, _ := get(t, ts.URL+"/tasks/task-id-1")
+	if !strings.Contains(body, `"state":"completed"`) || !strings.Contains(body, "好的，音量已调到30。") {
+		t.Errorf("after the client hung up: %s", body)
+	}
+}
+
+func TestHandles(t *testing.T) {
+	ts := newTestServer(t, &fakeRunner{}, "", nil)
+	for path, want := range map[string]bool{
+		"/": false, "/xiaozhi/v1/": false, "/ws": false,
+		PathAgentCard: true, PathSeedCard: true, "/tasks/abc": true,
+	} {
+		r, _ := http.NewRequest("GET", "http://x"+path, nil)
+		if got := ts.h.Handles(r); got != want {
+			t.Errorf("Handles(GET %s) = %v, want %v", path, got, want)
+		}
+	}
+	for _, path := range []string{PathJSONRPC, PathJSONRPCv03, PathSeedSend, PathSeedStream} {
+		r, _ := http.NewRequest("POST", "http://x"+path, nil)
+		if !ts.h.Handles(r) {
+			t.Errorf("Handles(POST %s) = false", path)
+		}
+	}
+}
+
+// TestSeedContinueTask: a second tasks/send to a finished task adds a turn to it, in its session.
+func TestSeedContinueTask(t *testing.T) {
+	run := &fakeRunner{chunks: replyChunks}
+	ts := newTestServer(t, run, "", nil)
+	post(t, ts.URL+PathSeedSend, seedSendBody)
+	body, _ := post(t, ts.URL+PathSeedSend, strings.Replace(seedSendBody, "把音量调到30", "大声一点", 1))
+	var r struct {
+		Result seedTask `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(body), &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Result.History) != 4 || r.Result.History[2].Parts[0].Text != "大声一点" || len(r.Result.Artifacts) != 2 {
+		t.Errorf("continued task: %s", body)
+	}
+	if reqs := run.requests(); len(reqs) != 2 || reqs[1].SessionID != "session-id-1" {
+		t.Errorf("runner requests %+v", reqs)
+	}
+	other, _ := post(t, ts.URL+PathSeedSend, strings.Replace(seedSendBody, "session-id-1", "session-id-9", 1))
+	if !strings.Contains(other, `"details":"Task task-id-1 belongs to session session-id-1, not session-id-9"`) {
+		t.Errorf("another session's send: %s", other)
 	}
 }

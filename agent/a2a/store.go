@@ -71,30 +71,28 @@ func (s *sqlTaskStore) Update(ctx context.Context, u *taskstore.UpdateRequest) (
 	if err != nil {
 		return 0, fmt.Errorf("a2a: encoding task %s: %w", task.ID, err)
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, fmt.Errorf("a2a: updating task %s: %w", task.ID, err)
+	// One statement: the version check and the write are atomic without a transaction.
+	query := `UPDATE a2a_tasks SET context_id = ?, state = ?, version = version + 1, updated_ns = ?, task = ?
+		WHERE id = ?`
+	args := []any{task.ContextID, string(task.Status.State), s.now().UnixNano(), string(b), string(task.ID)}
+	if u.PrevVersion != taskstore.TaskVersionMissing {
+		query += ` AND version = ?`
+		args = append(args, int64(u.PrevVersion))
 	}
-	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
-
 	var version int64
-	err = tx.QueryRowContext(ctx, `SELECT version FROM a2a_tasks WHERE id = ?`, string(task.ID)).Scan(&version)
+	err = s.db.QueryRowContext(ctx, query+` RETURNING version`, args...).Scan(&version)
 	if errors.Is(err, sql.ErrNoRows) {
-		return 0, fmt.Errorf("a2a: task %s: %w", task.ID, a2a.ErrTaskNotFound)
+		// Either no such task or another version: tell which.
+		var stored int64
+		switch err := s.db.QueryRowContext(ctx, `SELECT version FROM a2a_tasks WHERE id = ?`, string(task.ID)).Scan(&stored); {
+		case errors.Is(err, sql.ErrNoRows):
+			return 0, fmt.Errorf("a2a: task %s: %w", task.ID, a2a.ErrTaskNotFound)
+		case err != nil:
+			return 0, fmt.Errorf("a2a: updating task %s: %w", task.ID, err)
+		}
+		return 0, fmt.Errorf("a2a: task %s is at version %d, not %d: %w", task.ID, stored, u.PrevVersion, taskstore.ErrConcurrentModification)
 	}
 	if err != nil {
-		return 0, fmt.Errorf("a2a: updating task %s: %w", task.ID, err)
-	}
-	if u.PrevVersion != taskstore.TaskVersionMissing && taskstore.TaskVersion(version) != u.PrevVersion {
-		return 0, fmt.Errorf("a2a: task %s is at version %d, not %d: %w", task.ID, version, u.PrevVersion, taskstore.ErrConcurrentModification)
-	}
-	version++
-	if _, err := tx.ExecContext(ctx,
-		`UPDATE a2a_tasks SET context_id = ?, state = ?, version = ?, updated_ns = ?, task = ? WHERE id = ?`,
-		task.ContextID, string(task.Status.State), version, s.now().UnixNano(), string(b), string(task.ID)); err != nil {
-		return 0, fmt.Errorf("a2a: updating task %s: %w", task.ID, err)
-	}
-	if err := tx.Commit(); err != nil {
 		return 0, fmt.Errorf("a2a: updating task %s: %w", task.ID, err)
 	}
 	return taskstore.TaskVersion(version), nil
