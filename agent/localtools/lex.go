@@ -12,22 +12,23 @@ import (
 type tokKind uint8
 
 const (
-	tEOF      tokKind = iota
-	tNum              // val
-	tOp               // a binary (or, for + and -, unary) operator: op
-	tNeg              // 负, negative: unary minus only
-	tLParen           // (
-	tRParen           // )
-	tAnd              // and , 和 与: separates operands of a word form
-	tBy               // by
-	tFrom             // from
-	tTo               // to (add 5 to 10)
-	tPrefix           // a word operation before its operands: add, sum of, subtract, ... (op)
-	tRoot             // square root (of), sqrt, √, 根号, 平方根, 开方: op is opSqrt or opCbrt
-	tPostfix          // squared, cubed, 平方, 立方: val is the exponent
-	tDe               // 的, as in 2的3次方
-	tCiFang           // 次方, 次幂
-	tAggregate        // 的和, 的差, 的积, 的商 after "5和10": op
+	tEOF       tokKind = iota
+	tNum               // val
+	tOp                // a binary (or, for + and -, unary) operator: op
+	tNeg               // 负, negative: unary minus only
+	tLParen            // (
+	tRParen            // )
+	tAnd               // and , 和 与: separates operands of a word form
+	tBy                // by
+	tFrom              // from
+	tTo                // to (add 5 to 10)
+	tPrefix            // a word operation before its operands: add, sum of, subtract, ... (op)
+	tRoot              // square root (of), sqrt, √, 根号, 平方根, 开方: op is opSqrt or opCbrt
+	tPostfix           // squared, cubed, 平方, 立方: val is the exponent
+	tDe                // 的, as in 2的3次方
+	tCiFang            // 次方, 次幂
+	tAggregate         // 的和, 的差, 的积, 的商 after "5和10": op
+	tFiller            // a word that is dropped: 计算, 等于多少 (never leaves the lexer)
 )
 
 // op is an operation of the expression tree.
@@ -108,7 +109,7 @@ var zhWords = map[string]token{
 	"减": {kind: tOp, op: opSub}, "减去": {kind: tOp, op: opSub},
 	"乘": {kind: tOp, op: opMul}, "乘以": {kind: tOp, op: opMul}, "乘上": {kind: tOp, op: opMul},
 	"除以": {kind: tOp, op: opDiv},
-	"模": {kind: tOp, op: opMod}, "取模": {kind: tOp, op: opMod}, "取余": {kind: tOp, op: opMod},
+	"模":  {kind: tOp, op: opMod}, "取模": {kind: tOp, op: opMod}, "取余": {kind: tOp, op: opMod},
 	"负": {kind: tNeg},
 	"的": {kind: tDe}, "次方": {kind: tCiFang}, "次幂": {kind: tCiFang},
 	"平方": {kind: tPostfix, val: 2}, "立方": {kind: tPostfix, val: 3},
@@ -122,15 +123,12 @@ var zhWords = map[string]token{
 	"的商": {kind: tAggregate, op: opDiv}, "之商": {kind: tAggregate, op: opDiv},
 }
 
-// fillerTok marks a word that is dropped.
-var fillerTok = token{kind: 255}
-
 func init() {
 	for _, w := range []string{
 		"请", "请问", "帮我", "帮忙", "计算", "计算一下", "算", "算一下", "算算", "一下", "求",
 		"等于", "等于多少", "等于几", "是多少", "多少", "是", "几", "呢", "吗", "啊", "呀", "。",
 	} {
-		zhWords[w] = fillerTok
+		zhWords[w] = token{kind: tFiller}
 	}
 }
 
@@ -290,7 +288,7 @@ func lex(expr string) ([]token, error) {
 			i++
 		default:
 			if t, n := matchZh(rs, i); n > 0 {
-				if t.kind != fillerTok.kind {
+				if t.kind != tFiller {
 					t.pos, t.text = pos, string(orig[i:i+n])
 					toks = append(toks, t)
 				}
