@@ -348,6 +348,9 @@ func (p *parser) wordForm(t token) (*node, error) {
 // eval computes n, refusing what has no finite real value.
 func eval(n *node) (float64, error) {
 	if n.op == opNone {
+		if math.IsInf(n.val, 0) || math.IsNaN(n.val) { // the lexer refuses these; be sure
+			return 0, errAt(n.pos, ErrOverflow, "number is too large")
+		}
 		return n.val, nil
 	}
 	args := make([]float64, len(n.args))

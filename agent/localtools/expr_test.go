@@ -215,6 +215,8 @@ func TestCalculateErrors(t *testing.T) {
 		{"1e400", ErrOverflow, 1, "too large"},
 		{"10^400", ErrOverflow, 3, "too large"},
 		{"1e308*10", ErrOverflow, 6, "too large"},
+		{"1+" + strings.Repeat("一", 400), ErrOverflow, 3, "too large"},
+		{"1e300" + strings.Repeat("万", 10), ErrOverflow, 1, "too large"},
 		{strings.Repeat("1+", 600) + "1", ErrTooLong, 0, "longer than the limit"},
 		{strings.Repeat("(", 100) + "1" + strings.Repeat(")", 100), ErrTooLong, 0, "nested more than"},
 		{strings.Repeat("-", 200) + "1", ErrTooLong, 0, "nested more than"},

@@ -296,6 +296,9 @@ func lex(expr string) ([]token, error) {
 				continue
 			}
 			if v, n := scanZhNumber(rs, i); n > 0 {
+				if math.IsInf(v, 0) {
+					return nil, errAt(pos, ErrOverflow, "number %s is too large", string(orig[i:i+n]))
+				}
 				toks = append(toks, token{kind: tNum, val: v, pos: pos, text: string(orig[i : i+n])})
 				i += n
 				continue
@@ -370,6 +373,9 @@ func lexNumber(rs, orig []rune, i int) (token, int, error) {
 			break
 		}
 		j++
+	}
+	if math.IsInf(v, 0) {
+		return token{}, 0, errAt(i+1, ErrOverflow, "number %s is too large", string(orig[i:j]))
 	}
 	return token{kind: tNum, val: v, pos: i + 1, text: string(orig[i:j])}, j - i, nil
 }
