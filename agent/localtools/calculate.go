@@ -30,9 +30,10 @@ type Calculation struct {
 	// cbrt when the expression uses that one operation (1+2+3 is "add"),
 	// "number" for a lone number, and "expression" otherwise.
 	Operation string `json:"operation"`
-	// Numbers are the expression's numbers in the order written; squared
-	// and cubed count their exponent, and a minus sign right before a
-	// number makes it negative.
+	// Numbers are the expression's numbers in the order its operations
+	// take them: as written, except that "subtract 3 from 10" gives 10, 3.
+	// Squared and cubed count their exponent, pi counts as 3.14159..., and
+	// a minus sign right before a number makes it negative.
 	Numbers []Number `json:"numbers"`
 }
 

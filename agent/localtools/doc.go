@@ -38,13 +38,14 @@
 // multiplier (5万, 3千); a Chinese numeral (三十, 二十五, 一百零五, 两,
 // 三百五 = 350, 一万二 = 12000, 二零二三 digit by digit, 三点五 = 3.5, the
 // financial forms 壹贰叁); or English number words (five, twenty-five, one
-// hundred five, three thousand). Fillers (what is, calculate, please, the,
+// hundred five, three thousand). pi, π and 圆周率 are π. Fillers (what is, calculate, please, the,
 // 计算, 等于多少, ?, =) are ignored.
 //
 // operation names the one operation of the expression (add, subtract,
 // multiply, divide, modulo, power, sqrt, cbrt), "number" for a lone number
 // and "expression" for anything compound such as 3*(4+5); numbers lists
-// the numbers in the order written. A result is a JSON integer when it is
+// the numbers in the order the operations take them (as written, except
+// that "subtract 3 from 10" lists 10, 3). A result is a JSON integer when it is
 // one (15, not 15.0), and a fraction is rounded to 15 significant digits
 // (0.1+0.2 is 0.3).
 //

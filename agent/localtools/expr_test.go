@@ -84,6 +84,9 @@ func TestCalculate(t *testing.T) {
 		{"add five and ten", 15, "add", []float64{5, 10}},
 		{"one hundred five minus three thousand", -2895, "subtract", []float64{105, 3000}},
 		{"Calculate 5 + 3 =", 8, "add", []float64{5, 3}},
+		{"What’s 6 over 4?", 1.5, "divide", []float64{6, 4}},
+		{"2*pi", 6.28318530717959, "multiply", []float64{2, math.Pi}},
+		{"ADD 5 AND 10", 15, "add", []float64{5, 10}},
 		// Chinese.
 		{"5加10", 15, "add", []float64{5, 10}},
 		{"十减三", 7, "subtract", []float64{10, 3}},
@@ -198,6 +201,7 @@ func TestCalculateErrors(t *testing.T) {
 		{"(1 2)", ErrSyntax, 4, `expected ")"`},
 		{"foo + 1", ErrSyntax, 1, `unknown word "foo"`},
 		{"1 + bar", ErrSyntax, 5, `unknown word "bar"`},
+		{"2 Apples", ErrSyntax, 3, `unknown word "Apples"`},
 		{"5加狗", ErrSyntax, 3, `unknown word "狗"`},
 		{"1 $ 2", ErrSyntax, 3, `unexpected character "$"`},
 		{"1 +", ErrSyntax, 4, "expected a number at the end"},

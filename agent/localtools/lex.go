@@ -69,7 +69,8 @@ type token struct {
 	op   op
 	val  float64
 	pos  int    // 1-based rune position in the expression
-	text string // as written, for messages
+	text string // as written (English words lowered), for matching and messages
+	raw  string // English words as written, for messages
 }
 
 func (t token) String() string {
@@ -96,6 +97,8 @@ func normalize(rs []rune) []rune {
 			r = '/'
 		case r == '−' || r == '–' || r == '—':
 			r = '-'
+		case r == '’':
+			r = '\''
 		}
 		out[i] = unicode.ToLower(r)
 	}
@@ -114,7 +117,8 @@ var zhWords = map[string]token{
 	"的": {kind: tDe}, "次方": {kind: tCiFang}, "次幂": {kind: tCiFang},
 	"平方": {kind: tPostfix, val: 2}, "立方": {kind: tPostfix, val: 3},
 	"平方根": {kind: tRoot, op: opSqrt}, "开方": {kind: tRoot, op: opSqrt}, "开平方": {kind: tRoot, op: opSqrt},
-	"开根号": {kind: tRoot, op: opSqrt}, "根号": {kind: tRoot, op: opSqrt}, "√": {kind: tRoot, op: opSqrt},
+	"开根号": {kind: tRoot, op: opSqrt},
+	"圆周率": {kind: tNum, val: math.Pi}, "π": {kind: tNum, val: math.Pi}, "根号": {kind: tRoot, op: opSqrt}, "√": {kind: tRoot, op: opSqrt},
 	"立方根": {kind: tRoot, op: opCbrt}, "开立方": {kind: tRoot, op: opCbrt},
 	"和": {kind: tAnd}, "与": {kind: tAnd}, "跟": {kind: tAnd}, "、": {kind: tAnd},
 	"的和": {kind: tAggregate, op: opAdd}, "之和": {kind: tAggregate, op: opAdd},
@@ -170,6 +174,7 @@ var enPhrases = []phrase{
 	{[]string{"mod"}, token{kind: tOp, op: opMod}},
 	{[]string{"modulo"}, token{kind: tOp, op: opMod}},
 	{[]string{"negative"}, token{kind: tNeg}},
+	{[]string{"pi"}, token{kind: tNum, val: math.Pi}},
 	{[]string{"squared"}, token{kind: tPostfix, val: 2}},
 	{[]string{"cubed"}, token{kind: tPostfix, val: 3}},
 	{[]string{"add"}, token{kind: tPrefix, op: opSum}},
@@ -246,7 +251,7 @@ func lex(expr string) ([]token, error) {
 			start := i
 			for k := i; k <= j; k++ {
 				if k == j || rs[k] == '-' {
-					words = append(words, token{pos: start + 1, text: string(rs[start:k])})
+					words = append(words, token{pos: start + 1, text: string(rs[start:k]), raw: string(orig[start:k])})
 					start = k + 1
 				}
 			}
@@ -404,7 +409,7 @@ func resolveWords(words []token) ([]token, error) {
 			i++
 			continue
 		}
-		return out, errAt(words[i].pos, ErrSyntax, "unknown word %q; calculate understands %s", texts[i], wordsHint)
+		return out, errAt(words[i].pos, ErrSyntax, "unknown word %q; calculate understands %s", words[i].raw, wordsHint)
 	}
 	return out, nil
 }

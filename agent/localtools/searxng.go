@@ -124,6 +124,9 @@ func (l *looseString) UnmarshalJSON(b []byte) error {
 
 // Search asks SearXNG and maps its results to search_web's shape.
 func (s *SearXNG) Search(ctx context.Context, query string, limit int) ([]Result, error) {
+	if limit <= 0 {
+		limit = DefaultSearchLimit
+	}
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	u := *s.base
