@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -40,6 +41,36 @@ func FuzzCalculate(f *testing.F) {
 		}
 		if _, err := json.Marshal(c); err != nil {
 			t.Fatalf("Calculate(%q): %v", expr, err)
+		}
+	})
+}
+
+// FuzzText: Guide and Split never panic, and answer every non-blank query
+// with four questions and at least one complete dimension.
+func FuzzText(f *testing.F) {
+	for _, s := range []string{"人工智能", "什么是强化学习以及它的应用", "Python和Java的区别", "what is AI and its uses?",
+		"pros and cons", "它", "?？", "İstanbul and its history", "的的的和和"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		g, gerr := Guide(q)
+		d, serr := Split(q)
+		if (gerr == nil) != (serr == nil) {
+			t.Fatalf("Guide and Split disagree on %q: %v, %v", q, gerr, serr)
+		}
+		if gerr != nil {
+			return
+		}
+		if strings.Count(g, "\n") != 4 {
+			t.Fatalf("Guide(%q) = %q", q, g)
+		}
+		if len(d.Dimensions) == 0 {
+			t.Fatalf("Split(%q): no dimensions", q)
+		}
+		for _, x := range d.Dimensions {
+			if x.Name == "" || strings.TrimSpace(x.Query) == "" || x.Explanation == "" {
+				t.Fatalf("Split(%q): incomplete %+v", q, x)
+			}
 		}
 	})
 }

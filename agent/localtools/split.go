@@ -164,13 +164,10 @@ func splitParts(q string, zh bool) []string {
 // splitFold is strings.Split, case-insensitive for ASCII separators.
 func splitFold(s, sep string) []string {
 	var out []string
-	lower := strings.ToLower(s)
+	lower := asciiLower(s)
 	for {
 		i := strings.Index(lower, sep)
-		if i < 0 || len(lower) != len(s) {
-			if i >= 0 { // ToLower changed byte lengths: fall back to exact case
-				return strings.Split(s, sep)
-			}
+		if i < 0 {
 			return append(out, s)
 		}
 		out = append(out, s[:i])
@@ -178,13 +175,21 @@ func splitFold(s, sep string) []string {
 	}
 }
 
+// asciiLower lowers ASCII letters only, so that byte offsets in the result
+// are offsets in s (strings.ToLower may change the length of some runes).
+func asciiLower(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'A' && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return r
+	}, s)
+}
+
 // splitWeak cuts p at the weak separators where both sides ask something or
 // the right one starts with a pronoun.
 func splitWeak(p string, weak []string, zh bool) []string {
-	lower := strings.ToLower(p)
-	if len(lower) != len(p) {
-		lower = p
-	}
+	lower := asciiLower(p)
 	var out []string
 	start := 0
 	for from := 0; from < len(p); {
