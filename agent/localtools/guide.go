@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/devicectl/devicectl/tools"
@@ -50,9 +51,13 @@ func Guide(query string) (string, error) {
 	return b.String(), nil
 }
 
-// cleanQuery trims a query and refuses an empty or overlong one.
+// cleanQuery trims a query, makes each run of spaces, line breaks and
+// control characters one space (the answer quotes the topic inside its own
+// lines), and refuses an empty or overlong query.
 func cleanQuery(query string) (string, error) {
-	q := strings.TrimSpace(query)
+	q := strings.Join(strings.FieldsFunc(query, func(r rune) bool {
+		return unicode.IsSpace(r) || unicode.IsControl(r)
+	}), " ")
 	if q == "" {
 		return "", errors.New("the query is empty")
 	}

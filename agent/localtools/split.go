@@ -175,15 +175,17 @@ func splitFold(s, sep string) []string {
 	}
 }
 
-// asciiLower lowers ASCII letters only, so that byte offsets in the result
-// are offsets in s (strings.ToLower may change the length of some runes).
+// asciiLower lowers ASCII letters byte by byte, so that offsets in the
+// result are offsets in s (strings.ToLower and strings.Map may change the
+// length of some runes, and of invalid UTF-8).
 func asciiLower(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= 'A' && r <= 'Z' {
-			return r + 'a' - 'A'
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
 		}
-		return r
-	}, s)
+	}
+	return string(b)
 }
 
 // splitWeak cuts p at the weak separators where both sides ask something or
