@@ -60,10 +60,6 @@ var opNames = map[op]string{
 	opPow: "power", opNeg: "negate", opSqrt: "sqrt", opCbrt: "cbrt",
 }
 
-var opSymbols = map[op]string{
-	opAdd: "+", opSub: "-", opMul: "*", opDiv: "/", opMod: "%", opPow: "^",
-}
-
 type token struct {
 	kind tokKind
 	op   op
