@@ -127,6 +127,9 @@ func (r *turn) do(in intent) error {
 		r.help(in.greet)
 	case kThanks:
 		r.say("不客气！", "You're welcome!")
+	case kTooLong:
+		r.say(fmt.Sprintf("这句话太长了（超过%d个字），请说短一点。", in.n),
+			fmt.Sprintf("That is too long for me (over %d characters); please say it in fewer words.", in.n))
 	default:
 		r.unknown(in.text)
 	}

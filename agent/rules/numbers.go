@@ -66,6 +66,9 @@ func parseZhInt(s string) (int64, bool) {
 			continue
 		}
 		u := zhUnits[r]
+		if digit == 0 && rs[i-1] == '零' {
+			digit = -1 // 一千零十: the 零 only marks the missing hundreds
+		}
 		if digit < 0 {
 			// 十五, 三万十二, 一千零十: a 十 that starts a section counts one ten.
 			if u != 10 || i > 0 && rs[i-1] != '万' && rs[i-1] != '零' {

@@ -22,6 +22,7 @@ const (
 	kSearch                 // text: the web search query
 	kHelp                   // greet: it was a greeting
 	kThanks
+	kTooLong // n: the limit, in characters
 )
 
 // intent is one thing the person asked for.
@@ -49,9 +50,16 @@ func (in intent) absorbing() bool {
 // maxIntents bounds the work one utterance can ask for.
 const maxIntents = 8
 
+// maxInput bounds the characters of an utterance the planner reads, so that a turn costs
+// little whatever is sent; no request the grammar knows comes near it.
+const maxInput = 1000
+
 // parse reads an utterance into intents, in the order they were said. Parts it does not
 // understand become kUnknown intents, so that the reply can say so.
 func parse(text string) []intent {
+	if atLeastRunes(text, maxInput+1) {
+		return []intent{{kind: kTooLong, n: maxInput}}
+	}
 	whole := stripLead(newSegment(normalize(text)))
 	if whole.low == "" {
 		return []intent{{kind: kUnknown}}
@@ -136,13 +144,20 @@ func cutPrefix(seg segment, prefixes ...string) (segment, bool) {
 
 // trimContent removes what joins a verb to its object: "记住：", "remember, ", 一下.
 func trimContent(seg segment) segment {
-	for {
-		r, ok := cutPrefix(seg, ":", ",", "、", " ", "一下", "下")
-		if !ok {
-			return seg
+	i := 0
+	for changed := true; changed; {
+		changed = false
+		for _, p := range []string{":", ",", "、", " ", "一下", "下"} {
+			if strings.HasPrefix(seg.low[i:], p) {
+				i += len(p)
+				changed = true
+			}
 		}
-		seg = r
 	}
+	if i == 0 {
+		return seg
+	}
+	return seg.cut(i, len(seg.orig))
 }
 
 // Forgetting: "忘掉那条" / "forget that" name the memory last added or found; "忘掉我喜欢茶"
@@ -260,9 +275,10 @@ var (
 )
 
 func parseRecall(seg segment, w, _ string) (intent, bool) {
-	if m := zhRecallWhat.FindStringSubmatchIndex(seg.low); m != nil {
+	q, _ := cutPrefix(seg, "你还记得", "你记得", "还记得", "记得")
+	if m := zhRecallWhat.FindStringSubmatchIndex(q.low); m != nil {
 		// 我喜欢什么 searches for 我喜欢.
-		return intent{kind: kRecall, text: seg.orig[:m[3]]}, true
+		return intent{kind: kRecall, text: q.orig[:m[3]]}, true
 	}
 	for _, p := range zhRecallAll {
 		if strings.HasPrefix(seg.low, p) {

@@ -109,7 +109,7 @@ func (s segment) words() string {
 var (
 	leadParticles = []string{"please ", "please,", "ok ", "okay ", "hey ", "can you ", "could you ", "would you ",
 		"请你", "请", "麻烦你", "麻烦", "帮我", "给我", "你能", "能不能", "可以", "好的", "嗯"}
-	trailParticles = []string{" please", "吧", "了", "啊", "呀", "哦", "呢", "嘛", "吗", "哈", "好吗", "好不好",
+	trailParticles = []string{" please", "吧", "了", "啊", "呀", "哦", "呢", "嘛", "哈", "好吗", "好不好",
 		"可以吗", "行吗", "!", "?", ".", "。", ",", "~", "…", " "}
 )
 
@@ -119,8 +119,14 @@ func trimEnds(s string) string {
 		t := strings.TrimSpace(s)
 		t = strings.TrimRight(t, ".!?,;:~。！？，；：、…")
 		for _, p := range trailParticles {
-			if len(t) > len(p) && strings.HasSuffix(t, p) {
-				t = t[:len(t)-len(p)]
+			// A two-character particle must leave more than two characters: 你还好吗 is not
+			// 你还 + 好吗.
+			keep := 1
+			if utf8.RuneCountInString(p) > 1 {
+				keep = 3
+			}
+			if rest, ok := strings.CutSuffix(t, p); ok && atLeastRunes(rest, keep) {
+				t = rest
 			}
 		}
 		if t == s {
@@ -130,18 +136,33 @@ func trimEnds(s string) string {
 	}
 }
 
-// stripLead removes polite openings: "please", 请, 帮我, ... from a lower-cased segment.
+// atLeastRunes reports whether s has n runes or more, reading no more of it than that.
+func atLeastRunes(s string, n int) bool {
+	for range s {
+		if n--; n <= 0 {
+			return true
+		}
+	}
+	return n <= 0
+}
+
+// stripLead removes polite openings: "please", 请, 帮我, ... It finds where they end first and
+// cuts once, so that a long run of them costs no more than reading it.
 func stripLead(s segment) segment {
+	i := 0
 	for changed := true; changed; {
 		changed = false
 		for _, p := range leadParticles {
-			if len(s.low) > len(p) && strings.HasPrefix(s.low, p) {
-				s = s.cut(len(p), len(s.orig))
+			if len(s.low)-i > len(p) && strings.HasPrefix(s.low[i:], p) {
+				i += len(p)
 				changed = true
 			}
 		}
 	}
-	return s
+	if i == 0 {
+		return s
+	}
+	return s.cut(i, len(s.orig))
 }
 
 // strongSeparators end one request and start the next, in either language.
