@@ -18,13 +18,14 @@ import (
 
 // turn is one Plan call: the request, the tools it may call and the reply so far.
 type turn struct {
-	p    *Planner
-	ctx  context.Context
-	t    agent.TurnContext
-	req  agent.Request
-	zh   bool
-	decl map[string]tools.Declaration
-	said bool // a chunk was streamed: the next English sentence needs a space
+	p       *Planner
+	ctx     context.Context
+	t       agent.TurnContext
+	req     agent.Request
+	zh      bool
+	decl    map[string]tools.Declaration
+	said    bool // a chunk was streamed: the next English sentence needs a space
+	several bool // the utterance asks for more than one thing
 }
 
 // say streams one sentence of the reply, in the request's language.
@@ -124,6 +125,10 @@ func (r *turn) do(in intent) error {
 	case kSearch:
 		return r.search(in.text)
 	case kHelp:
+		if in.greet && r.several {
+			r.say("你好！", "Hi!") // the rest of the sentence says what is wanted
+			return nil
+		}
 		r.help(in.greet)
 	case kThanks:
 		r.say("不客气！", "You're welcome!")

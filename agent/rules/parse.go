@@ -65,8 +65,14 @@ func parse(text string) []intent {
 		return []intent{{kind: kUnknown}}
 	}
 	// Remember and search take the rest of the sentence, commas included.
-	if in, ok := parseOne(whole); ok && (in.kind == kRemember || in.kind == kSearch) {
-		return []intent{in}
+	// (Forget first: "忘记" is not "记".)
+	if _, ok := parseForget(whole, whole.words(), ""); !ok {
+		if in, ok := parseRemember(whole, "", ""); ok {
+			return []intent{in}
+		}
+		if in, ok := parseSearch(whole, whole.words(), ""); ok && in.kind == kSearch {
+			return []intent{in}
+		}
 	}
 	var out []intent
 	for _, seg := range splitOn(whole, strongSeparators) {
@@ -266,6 +272,7 @@ var (
 	zhRecallWhat = regexp.MustCompile(`^我(最喜欢|喜欢|爱|讨厌|不喜欢|住在|住|叫|是|想|要|养了|养|有|在)(什么|啥|哪些|哪里|哪儿|谁|几)`)
 	enRecallWhat = regexp.MustCompile(`^(?:what|where|who|which) (?:do|did|does) i (\w+)`)
 	enRecallMy   = regexp.MustCompile(`^(?:what|who|where)(?:'s| is| are) my (.+)$`)
+	zhRecallMy   = regexp.MustCompile(`^我的(.+?)(?:是什么|是啥|是谁|是哪|叫什么|是多少|在哪|是几)`)
 	zhRecallAll  = []string{"你记得什么", "你还记得什么", "你记得我什么", "你都记得什么", "你记住了什么", "你记了什么",
 		"关于我你知道什么", "你知道我什么", "你对我了解多少", "你了解我吗", "我说过什么", "我告诉过你什么", "你记得我吗",
 		"你记得吗", "记得什么", "我的记忆", "有什么记忆"}
@@ -279,6 +286,9 @@ func parseRecall(seg segment, w, _ string) (intent, bool) {
 	if m := zhRecallWhat.FindStringSubmatchIndex(q.low); m != nil {
 		// 我喜欢什么 searches for 我喜欢.
 		return intent{kind: kRecall, text: q.orig[:m[3]]}, true
+	}
+	if m := zhRecallMy.FindStringSubmatchIndex(q.low); m != nil {
+		return intent{kind: kRecall, text: q.orig[:m[3]]}, true // 我的名字是什么 searches for 我的名字
 	}
 	for _, p := range zhRecallAll {
 		if strings.HasPrefix(seg.low, p) {
@@ -350,22 +360,24 @@ func parseStatus(seg segment, w, _ string) (intent, bool) {
 var (
 	reZhAbsolute  = regexp.MustCompile(`(?:调到|调成|调至|调为|开到|放到|设到|设为|设成|设置为|设置成|改成|改为|变成|到|成|至|为|在)\s*(?:百分之)?(\d+)`)
 	rePercent     = regexp.MustCompile(`百分之(\d+)|(\d+)\s*%`)
-	reAfterVolume = regexp.MustCompile(`(?:音量|声音|volume|sound)\s*(?:是|调|设|is|level|to|at|of)?\s*(\d+)`)
+	reAfterVolume = regexp.MustCompile(`(?:音量|声音|volume|sound)\s*[:=]?\s*(?:是|调|设|is|level|to|at|of)?\s*(\d+)`)
 	reEnAbsolute  = regexp.MustCompile(`\b(?:to|at) (\d+)`)
 	reZhStepUp    = regexp.MustCompile(`(?:调大|调高|开大|加大|提高|增加|增大|升高|放大|加|大|高)\s*(\d+)`)
 	reZhStepDown  = regexp.MustCompile(`(?:调小|调低|开小|减小|降低|减少|关小|减|小|低)\s*(\d+)`)
 	reEnStep      = regexp.MustCompile(`\b(?:by|up|down) (\d+)`)
 	zhVolumeVerb  = []string{"调到", "调成", "调至", "调为", "开到", "放到", "设到", "设为", "设成"}
-	zhUp          = []string{"大声", "大点声", "大一点声", "响一点", "响点", "调大", "调高", "开大", "加大", "提高音量", "增大", "放大声", "升高"}
-	zhUpCtx       = []string{"大一点", "大点", "大些", "高一点", "高点", "大一些", "响", "加"}
-	zhDown        = []string{"小声", "小点声", "小一点声", "轻一点", "轻点", "调小", "调低", "开小", "减小", "降低", "关小", "放低"}
-	zhDownCtx     = []string{"小一点", "小点", "小些", "低一点", "低点", "小一些", "减"}
-	enUp          = []string{"louder", "turn it up", "turn up", "volume up", "increase the volume", "increase volume",
+	zhUp          = []string{"大声", "大点声", "大一点声", "响一点", "响点", "调大", "调高", "开大", "加大", "提高音量", "增大", "放大声", "升高",
+		"声音太小", "音量太小", "太小声", "听不见", "听不清"}
+	zhUpCtx = []string{"大一点", "大点", "大些", "高一点", "高点", "大一些", "响", "加"}
+	zhDown  = []string{"小声", "小点声", "小一点声", "轻一点", "轻点", "调小", "调低", "开小", "减小", "降低", "关小", "放低",
+		"声音太大", "音量太大", "太大声", "太吵", "太响"}
+	zhDownCtx = []string{"小一点", "小点", "小些", "低一点", "低点", "小一些", "减"}
+	enUp      = []string{"louder", "turn it up", "turn up", "volume up", "increase the volume", "increase volume",
 		"raise the volume", "raise volume", "crank it up", "pump it up", "speak up", "turn the volume up", "turn up the volume",
-		"turn the sound up", "turn sound up"}
+		"turn the sound up", "turn sound up", "too quiet", "can't hear you", "cannot hear you", "i can't hear"}
 	enDown = []string{"quieter", "softer", "turn it down", "turn down", "volume down", "decrease the volume",
 		"decrease volume", "lower the volume", "lower volume", "turn the volume down", "turn down the volume",
-		"turn the sound down", "less loud", "not so loud"}
+		"turn the sound down", "less loud", "not so loud", "too loud"}
 )
 
 func parseVolume(seg segment, w, num string) (intent, bool) {
@@ -378,7 +390,8 @@ func parseVolume(seg segment, w, num string) (intent, bool) {
 	switch {
 	case hasAny(num, "取消静音", "解除静音") || hasWord(w, "unmute"):
 		return intent{kind: kVolumeSet, n: 50}, true
-	case hasAny(num, "静音", "关掉声音", "关闭声音", "声音关掉", "把声音关了", "关声音") || hasWord(w, "mute", "mute yourself", "silence", "mute the sound", "mute the volume"):
+	case hasAny(num, "静音", "关掉声音", "关闭声音", "声音关掉", "把声音关了", "关声音", "安静") ||
+		hasWord(w, "mute", "mute yourself", "silence", "mute the sound", "mute the volume", "be quiet", "shut up"):
 		return intent{kind: kVolumeSet, n: 0}, true
 	case (ctx || zhVerb || up) && hasAny(num, "最大", "最响") || hasWord(w, "all the way up") ||
 		(ctx || enTurn) && hasWord(w, "max", "maximum", "full", "the max", "the maximum"):

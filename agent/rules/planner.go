@@ -106,7 +106,9 @@ func (p *Planner) Plan(ctx context.Context, t agent.TurnContext) error {
 		zh:   isChinese(req.Text),
 		decl: indexTools(t.Tools()),
 	}
-	for _, in := range parse(req.Text) {
+	intents := parse(req.Text)
+	r.several = len(intents) > 1
+	for _, in := range intents {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

@@ -97,6 +97,12 @@ var planTests = []struct {
 		"好的，音量调到20了。好的，换成哭的表情了。"},
 	{"静音然后讲个笑话", []string{`amplify_volume {"level":0}`},
 		"好的，已静音。抱歉，我没听懂“讲个笑话”。我现在能调音量（“把音量调到30”“大声一点”“静音”）、换表情（“笑一个”“惊讶”“闭眼”）、报告状态（“你现在状态怎么样”）、算术（“5加10”“3*(4+5)”）、记住你的事（“记住我喜欢科技”“我喜欢什么”“忘掉那条”）、上网搜索（“搜索 今天的新闻”）。"},
+	// Said other ways.
+	{"声音太大了", []string{`get_device_status {}`, `amplify_volume {"level":30}`}, "好的，音量从40调到30了。"},
+	{"Volume: 45", []string{`amplify_volume {"level":45}`}, "OK, the volume is now 45."},
+	{"请问三乘以五是多少", []string{`calculate {"expression":"3*5"}`}, "3*5 等于 15。"},
+	{"我的名字是什么", []string{`search_user_memories {"limit":5,"query":"我的名字","user_id":"u1"}`}, "关于这个，我还什么都没有记住。"},
+	{"hello, set volume to 20", []string{`amplify_volume {"level":20}`}, "Hi! OK, the volume is now 20."},
 	// Small talk.
 	{"谢谢", nil, "不客气！"},
 	{"thank you", nil, "You're welcome!"},

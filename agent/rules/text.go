@@ -108,7 +108,7 @@ func (s segment) words() string {
 // particles are what a sentence may start or end with without changing what it asks.
 var (
 	leadParticles = []string{"please ", "please,", "ok ", "okay ", "hey ", "can you ", "could you ", "would you ",
-		"请你", "请", "麻烦你", "麻烦", "帮我", "给我", "你能", "能不能", "可以", "好的", "嗯"}
+		"请问", "请你", "请", "麻烦你", "麻烦", "帮我", "给我", "你能", "能不能", "可以", "好的", "嗯"}
 	trailParticles = []string{" please", "吧", "了", "啊", "呀", "哦", "呢", "嘛", "哈", "好吗", "好不好",
 		"可以吗", "行吗", "!", "?", ".", "。", ",", "~", "…", " "}
 )
