@@ -417,21 +417,39 @@ var (
 	reEnLike = regexp.MustCompile(`(?i)\b(?:like|love|hate|prefer|enjoy|want)s? (.+)$`)
 )
 
-func topicOf(content string, zh bool) string {
-	re := reEnLike
+// topicsOf gives a memory its topics: what is liked, if it says, and a general one
+// (偏好 / preference, or 备忘 / note) that a search for everything (generalQuery) finds.
+// Each is cut to the length the tool's schema allows for an item.
+func topicsOf(d tools.Declaration, content string) []string {
+	zh := isChinese(content)
+	re, general := reEnLike, "note"
 	if zh {
-		re = reZhLike
+		re, general = reZhLike, "备忘"
 	}
+	var topics []string
 	if m := re.FindStringSubmatch(content); m != nil {
 		if t := strings.TrimSpace(m[1]); t != "" {
-			return clip(t, 30)
+			topics = append(topics, t)
+			general = map[bool]string{true: "偏好", false: "preference"}[zh]
 		}
 	}
-	if zh {
-		return "备忘"
+	topics = append(topics, general)
+	maxLen := 30
+	if p := property(d, "topics"); p != nil && p.Items != nil && p.Items.MaxLength != nil {
+		maxLen = min(maxLen, *p.Items.MaxLength)
 	}
-	return "note"
+	for i, t := range topics {
+		if rs := []rune(t); len(rs) > maxLen {
+			topics[i] = string(rs[:maxLen])
+		}
+	}
+	return topics
 }
+
+// generalQuery stands for "everything" in a memory search, which has no way to list all:
+// the general topics the planner gives every memory, and the words memories about a
+// person usually hold.
+const generalQuery = "偏好 备忘 喜欢 名字 生日 住在 工作 preference note like name birthday live work"
 
 func (r *turn) remember(content string) error {
 	d, ok := r.decl[toolAddMem]
@@ -449,7 +467,7 @@ func (r *turn) remember(content string) error {
 		in["user_id"] = r.userID()
 	}
 	if property(d, "topics") != nil {
-		in["topics"] = []string{topicOf(content, isChinese(content))}
+		in["topics"] = topicsOf(d, content)
 	}
 	res, failure, err := r.call(toolAddMem, in)
 	if err != nil {
@@ -485,10 +503,10 @@ func (m foundMemory) text() string {
 // the results it scores as not relevant at all.
 func (r *turn) searchMemories(query string) (found []foundMemory, failure, fatal error) {
 	d := r.decl[toolSearchMem]
-	query = fitString(d, "query", query)
 	if query == "" {
-		query = r.lang("我", "I")
+		query = generalQuery
 	}
+	query = fitString(d, "query", query)
 	in := map[string]any{"query": query}
 	if property(d, "user_id") != nil {
 		in["user_id"] = r.userID()

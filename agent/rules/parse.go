@@ -495,9 +495,20 @@ func parseFace(seg segment, w, _ string) (intent, bool) {
 	return intent{}, false
 }
 
-func parseCalc(_ segment, _, num string) (intent, bool) {
+// mathWords are operations beyond + - * / that the calculate tool of seed 004 reads
+// (powers, roots, modulo): text with a number and one of them goes to the tool as said.
+var (
+	zhMathWords = []string{"平方", "立方", "次方", "次幂", "根号", "开方", "取模", "的和", "的差", "的积", "的商", "√", "^", "**"}
+	enMathWords = []string{"squared", "cubed", "square root", "cube root", "sqrt", "to the power of", "raised to",
+		"mod", "modulo", "power"}
+)
+
+func parseCalc(seg segment, w, num string) (intent, bool) {
 	if e, ok := arithmetic(num); ok {
 		return intent{kind: kCalc, text: e}, true
+	}
+	if strings.ContainsAny(num, "0123456789") && (hasAny(num, zhMathWords...) || hasWord(w, enMathWords...)) {
+		return intent{kind: kCalc, text: seg.orig}, true
 	}
 	return intent{}, false
 }

@@ -78,8 +78,8 @@ var planTests = []struct {
 	{"1/3", []string{`calculate {"expression":"1/3"}`}, "1/3 = 0.3333333333."},
 	{"5/0", []string{`calculate {"expression":"5/0"}`}, "I couldn't calculate 5/0, it failed (Tool execution failed: division by zero, code -32000)."},
 	// Memory without earlier memories.
-	{"记住我喜欢科技", []string{`add_user_memory {"content":"我喜欢科技","topics":["科技"],"user_id":"u1"}`}, "好的，我记住了：你喜欢科技。"},
-	{"remember that I like tea", []string{`add_user_memory {"content":"I like tea","topics":["tea"],"user_id":"u1"}`}, "OK, I'll remember that you like tea."},
+	{"记住我喜欢科技", []string{`add_user_memory {"content":"我喜欢科技","topics":["科技","偏好"],"user_id":"u1"}`}, "好的，我记住了：你喜欢科技。"},
+	{"remember that I like tea", []string{`add_user_memory {"content":"I like tea","topics":["tea","preference"],"user_id":"u1"}`}, "OK, I'll remember that you like tea."},
 	{"Remember my name is Bob, and I live in Oslo", []string{`add_user_memory {"content":"my name is Bob, and I live in Oslo","topics":["note"],"user_id":"u1"}`},
 		"OK, I'll remember that your name is Bob, and you live in Oslo."},
 	{"我喜欢什么", []string{`search_user_memories {"limit":5,"query":"我喜欢","user_id":"u1"}`}, "关于这个，我还什么都没有记住。"},
@@ -427,8 +427,8 @@ func TestForget(t *testing.T) {
 		}
 	}
 	say("s1", "忘掉那条", nil, "这次对话里我还没有记住或找到哪条记忆，所以没有可以忘掉的。")
-	say("s1", "记住我喜欢科技", []string{`add_user_memory {"content":"我喜欢科技","topics":["科技"],"user_id":"u1"}`}, "好的，我记住了：你喜欢科技。")
-	say("s1", "记住我喜欢喝茶", []string{`add_user_memory {"content":"我喜欢喝茶","topics":["喝茶"],"user_id":"u1"}`}, "好的，我记住了：你喜欢喝茶。")
+	say("s1", "记住我喜欢科技", []string{`add_user_memory {"content":"我喜欢科技","topics":["科技","偏好"],"user_id":"u1"}`}, "好的，我记住了：你喜欢科技。")
+	say("s1", "记住我喜欢喝茶", []string{`add_user_memory {"content":"我喜欢喝茶","topics":["喝茶","偏好"],"user_id":"u1"}`}, "好的，我记住了：你喜欢喝茶。")
 	// Another session did not add anything.
 	say("s2", "forget that", nil, "There is nothing to forget: I haven't added or found a memory in this conversation.")
 	say("", "forget that", nil, "There is nothing to forget: I haven't added or found a memory in this conversation.")
@@ -440,14 +440,14 @@ func TestForget(t *testing.T) {
 	// Found, then forgotten, in another session.
 	say("s2", "我喜欢什么", []string{`search_user_memories {"limit":5,"query":"我喜欢","user_id":"u1"}`}, "我记得：你喜欢科技。")
 	say("s2", "把那条忘掉", []string{`delete_user_memory {"memory_id":"memory-1","user_id":"u1"}`}, "好的，我忘掉了：你喜欢科技。")
-	say("s2", "你记得什么", []string{`search_user_memories {"limit":5,"query":"我","user_id":"u1"}`}, "关于这个，我还什么都没有记住。")
+	say("s2", "你记得什么", []string{`search_user_memories {"limit":5,"query":"偏好 备忘 喜欢 名字 生日 住在 工作 preference note like name birthday live work","user_id":"u1"}`}, "关于这个，我还什么都没有记住。")
 	// Forgetting by content.
-	say("s3", "remember that I like tea", []string{`add_user_memory {"content":"I like tea","topics":["tea"],"user_id":"u1"}`}, "OK, I'll remember that you like tea.")
+	say("s3", "remember that I like tea", []string{`add_user_memory {"content":"I like tea","topics":["tea","preference"],"user_id":"u1"}`}, "OK, I'll remember that you like tea.")
 	say("s4", "forget that I like tea", []string{`search_user_memories {"limit":5,"query":"I like tea","user_id":"u1"}`, `delete_user_memory {"memory_id":"memory-3","user_id":"u1"}`},
 		"OK, I forgot that you like tea.")
 	say("s4", "forget that I like coffee", []string{`search_user_memories {"limit":5,"query":"I like coffee","user_id":"u1"}`}, `I don't have a memory about "I like coffee".`)
 	// A memory deleted elsewhere meanwhile.
-	say("s5", "remember that I like jazz", []string{`add_user_memory {"content":"I like jazz","topics":["jazz"],"user_id":"u1"}`}, "OK, I'll remember that you like jazz.")
+	say("s5", "remember that I like jazz", []string{`add_user_memory {"content":"I like jazz","topics":["jazz","preference"],"user_id":"u1"}`}, "OK, I'll remember that you like jazz.")
 	w.mem.delete("u1", "memory-4")
 	say("s5", "forget it", []string{`delete_user_memory {"memory_id":"memory-4","user_id":"u1"}`}, "That memory was already gone.")
 	say("s5", "forget it", nil, "There is nothing to forget: I haven't added or found a memory in this conversation.")
@@ -462,7 +462,7 @@ func TestMemoryUser(t *testing.T) {
 	if err := plan(t, p, f); err != nil {
 		t.Fatal(err)
 	}
-	checkCalls(t, f, []string{`add_user_memory {"content":"I like tea","topics":["tea"],"user_id":"default"}`})
+	checkCalls(t, f, []string{`add_user_memory {"content":"I like tea","topics":["tea","preference"],"user_id":"default"}`})
 	f = w.turn(t, "what do I like")
 	if err := plan(t, p, f); err != nil {
 		t.Fatal(err)
