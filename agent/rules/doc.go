@@ -10,13 +10,14 @@
 //
 //	把音量调到30  音量三十  音量调成百分之五十  调到二十五  音量60%
 //	set the volume to 50  turn it down to 20  volume 80  set volume to fifty five
-//	静音 / mute (0)   最大音量 / max volume (100)   最小音量 / min volume (0)   取消静音 / unmute (50)
+//	静音 安静 / mute, be quiet (0)   最大音量 / max volume (100)   最小音量 / min volume (0)
+//	取消静音 / unmute (50)
 //
 // Relative volume reads the level with get_device_status first, then moves by 10 (Options.Step)
 // or by the amount said, clamped to the schema's bounds, and says the new level:
 //
-//	大声一点  大点声  声音大一点  小声点  音量加二十  调小十
-//	louder  quieter  turn it up  turn it down  turn it up by 25  volume down 5
+//	大声一点  大点声  声音大一点  声音太大了  小声点  音量加二十  调小十
+//	louder  quieter  too loud  turn it up  turn it down  turn it up by 25  volume down 5
 //
 // Face (set_virtual_human_expression {"expression"}; only values its schema's enum lists):
 //
@@ -33,7 +34,8 @@
 //	你现在状态怎么样  状态  你还好吗  音量是多少      how are you  status  what's the volume
 //
 // Arithmetic (calculate {"expression"}), sent as plain symbols (5+10, 3*(4+5)) and answered
-// with the result:
+// with the result. Text with a number and a power, root or modulo word (2的3次方, square root
+// of 16) goes to the tool as it was said:
 //
 //	5加10  三加四  十乘以三  十除以四等于多少  3*(4+5)
 //	add 5 and 10  what is 12 divided by 4  subtract 3 from 10  seven times eight
@@ -48,7 +50,9 @@
 //
 // "That" is the memory this session (Request.SessionID) last added or found; the planner
 // keeps only that per session, for at most Options.MaxSessions sessions. A request without a
-// session ID is a fresh session, so it has nothing to forget.
+// session ID is a fresh session, so it has nothing to forget. Every memory it adds gets a
+// general topic (偏好 / preference, or 备忘 / note) besides what is liked; "你记得什么" searches
+// for those and common words, since the memory tools cannot list everything.
 //
 // Web search (search_web {"query"}), answered with the top three titles and URLs, or the
 // tool's error (no backend configured) as it is:
