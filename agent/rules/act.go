@@ -121,6 +121,11 @@ func (r *turn) do(in intent) error {
 	case kRecall:
 		return r.recall(in.text)
 	case kForget:
+		if in.everything {
+			r.say("我一次只能忘掉一条记忆：等我提到它之后说“忘掉那条”，或者说“忘掉”加上那条记忆的内容。",
+				`I can only forget one memory at a time: say "forget that" after I mention it, or "forget that" followed by what it says.`)
+			return nil
+		}
 		return r.forget(in.text)
 	case kSearch:
 		return r.search(in.text)
@@ -480,7 +485,11 @@ func (r *turn) remember(content string) error {
 	if id := memoryID(res); id != nil {
 		r.p.setLastMemory(r.req.SessionID, &memoryRef{id: id, content: content})
 	}
-	r.say("好的，我记住了："+secondPerson(content)+"。", "OK, I'll remember that "+secondPerson(content)+".")
+	en := "OK, I'll remember: " + content + "."
+	if aboutMe.MatchString(content) {
+		en = "OK, I'll remember that " + secondPerson(content) + "."
+	}
+	r.say("好的，我记住了："+secondPerson(content)+"。", en)
 	return nil
 }
 
@@ -806,6 +815,10 @@ func memoryID(res json.RawMessage) any {
 	}
 	return nil
 }
+
+// aboutMe matches English that starts with its speaker ("I like tea", "my dog is Max"), which
+// reads back well after "that": "I'll remember that you like tea".
+var aboutMe = regexp.MustCompile(`(?i)^(i|i'm|i've|i'd|i'll|my|me)\b`)
 
 // reFirstPerson finds the English first person, to say a memory back to its owner.
 var reFirstPerson = regexp.MustCompile(`(?i)\b(i'm|i've|i'll|i'd|i am|i was|i|me|my|mine|myself)\b`)

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -33,6 +34,7 @@ type intent struct {
 	volumeOnly bool
 	amount     bool
 	greet      bool
+	everything bool // kForget: all memories were asked for, which the planner does not do
 }
 
 // absorbing reports whether the intent takes the rest of its segment as content, so that the
@@ -175,6 +177,10 @@ var (
 		"刚才那个": true, "刚才的": true, "那条记忆": true, "这条记忆": true, "刚才那条记忆": true,
 		"刚才的记忆": true, "记忆": true, "这件事": true, "那件事": true, "刚才说的": true, "我刚才说的": true,
 	}
+	zhEverything = map[string]bool{"所有": true, "所有记忆": true, "所有的记忆": true, "全部": true, "全部记忆": true,
+		"一切": true, "所有的事": true, "我的所有记忆": true}
+	enEverything = map[string]bool{"everything": true, "all": true, "all memories": true, "all my memories": true,
+		"all of it": true, "everything about me": true, "all your memories": true}
 	enThatOne = map[string]bool{
 		"that": true, "it": true, "this": true, "that memory": true, "this memory": true,
 		"the last memory": true, "the last one": true, "that one": true, "what i said": true,
@@ -193,6 +199,9 @@ func parseForget(seg segment, w, _ string) (intent, bool) {
 	}
 	if rest, ok := cutPrefix(seg, zhForgetVerbs...); ok {
 		rest = trimContent(rest)
+		if zhEverything[rest.low] {
+			return intent{kind: kForget, everything: true}, true
+		}
 		if zhThatOne[rest.low] {
 			return intent{kind: kForget}, true
 		}
@@ -201,6 +210,9 @@ func parseForget(seg segment, w, _ string) (intent, bool) {
 	if rest, ok := cutPrefix(seg, "forget ", "delete ", "remove "); ok {
 		if enThatOne[strings.TrimSpace(rest.low)] || strings.TrimSpace(rest.low) == "" {
 			return intent{kind: kForget}, true
+		}
+		if enEverything[strings.TrimSpace(rest.low)] {
+			return intent{kind: kForget, everything: true}, true
 		}
 		if seg.low[0] != 'f' && !hasWord(w, "memory", "memories") {
 			return intent{}, false // "delete the file" is not about memories
@@ -272,8 +284,10 @@ var (
 	zhRecallWhat = regexp.MustCompile(`^我(最喜欢|喜欢|爱|讨厌|不喜欢|住在|住|叫|是|想|要|养了|养|有|在)(什么|啥|哪些|哪里|哪儿|谁|几)`)
 	enRecallWhat = regexp.MustCompile(`^(?:what|where|who|which) (?:do|did|does) i (\w+)`)
 	enRecallMy   = regexp.MustCompile(`^(?:what|who|where)(?:'s| is| are) my (.+)$`)
-	zhRecallMy   = regexp.MustCompile(`^我的(.+?)(?:是什么|是啥|是谁|是哪|叫什么|是多少|在哪|是几)`)
-	zhRecallAll  = []string{"你记得什么", "你还记得什么", "你记得我什么", "你都记得什么", "你记住了什么", "你记了什么",
+	// Any other question about oneself: 我明天要做什么, 我喜欢猫吗.
+	zhRecallAsk = regexp.MustCompile(`^(我.{1,20}?)(?:做什么|干什么|什么|啥|哪些|哪里|哪儿|谁|几点|几|吗|么)$`)
+	zhRecallMy  = regexp.MustCompile(`^我的(.+?)(?:是什么|是啥|是谁|是哪|叫什么|是多少|在哪|是几)`)
+	zhRecallAll = []string{"你记得什么", "你还记得什么", "你记得我什么", "你都记得什么", "你记住了什么", "你记了什么",
 		"关于我你知道什么", "你知道我什么", "你对我了解多少", "你了解我吗", "我说过什么", "我告诉过你什么", "你记得我吗",
 		"你记得吗", "记得什么", "我的记忆", "有什么记忆"}
 	enRecallAll = []string{"what do you remember", "what do you know about me", "what did i tell you",
@@ -289,6 +303,9 @@ func parseRecall(seg segment, w, _ string) (intent, bool) {
 	}
 	if m := zhRecallMy.FindStringSubmatchIndex(q.low); m != nil {
 		return intent{kind: kRecall, text: q.orig[:m[3]]}, true // 我的名字是什么 searches for 我的名字
+	}
+	if m := zhRecallAsk.FindStringSubmatchIndex(q.low); m != nil {
+		return intent{kind: kRecall, text: q.orig[:m[3]]}, true
 	}
 	for _, p := range zhRecallAll {
 		if strings.HasPrefix(seg.low, p) {
@@ -358,14 +375,14 @@ func parseStatus(seg segment, w, _ string) (intent, bool) {
 }
 
 var (
-	reZhAbsolute  = regexp.MustCompile(`(?:调到|调成|调至|调为|开到|放到|设到|设为|设成|设置为|设置成|改成|改为|变成|到|成|至|为|在)\s*(?:百分之)?(\d+)`)
-	rePercent     = regexp.MustCompile(`百分之(\d+)|(\d+)\s*%`)
-	reAfterVolume = regexp.MustCompile(`(?:音量|声音|volume|sound)\s*[:=]?\s*(?:是|调|设|is|level|to|at|of)?\s*(\d+)`)
-	reEnAbsolute  = regexp.MustCompile(`\b(?:to|at) (\d+)`)
+	reZhAbsolute  = regexp.MustCompile(`(?:调到|调成|调至|调为|调回|开到|放到|设到|设为|设成|设置为|设置成|改成|改为|变成|到|成|至|为|在|回)\s*(?:百分之)?(\d+(?:\.\d+)?)`)
+	rePercent     = regexp.MustCompile(`百分之(\d+(?:\.\d+)?)|(\d+(?:\.\d+)?)\s*%`)
+	reAfterVolume = regexp.MustCompile(`(?:音量|声音|volume|sound)\s*[:=]?\s*(?:是|调|设|is|level|to|at|of)?\s*(\d+(?:\.\d+)?)`)
+	reEnAbsolute  = regexp.MustCompile(`\b(?:to|at) (\d+(?:\.\d+)?)`)
 	reZhStepUp    = regexp.MustCompile(`(?:调大|调高|开大|加大|提高|增加|增大|升高|放大|加|大|高)\s*(\d+)`)
 	reZhStepDown  = regexp.MustCompile(`(?:调小|调低|开小|减小|降低|减少|关小|减|小|低)\s*(\d+)`)
 	reEnStep      = regexp.MustCompile(`\b(?:by|up|down) (\d+)`)
-	zhVolumeVerb  = []string{"调到", "调成", "调至", "调为", "开到", "放到", "设到", "设为", "设成"}
+	zhVolumeVerb  = []string{"调到", "调成", "调至", "调为", "调回", "开到", "放到", "设到", "设为", "设成"}
 	zhUp          = []string{"大声", "大点声", "大一点声", "响一点", "响点", "调大", "调高", "开大", "加大", "提高音量", "增大", "放大声", "升高",
 		"声音太小", "音量太小", "太小声", "听不见", "听不清"}
 	zhUpCtx = []string{"大一点", "大点", "大些", "高一点", "高点", "大一些", "响", "加"}
@@ -444,7 +461,8 @@ func parseVolume(seg segment, w, num string) (intent, bool) {
 	return intent{}, false
 }
 
-// level reads the first non-empty group as a level; numbers too long for an int are refused.
+// level reads the first non-empty group as a level, rounded to a whole percent (三十点五 is
+// 31); numbers too long for an int are refused.
 func level(groups []string) (int, bool) {
 	for _, g := range groups {
 		if g == "" {
@@ -453,8 +471,8 @@ func level(groups []string) (int, bool) {
 		if len(g) > 9 {
 			return 0, false
 		}
-		n, err := strconv.Atoi(g)
-		return n, err == nil
+		f, err := strconv.ParseFloat(g, 64)
+		return int(math.Round(f)), err == nil
 	}
 	return 0, false
 }
@@ -514,7 +532,7 @@ func parseCalc(seg segment, w, num string) (intent, bool) {
 }
 
 var (
-	zhHelp  = []string{"你能做什么", "你会做什么", "你会什么", "能干什么", "能做什么", "有什么功能", "帮助", "怎么用", "你是谁", "做什么"}
+	zhHelp  = []string{"你能做什么", "你会做什么", "你会什么", "能干什么", "你能干嘛", "有什么功能", "帮助", "怎么用", "你是谁"}
 	zhGreet = []string{"你好", "您好", "嗨", "哈喽", "早上好", "晚上好", "下午好", "在吗", "喂"}
 	enHelp  = []string{"help", "what can you do", "what do you do", "who are you", "commands", "what can i say"}
 	enGreet = []string{"hi", "hello", "hey", "good morning", "good evening", "good afternoon", "hi there", "hello there", "yo"}
@@ -532,7 +550,8 @@ func parseHelp(seg segment, w, _ string) (intent, bool) {
 			return intent{kind: kHelp, greet: true}, true
 		}
 	}
-	if hasAny(seg.low, zhHelp...) {
+	// 你能做什么 arrives as 做什么: 你能 is stripped as a polite opening.
+	if hasAny(seg.low, zhHelp...) || seg.low == "做什么" || seg.low == "干什么" || seg.low == "干嘛" {
 		return intent{kind: kHelp}, true
 	}
 	for _, p := range enHelp {

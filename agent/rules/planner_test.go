@@ -103,6 +103,13 @@ var planTests = []struct {
 	{"请问三乘以五是多少", []string{`calculate {"expression":"3*5"}`}, "3*5 等于 15。"},
 	{"我的名字是什么", []string{`search_user_memories {"limit":5,"query":"我的名字","user_id":"u1"}`}, "关于这个，我还什么都没有记住。"},
 	{"hello, set volume to 20", []string{`amplify_volume {"level":20}`}, "Hi! OK, the volume is now 20."},
+	{"把音量调回五十", []string{`amplify_volume {"level":50}`}, "好的，音量调到50了。"},
+	{"音量调到三十点五", []string{`amplify_volume {"level":31}`}, "好的，音量调到31了。"},
+	{"我明天要做什么", []string{`search_user_memories {"limit":5,"query":"我明天要","user_id":"u1"}`}, "关于这个，我还什么都没有记住。"},
+	{"forget everything", nil, `I can only forget one memory at a time: say "forget that" after I mention it, or "forget that" followed by what it says.`},
+	{"remember: buy milk", []string{`add_user_memory {"content":"buy milk","topics":["note"],"user_id":"u1"}`}, "OK, I'll remember: buy milk."},
+	{"笑一个然后哭一个然后闭眼", []string{`set_virtual_human_expression {"expression":"smile"}`, `set_virtual_human_expression {"expression":"cry"}`,
+		`set_virtual_human_expression {"expression":"close_eyes"}`}, "好的，换成微笑的表情了。好的，换成哭的表情了。好的，换成闭眼的表情了。"},
 	// Small talk.
 	{"谢谢", nil, "不客气！"},
 	{"thank you", nil, "You're welcome!"},
