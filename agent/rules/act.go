@@ -568,16 +568,15 @@ func (r *turn) recall(query string) error {
 	if len(found) > 5 {
 		found = found[:5]
 	}
-	zh := make([]string, len(found))
-	en := make([]string, len(found))
+	said := make([]string, len(found))
 	for i, m := range found {
-		zh[i] = secondPerson(m.text())
-		en[i] = secondPerson(m.text())
+		said[i] = secondPerson(m.text()) // each in its own language, as it was stored
 	}
 	if found[0].ID != nil {
+		// "That" is now the best match: the one listed first.
 		r.p.setLastMemory(r.req.SessionID, &memoryRef{id: found[0].ID, content: found[0].text()})
 	}
-	r.say("我记得："+strings.Join(zh, "；")+"。", "I remember: "+strings.Join(en, "; ")+".")
+	r.say("我记得："+strings.Join(said, "；")+"。", "I remember: "+strings.Join(said, "; ")+".")
 	return nil
 }
 

@@ -44,9 +44,11 @@
 // "default":
 //
 //	记住我喜欢科技 / remember that I like tea         -> add; the rest of the sentence is the memory
-//	我喜欢什么 / what do I like / 你记得什么          -> search, and say what was found
+//	我喜欢什么 / what do I like / 我明天要做什么      -> search, and say what was found
+//	你记得什么 / what do you remember about me        -> search for everything (see below)
 //	忘掉那条 / forget that                            -> delete the memory last added or found
 //	忘掉我喜欢茶 / forget that I like tea             -> search for it, delete the best match
+//	忘掉所有记忆 / forget everything                  -> not done: one memory at a time
 //
 // "That" is the memory this session (Request.SessionID) last added or found; the planner
 // keeps only that per session, for at most Options.MaxSessions sessions. A request without a
