@@ -153,6 +153,12 @@ func (r *turn) setVolume(level int) error {
 		return nil
 	}
 	lo, hi := intBounds(d, "level", 0, 100)
+	switch level {
+	case levelMax:
+		level = hi
+	case levelMin:
+		level = lo
+	}
 	if level < lo || level > hi {
 		r.say(fmt.Sprintf("音量只能设在%d到%d之间，%d超出了范围。", lo, hi, level),
 			fmt.Sprintf("The volume goes from %d to %d; %d is out of range.", lo, hi, level))

@@ -397,6 +397,13 @@ var (
 		"turn the sound down", "less loud", "not so loud", "too loud"}
 )
 
+// levelMax and levelMin stand for the highest and lowest level the volume tool's schema
+// allows (100 and 0 for the device's own tool).
+const (
+	levelMax = 1 << 30
+	levelMin = -(1 << 30)
+)
+
 func parseVolume(seg segment, w, num string) (intent, bool) {
 	ctx := hasAny(num, "音量", "声音", "volume", "sound", "loud")
 	zhVerb := hasAny(num, zhVolumeVerb...)
@@ -412,10 +419,10 @@ func parseVolume(seg segment, w, num string) (intent, bool) {
 		return intent{kind: kVolumeSet, n: 0}, true
 	case (ctx || zhVerb || up) && hasAny(num, "最大", "最响") || hasWord(w, "all the way up") ||
 		(ctx || enTurn) && hasWord(w, "max", "maximum", "full", "the max", "the maximum"):
-		return intent{kind: kVolumeSet, n: 100}, true
+		return intent{kind: kVolumeSet, n: levelMax}, true
 	case (ctx || zhVerb || down) && hasAny(num, "最小", "最低") || hasWord(w, "all the way down") ||
 		(ctx || enTurn) && hasWord(w, "min", "minimum", "the minimum"):
-		return intent{kind: kVolumeSet, n: 0}, true
+		return intent{kind: kVolumeSet, n: levelMin}, true
 	}
 	if !ctx && !zhVerb && !up && !down && !enTurn {
 		return intent{}, false

@@ -110,11 +110,11 @@ func TestParse(t *testing.T) {
 		want string
 	}{
 		{"音量調到三十", "set 30"}, // traditional 調: 到 and 音量 are enough
-		{"把声音开到最大", "set 100"},
-		{"音量最小", "set 0"},
+		{"把声音开到最大", "set max"},
+		{"音量最小", "set min"},
 		{"取消静音", "set 50"},
 		{"unmute", "set 50"},
-		{"turn the volume all the way up", "set 100"},
+		{"turn the volume all the way up", "set max"},
 		{"sound at 30", "set 30"},
 		{"turn it down", "step -1"},
 		{"volume down 5", "step -5"},
@@ -163,6 +163,12 @@ func TestParse(t *testing.T) {
 func describeIntent(in intent) string {
 	switch in.kind {
 	case kVolumeSet:
+		switch in.n {
+		case levelMax:
+			return "set max"
+		case levelMin:
+			return "set min"
+		}
 		return fmt.Sprintf("set %d", in.n)
 	case kVolumeStep:
 		return fmt.Sprintf("step %d", in.n)

@@ -353,6 +353,13 @@ func TestSchemaLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkCalls(t, f3, []string{`get_device_status {}`, `amplify_volume {"level":20}`})
+	// The loudest is the schema's maximum.
+	f4 := w.turn(t, "max volume")
+	f4.decls = f.decls
+	if err := plan(t, New(nil), f4); err != nil {
+		t.Fatal(err)
+	}
+	checkCalls(t, f4, []string{`amplify_volume {"level":20}`})
 }
 
 func TestToolErrors(t *testing.T) {
