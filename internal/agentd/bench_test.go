@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2aclient"
+	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
 
 	"github.com/devicectl/devicectl/agent"
 )
@@ -56,6 +61,42 @@ func BenchmarkAgentTurn(b *testing.B) {
 	}
 	b.StopTimer()
 	lat.report(b, "turn-")
+}
+
+// An A2A message/send round trip through that turn: a2a-go's client (A2A 1.0 JSON-RPC over HTTP
+// on loopback, from the agent card) to the completed task, the task stored in agent.db.
+func BenchmarkA2ASend(b *testing.B) {
+	c := testConfig(b)
+	c.Agent.WaitForControl = true
+	_, addr := startServer(b, c)
+	d := startDevice(b, "ws://"+addr+"/", "AA-BB-CC-DD-EE-01", "")
+	d.waitRegistered(b)
+	ctx := context.Background()
+	card, err := agentcard.DefaultResolver.Resolve(ctx, "http://"+addr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	client, err := a2aclient.NewFromCard(ctx, card, a2aclient.WithJSONRPCTransport(&http.Client{Timeout: 10 * time.Second}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer client.Destroy()
+	lat := make(latencies, 0, b.N)
+	texts := []string{"把音量调到30", "把音量调到40"}
+	for i := 0; b.Loop(); i++ {
+		msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(texts[i%2]))
+		start := time.Now()
+		res, err := client.SendMessage(ctx, &a2a.SendMessageRequest{Message: msg})
+		lat = append(lat, time.Since(start))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if task, ok := res.(*a2a.Task); !ok || task.Status.State != a2a.TaskStateCompleted {
+			b.Fatalf("message/send %d answered %#v", i, res)
+		}
+	}
+	b.StopTimer()
+	lat.report(b, "send-")
 }
 
 // 1,000 simulated devices (devicectl swarm, another process) registered with one devicectl serve:
