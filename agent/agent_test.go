@@ -304,8 +304,8 @@ func TestDeviceDropsMidCall(t *testing.T) {
 		return nil, nil
 	})
 	evs := collect(t, a, ctxFor(t), agent.Request{})
-	if e := last(evs); e.Kind != agent.EventError || !errors.Is(e.Err, agent.ErrDeviceGone) {
-		t.Fatalf("events %s, last error %v; want ErrDeviceGone", kinds(evs), e.Err)
+	if e := last(evs); e.Kind != agent.EventError || !errors.Is(e.Err, agent.ErrDeviceGone) || evs[0].Kind != agent.EventToolCall {
+		t.Fatalf("events %s, last error %v; want the call, then ErrDeviceGone", kinds(evs), e.Err)
 	}
 	if err, _ := callErr.Load().(error); err != nil && !errors.Is(err, agent.ErrDeviceGone) && !errors.Is(err, context.Canceled) {
 		t.Fatalf("the planner's call failed with %v", err)
@@ -331,7 +331,7 @@ func TestDeviceDropsMidTurn(t *testing.T) {
 		}
 	}
 	checkTerminal(t, evs)
-	if e := last(evs); e.Kind != agent.EventError || !errors.Is(e.Err, agent.ErrDeviceGone) {
+	if e := last(evs); e.Kind != agent.EventError || !errors.Is(e.Err, agent.ErrDeviceGone) || kinds(evs) != "chunk,error" {
 		t.Fatalf("events %s, last %v", kinds(evs), e.Err)
 	}
 }

@@ -8,8 +8,9 @@
 //
 // Agent.Turn returns an iter.Seq[Event]. Iterating it picks the device, runs the planner with a
 // TurnContext and yields, in order: thoughts, chunks, tool calls and their results, then exactly
-// one EventFinal (the reply, the chunks joined) or EventError. Stopping the loop early cancels the
-// turn; every goroutine a turn starts has ended when the loop does.
+// one EventFinal (the reply, the chunks joined) or EventError. A turn that fails still yields what
+// happened before the failure, then the error. Stopping the loop early cancels the turn; every
+// goroutine a turn starts has ended when the loop does.
 //
 // The device of a turn is Request.MAC (lower case and ':' accepted), else the only registered
 // device. A MAC that is not registered is a *DeviceChoiceError listing those that are (or

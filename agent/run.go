@@ -78,17 +78,41 @@ func (a *Agent) run(ctx context.Context, r Request, yield func(Event) bool) {
 	}
 
 	// end finishes the turn: the planner and the control calls are cancelled (unless they are done)
-	// and waited for, then the terminal event, if any, goes out. Nothing is yielded after it.
+	// and waited for, then the terminal event goes out. Events they emitted until then are still
+	// yielded first, in order, while the caller reads; a nil terminal means the caller stopped.
 	end := func(terminal *Event) {
 		cancelPlan(errAborted)
-		close(t.stop)
-		<-planDone
-		watchBackground()
-		<-bgDone
+		reading := terminal != nil
+		if !reading {
+			close(t.stop)
+		}
+		planLeft := (<-chan struct{})(planDone)
+		var bgLeft <-chan struct{}
+		for planLeft != nil || bgLeft != nil {
+			select {
+			case e := <-t.events:
+				if reading && !yield(e) {
+					reading = false
+					close(t.stop)
+				}
+			case <-planLeft:
+				planLeft = nil
+				watchBackground()
+				bgLeft = bgDone
+			case <-bgLeft:
+				bgLeft = nil
+			}
+		}
+		if reading {
+			close(t.stop)
+			for reading && len(t.events) > 0 {
+				reading = yield(<-t.events)
+			}
+		}
 		if !isGone(deviceDone) {
 			t.finishDevice()
 		}
-		if terminal != nil {
+		if reading {
 			yield(*terminal)
 		}
 	}
@@ -141,17 +165,11 @@ func (a *Agent) run(ctx context.Context, r Request, yield func(Event) bool) {
 		end(term)
 		return
 	}
-	close(t.stop) // every goroutine has ended: nothing more is sent
-	for {         // what the control calls reported last
-		select {
-		case e := <-t.events:
-			if !yield(e) {
-				return
-			}
-			continue
-		default:
+	close(t.stop)           // every goroutine has ended: nothing more is sent
+	for len(t.events) > 0 { // what the control calls reported last
+		if !yield(<-t.events) {
+			return
 		}
-		break
 	}
 	text := t.reply()
 	a.history.add(r.SessionID, Exchange{User: r.Text, Reply: text})
