@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/devicectl/devicectl/agent"
 )
 
 // FuzzPlan: whatever is said, with whichever tools are listed, the planner does not panic,
@@ -110,15 +112,18 @@ func TestConcurrentTurns(t *testing.T) {
 	wg.Wait()
 }
 
+// BenchmarkPlan is one turn: the planner, and the fake's validation and run of the real
+// device tools over simulated hardware (the tools are listed once, outside the loop).
 func BenchmarkPlan(b *testing.B) {
 	w := newWorld(b)
 	p := New(nil)
 	ctx := context.Background()
+	listed := w.turn(b, "")
 	for _, text := range []string{"把音量调到30然后笑一个", "louder", "what is 12 divided by 4", "讲个笑话"} {
 		b.Run(text, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				f := w.turn(b, text)
+				f := &fakeTurn{tb: b, req: agent.Request{Text: text, SessionID: "s1", UserID: "u1"}, w: w, decls: listed.decls}
 				if err := p.Plan(ctx, f); err != nil {
 					b.Fatal(err)
 				}
