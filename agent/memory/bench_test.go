@@ -53,7 +53,7 @@ func BenchmarkSearch10k(b *testing.B) {
 	} {
 		b.Run(query, func(b *testing.B) {
 			ctx := context.Background()
-			// The first search loads the user's index; BenchmarkLoadIndex measures that.
+			// The first search loads the query's terms; BenchmarkLoadIndex measures that.
 			if _, err := s.Search(ctx, "user-123", query, 5); err != nil {
 				b.Fatal(err)
 			}
@@ -73,7 +73,7 @@ func BenchmarkSearch10k(b *testing.B) {
 }
 
 // BenchmarkLoadIndex is the first search of a user with 10,000 memories
-// after a restart: it reads the user's postings from the database.
+// after a restart: it reads its terms' postings from the database.
 func BenchmarkLoadIndex(b *testing.B) {
 	s, db, _ := newStore(b)
 	addBenchMemories(b, s, "user-123", 10000, rand.New(rand.NewPCG(1, 2)))

@@ -258,3 +258,12 @@ func TestMigrate(t *testing.T) {
 		t.Errorf("b after a failed step: version %d, %v; want 1", v, err)
 	}
 }
+
+func TestOpenDBDirectoryAsFile(t *testing.T) {
+	path := t.TempDir()
+	_, err := OpenDB(path)
+	want := "memory: database " + path + " is unusable (not a regular file); point the state directory at a directory holding only devicectl's files"
+	if err == nil || err.Error() != want {
+		t.Errorf("error:\n got %v\nwant %s", err, want)
+	}
+}

@@ -13,10 +13,10 @@
 // CJK character bigrams (tokenize.go), kept in an inverted index, and scored
 // by how much of the query a memory covers, weighted by rarity, with topics
 // counting double (rank.go). Relevance is in [0, 1]; a memory that shares no
-// term with the query is not returned. Recently searched users' postings are
-// cached in memory and checked against the database on every search
-// (index.go), so a search of 10,000 memories takes well under a millisecond
-// of CPU and still sees writes made by another process.
+// term with the query is not returned. The postings of recently searched
+// users' terms are cached in memory and checked against the database on
+// every search (index.go), so a search of 10,000 memories takes about a
+// millisecond and still sees writes made by another process.
 //
 // RegisterTools declares the three tools, main_type local, on a
 // tools.Registry for the agent's planners.

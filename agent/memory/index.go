@@ -5,18 +5,21 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 )
 
 // The postings of a search's terms are read from memory in the common case.
 // Reading them from SQLite costs about a microsecond a row, and a common
 // term (用户) has a posting in most of a user's memories: 7 ms a search at
-// 10,000 memories. So the Store keeps recently searched users' postings in
-// a userIndex. The database stays the truth: memory_users.version counts
-// each user's changes, every search reads it (with the counts it reads
-// anyway), and an index whose version differs is loaded again, so changes
-// made by another process are seen. This Store's own writes update the
-// index in place.
+// 10,000 memories. So the Store keeps, for recently searched users, the
+// postings of the terms searched so far in a userIndex; a term is read from
+// the database the first time a search needs it.
+//
+// The database stays the truth: memory_users.version counts each user's
+// changes and every search reads it. A cached index at an older version is
+// thrown away, so changes made by another process are seen. This Store's own
+// writes update the cached terms in place and advance the version.
 
 // maxCachedPostings bounds the postings kept in memory, over all users
 // (about 24 bytes each, plus the terms). The least recently searched users
@@ -29,38 +32,111 @@ type entry struct {
 	tfContent, tfTopic, docLn int32
 }
 
-// userIndex is a user's postings as of version.
+// userIndex is part of a user's postings as of version.
 type userIndex struct {
-	// mu guards everything below. Searches read under RLock; the Store's
-	// writes, which hold Store.mu, update under Lock.
+	// mu guards everything below. Searches read under RLock; loads and the
+	// Store's writes, which hold Store.mu, change it under Lock.
 	mu       sync.RWMutex
 	version  int64
-	n, total int64              // memories and their summed lengths
-	postings map[string][]entry // each list in increasing seq
+	n, total int64 // memories and their summed lengths
+	// postings holds the terms loaded so far, each list in increasing seq.
+	// A term with no postings is present with a nil list.
+	postings map[string][]entry
 	size     int
 
 	lastUsed uint64 // guarded by Store.cacheMu
 }
 
-// index returns the user's index as of version, loading it when the cache
-// has none or an older one.
-func (s *Store) index(ctx context.Context, uid, version int64) (*userIndex, error) {
-	if idx := s.cached(uid, version); idx != nil {
+// has reports whether every term is loaded.
+func (idx *userIndex) has(terms []string) bool {
+	idx.mu.RLock()
+	defer idx.mu.RUnlock()
+	for _, t := range terms {
+		if _, ok := idx.postings[t]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// index returns the user's index, at version or newer, with terms loaded.
+func (s *Store) index(ctx context.Context, uid, version int64, terms []string) (*userIndex, error) {
+	if idx := s.cached(uid, version); idx != nil && idx.has(terms) {
 		return idx, nil
 	}
 	// Loading under the write lock keeps it from racing this process's
 	// writes, which update a cached index in place.
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if idx := s.cached(uid, version); idx != nil {
-		return idx, nil // loaded while we waited
-	}
-	idx, err := s.loadIndex(ctx, uid)
+	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, err
 	}
-	s.install(uid, idx)
+	defer tx.Rollback()
+	// One read transaction: the version and the postings read agree even
+	// while another process writes.
+	fresh := &userIndex{postings: map[string][]entry{}}
+	err = tx.QueryRowContext(ctx, `SELECT memories, total_len, version FROM memory_users WHERE uid = ?`, uid).
+		Scan(&fresh.n, &fresh.total, &fresh.version)
+	if err != nil {
+		return nil, fmt.Errorf("loading index: %w", err)
+	}
+	idx := s.cached(uid, fresh.version)
+	if idx == nil || idx.version != fresh.version {
+		idx = fresh
+		s.install(uid, idx)
+	}
+	idx.mu.RLock()
+	var missing []string
+	for _, t := range terms {
+		if _, ok := idx.postings[t]; !ok {
+			missing = append(missing, t)
+		}
+	}
+	idx.mu.RUnlock()
+	if len(missing) == 0 {
+		return idx, nil
+	}
+	loaded, err := loadTerms(ctx, tx, uid, missing)
+	if err != nil {
+		return nil, fmt.Errorf("loading index: %w", err)
+	}
+	added := 0
+	idx.mu.Lock()
+	for _, t := range missing {
+		idx.postings[t] = loaded[t]
+		added += len(loaded[t])
+	}
+	idx.size += added
+	idx.mu.Unlock()
+	s.grew(uid, added)
 	return idx, nil
+}
+
+// loadTerms reads uid's postings of terms.
+func loadTerms(ctx context.Context, tx *sql.Tx, uid int64, terms []string) (map[string][]entry, error) {
+	q := `SELECT term, seq, tf_content, tf_topic, doc_len FROM memory_terms WHERE uid = ? AND term IN (` +
+		strings.Repeat("?,", len(terms)-1) + `?) ORDER BY term, seq`
+	args := make([]any, 0, 1+len(terms))
+	args = append(args, uid)
+	for _, t := range terms {
+		args = append(args, t)
+	}
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make(map[string][]entry, len(terms))
+	var term string
+	for rows.Next() {
+		var e entry
+		if err := rows.Scan(&term, &e.seq, &e.tfContent, &e.tfTopic, &e.docLn); err != nil {
+			return nil, err
+		}
+		out[term] = append(out[term], e)
+	}
+	return out, rows.Err()
 }
 
 // cached returns the cached index of uid if it is at version or newer (this
@@ -83,42 +159,7 @@ func (s *Store) cached(uid, version int64) *userIndex {
 	return idx
 }
 
-// loadIndex reads uid's postings in one read transaction, so that the
-// version matches them even while another process writes.
-func (s *Store) loadIndex(ctx context.Context, uid int64) (*userIndex, error) {
-	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	idx := &userIndex{postings: map[string][]entry{}}
-	err = tx.QueryRowContext(ctx, `SELECT memories, total_len, version FROM memory_users WHERE uid = ?`, uid).
-		Scan(&idx.n, &idx.total, &idx.version)
-	if err != nil {
-		return nil, fmt.Errorf("loading index: %w", err)
-	}
-	rows, err := tx.QueryContext(ctx, `SELECT term, seq, tf_content, tf_topic, doc_len FROM memory_terms WHERE uid = ? ORDER BY term, seq`, uid)
-	if err != nil {
-		return nil, fmt.Errorf("loading index: %w", err)
-	}
-	defer rows.Close()
-	var term string
-	for rows.Next() {
-		var e entry
-		if err := rows.Scan(&term, &e.seq, &e.tfContent, &e.tfTopic, &e.docLn); err != nil {
-			return nil, fmt.Errorf("loading index: %w", err)
-		}
-		idx.postings[term] = append(idx.postings[term], e)
-		idx.size++
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("loading index: %w", err)
-	}
-	return idx, nil
-}
-
-// install caches idx for uid and evicts the least recently used others
-// while the cache is over its bound.
+// install caches idx for uid in place of any older one.
 func (s *Store) install(uid int64, idx *userIndex) {
 	s.cacheMu.Lock()
 	defer s.cacheMu.Unlock()
@@ -129,11 +170,28 @@ func (s *Store) install(uid int64, idx *userIndex) {
 	idx.lastUsed = s.tick
 	s.cache[uid] = idx
 	s.cacheSize += idx.size
+	s.evict(uid)
+}
+
+// grew accounts for postings added to uid's cached index.
+func (s *Store) grew(uid int64, added int) {
+	s.cacheMu.Lock()
+	defer s.cacheMu.Unlock()
+	if s.cache[uid] == nil {
+		return // evicted meanwhile; its size went with it
+	}
+	s.cacheSize += added
+	s.evict(uid)
+}
+
+// evict drops the least recently used users other than keep while the cache
+// is over its bound. The caller holds cacheMu.
+func (s *Store) evict(keep int64) {
 	for s.cacheSize > s.maxCached && len(s.cache) > 1 {
 		var victim int64
 		var oldest *userIndex
 		for u, x := range s.cache {
-			if u != uid && (oldest == nil || x.lastUsed < oldest.lastUsed) {
+			if u != keep && (oldest == nil || x.lastUsed < oldest.lastUsed) {
 				victim, oldest = u, x
 			}
 		}
@@ -175,8 +233,11 @@ func (s *Store) apply(c change) {
 	if c.added {
 		inOrder := true
 		add := func(term string) {
+			list, loaded := idx.postings[term]
+			if !loaded {
+				return // read from the database, with this memory, when a search needs it
+			}
 			e := entry{seq: c.seq, tfContent: int32(c.content[term]), tfTopic: int32(c.topics[term]), docLn: int32(c.docLen)}
-			list := idx.postings[term]
 			if len(list) > 0 && list[len(list)-1].seq >= c.seq {
 				inOrder = false // cannot happen with AUTOINCREMENT; never risk a wrong merge
 			}
@@ -200,7 +261,10 @@ func (s *Store) apply(c change) {
 		}
 	} else {
 		for _, term := range c.terms {
-			list := idx.postings[term]
+			list, loaded := idx.postings[term]
+			if !loaded {
+				continue
+			}
 			for i, e := range list {
 				if e.seq == c.seq {
 					list = slices.Delete(list, i, i+1)
@@ -208,11 +272,7 @@ func (s *Store) apply(c change) {
 					break
 				}
 			}
-			if len(list) == 0 {
-				delete(idx.postings, term)
-			} else {
-				idx.postings[term] = list
-			}
+			idx.postings[term] = list // loaded, even when now empty
 		}
 		idx.n--
 		idx.total -= int64(c.docLen)

@@ -68,8 +68,9 @@ func TestIndexMatchesDatabase(t *testing.T) {
 			}
 			ids = append(ids, mustAdd(t, s, "u", text, words[rng.IntN(len(words))]))
 		}
-		if i%50 == 0 {
-			search(t, s, "u", queries[0], 5) // keep the index cached and updated in place
+		if i%40 == 0 {
+			// Load the terms of one query more, to be updated in place from now on.
+			search(t, s, "u", queries[(i/40)%len(queries)], 5)
 		}
 	}
 	fresh, err := New(ctx, db)
@@ -110,7 +111,7 @@ func TestIndexEviction(t *testing.T) {
 			mustAdd(t, s, fmt.Sprint("user-", u), fmt.Sprintf("用户喜欢第%d个话题", i))
 		}
 	}
-	s.maxCached = 100 // postings: about two of these users
+	s.maxCached = 8 // postings: one user's 话题 (5), not two
 	for range 2 {
 		for u := range 4 {
 			user := fmt.Sprint("user-", u)

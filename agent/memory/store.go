@@ -269,7 +269,7 @@ func (s *Store) Search(ctx context.Context, userID, query string, limit int) ([]
 	case err != nil:
 		return nil, fmt.Errorf("memory: search: %w", err)
 	}
-	idx, err := s.index(ctx, uid, version)
+	idx, err := s.index(ctx, uid, version, terms)
 	if err != nil {
 		return nil, fmt.Errorf("memory: search: %w", err)
 	}
