@@ -96,9 +96,9 @@ func (p *Planner) streamError(ctx, reqCtx context.Context, err error) error {
 		}
 		return &EndpointError{URL: p.url, Message: "request failed: " + ue.Err.Error(), Err: ue.Err}
 	}
-	var se2 *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &se2) || errors.As(err, &te) {
+	var syntaxErr *json.SyntaxError
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &syntaxErr) || errors.As(err, &typeErr) {
 		return &EndpointError{URL: p.url, Message: "sent a chunk that is not a chat-completion chunk: " + err.Error(), Err: err}
 	}
 	return &EndpointError{URL: p.url, Message: "the stream failed: " + err.Error(), Err: err}
