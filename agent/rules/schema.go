@@ -66,10 +66,10 @@ func intBounds(d tools.Declaration, name string, defLo, defHi int) (lo, hi int) 
 
 func clampInt(f float64) int {
 	switch {
-	case f > 1<<31:
-		return 1 << 31
-	case f < -(1 << 31):
-		return -(1 << 31)
+	case f > math.MaxInt32:
+		return math.MaxInt32 // an int is 32 bits on arm and 386
+	case f < math.MinInt32:
+		return math.MinInt32
 	}
 	return int(f)
 }
