@@ -10,7 +10,7 @@
 #   make fuzz    every fuzz target for FUZZTIME each
 #   make chaos   the chaos suite: an agent against a hostile server for CHAOS_TIME (30s), under -race
 #   make netfault  the device across a veth pair into a network namespace, the link cut (root)
-#   make lint    go vet and gofmt only
+#   make lint    go vet, gofmt and the board build's dependencies (no agent package) only
 #   make test-arm  the tests under qemu as an ARMv6 (Pi Zero) and an ARM64 board run them
 #   make deb     .deb packages (armhf, arm64, amd64, riscv64) in dist/ from make cross's binaries
 #   make deb-test  builds, installs, removes and purges the package here (root, Debian)
@@ -36,7 +36,7 @@ GOFILES   = $(shell find . -name '*.go' -not -path './.git/*' -not -path '*/test
 
 export GO VERSION COMMIT FUZZTIME TAGS BOARD_TAGS
 
-.PHONY: build test lint fmt-check vet tidy-check cross feature-sizes bench fuzz chaos netfault test-arm test-armv6 test-arm64 clean
+.PHONY: build test lint fmt-check vet tidy-check board-deps print-board-tags cross feature-sizes bench fuzz chaos netfault test-arm test-armv6 test-arm64 clean
 
 build:
 	$(GO) build -trimpath -tags '$(TAGS)' -ldflags '$(LDFLAGS)' -o bin/devicectl ./cmd/devicectl
@@ -46,7 +46,7 @@ test: lint tidy-check
 	$(GO) test -race -tags openapi ./cmd/devicectl ./internal/daemon
 	$(GO) test -tags '$(BOARD_TAGS)' ./cmd/devicectl
 
-lint: fmt-check vet
+lint: fmt-check vet board-deps
 
 fmt-check:
 	@out=$$(gofmt -l $(GOFILES)); \
@@ -59,6 +59,15 @@ vet:
 
 tidy-check:
 	$(GO) mod tidy -diff
+
+# The board binaries link no agent package: serve and sim, which run the agent server, are left
+# out of them, and the agent's modules (a2a-go, openai-go, sqlite) would break the 9 MiB budget.
+board-deps:
+	@out=$$($(GO) list -deps -tags '$(BOARD_TAGS)' ./cmd/devicectl | grep -E '/devicectl/(agent|internal/agentd)(/|$$)' || true); \
+	if [ -n "$$out" ]; then echo "the board build links agent packages:"; echo "$$out"; exit 1; fi
+
+print-board-tags:
+	@echo '$(BOARD_TAGS)'
 
 cross:
 	bash scripts/cross.sh

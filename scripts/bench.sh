@@ -79,6 +79,21 @@ summary() {
 		b = "BenchmarkProcessStart"
 		proc(b, "start-ms", "start-x-floor", "start to registered (ms)", "%.1f", "<= 50 ms amd64",
 			!has(b, "start-ms") ? "" : arch != "amd64" ? "n/a (" arch ")" : verdict(v[b, "start-ms"] <= 50))
+		print ""
+		print "the agent server (internal/agentd), against ISSUE 13:"
+		line("metric", "measured", "", "", "target", "met?")
+		agent("BenchmarkAgentTurn", "turn-p50-ns", "rule-planner turn p50 (ms)", 1e6, "<= 5 ms", 5)
+		agent("BenchmarkAgentTurn", "turn-p99-ns", "rule-planner turn p99 (ms)", 1e6, "(none)", 0)
+		agent("BenchmarkA2ASend", "send-p50-ns", "A2A message/send p50 (ms)", 1e6, "<= 10 ms", 10)
+		agent("BenchmarkA2ASend", "send-p99-ns", "A2A message/send p99 (ms)", 1e6, "(none)", 0)
+		agent("BenchmarkServeDevicesRSS", "KiB/device", "serve RSS per device, 1,000 (KiB)", 1, "<= 100 KiB", 100)
+		agent("BenchmarkServeDevicesRSS", "idle-KiB", "serve RSS, no device (KiB)", 1, "(none)", 0)
+	}
+	# an agent figure: value / div against an upper limit (0: no target)
+	function agent(b, u, metric, div, target, limit,   d) {
+		if (!has(b, u)) { notrun(metric, target); return }
+		d = v[b, u] / div
+		line(metric, sprintf("%.2f", d), "", "", target, limit ? verdict(d <= limit) : "-")
 	}' "$1"
 }
 summary "$out"

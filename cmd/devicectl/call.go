@@ -60,7 +60,7 @@ func runCall(ctx context.Context, c *config.Config, tool, input string, stdout, 
 		return usageError{fmt.Errorf("the tool input is not JSON: %w", json.Unmarshal([]byte(input), &v))}
 	}
 	log := config.NewLogger(c.Log, stderr)
-	l, err := startLocal(ctx, c, simMAC, nil, nil, log)
+	l, err := startLocal(ctx, c, simMAC, log)
 	if err != nil {
 		return err
 	}

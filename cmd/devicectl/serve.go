@@ -8,24 +8,27 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"os"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
-	"github.com/devicectl/devicectl/device/agenttest"
+	"github.com/devicectl/devicectl/internal/agentd"
 	"github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/internal/console"
 	"github.com/devicectl/devicectl/internal/term"
 )
 
-// defaultListen keeps the stand-in server on this machine unless asked: it accepts any device
-// and lets whoever types at the console drive it.
-const defaultListen = "127.0.0.1:8765"
+const serveHelp = `Anything that is not a command is said to the agent, on the only device or the one whose MAC
+starts the line (e.g. 把音量调到30, or AA-BB-CC-DD-EE-FF turn it down to 20); the tool calls and
+the streamed reply are shown.
 
-const serveHelp = `commands (MAC may be left out while one device is registered):
+commands (MAC may be left out while one device is registered):
   devices                  list the registered devices
   wait [MAC]               wait until a device (that device) registers
   tools [MAC]              list a device's tools
-  call [MAC] TOOL [JSON]   call a tool and print the device's JSON-RPC response as received
+  call [MAC] TOOL [JSON]   call a device's tool and print its JSON-RPC response as received
                            (JSON defaults to {}), e.g. call amplify_volume {"level": 80}
   say [MAC] TEXT           send TEXT as an AI reply, a few chunks and a final
   help                     this text
@@ -33,16 +36,24 @@ const serveHelp = `commands (MAC may be left out while one device is registered)
 `
 
 func newServeCmd() *cobra.Command {
-	var listen string
+	var configPath string
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Run the stand-in agent server alone, for real devices to connect to",
-		Long: `serve runs the stand-in agent server that sim uses, alone, so devices on the network can
-register with it (point their server.url at ws://ADDR/). It prints devices as they register and
-disconnect, and its console calls their tools and sends them AI messages.
+		Short: "Run the agent server: devices connect to it, people and other agents talk to it",
+		Long: `serve runs the agent server. Devices register with it over WebSocket (point their server.url at
+ws://ADDR/; any path works); people talk to it at its console, and other agents over A2A
+(agent card at http://ADDR/.well-known/agent-card.json) or seed 004's routes (POST
+/tasks/send, POST /tasks/send/stream, GET /tasks/{id}, GET /agent-card). A turn is planned by
+the built-in rule planner (agent.planner rules, the default: no network, no model) or an
+OpenAI-compatible endpoint (agent.planner llm). The agent's own tools (calculate, search_web,
+memory, ...) run in the server; memories and tasks are kept in agent.db in the state directory.
 
-It listens on ` + defaultListen + ` by default; use --listen 0.0.0.0:8765 to accept devices on the LAN.
-It accepts every device and has no authentication: run it on networks you trust.
+It listens on ` + config.DefaultAgentListen + ` by default, open to anyone on this machine. Beyond loopback
+(--listen 0.0.0.0:8765) it refuses to start without agent.token_file, the bearer token HTTP
+clients must send; agent.device_tokens_file makes devices present one of its tokens too.
+
+It reads a config file only when --config names one (the agent and llm sections; see
+configs/devicectl.yaml); flags override it.
 
 In a terminal, quit or Ctrl-D stops it. With input from a file or pipe it runs the lines in
 order and then serves until interrupted (SIGINT/SIGTERM).
@@ -50,15 +61,15 @@ order and then serves until interrupted (SIGINT/SIGTERM).
 ` + serveHelp,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c := serveDefaults()
-			if err := config.ApplyFlags(cmd.Flags(), c); err != nil {
+			c, err := serveConfig(configPath, cmd.Flags())
+			if err != nil {
 				return err
 			}
-			return runServe(cmd.Context(), listen, c, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return runServe(cmd.Context(), c, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
-	cmd.Flags().StringVar(&listen, "listen", defaultListen, "address to listen on, host:port")
-	config.BindFlags(cmd.Flags(), serveDefaults(), "ping-interval", "log-level", "log-format")
+	cmd.Flags().StringVar(&configPath, "config", "", "config file with the agent and llm sections (none by default)")
+	config.BindFlags(cmd.Flags(), serveDefaults(), "listen", "planner", "turn-timeout", "llm-url", "llm-model", "state-dir", "ping-interval", "log-level", "log-format")
 	return cmd
 }
 
@@ -68,24 +79,52 @@ func serveDefaults() *config.Config {
 	return c
 }
 
-func runServe(ctx context.Context, listen string, c *config.Config, in io.Reader, stdout, stderr io.Writer) error {
+// serveConfig is serve's configuration: its defaults, the file when one is named, the flags.
+func serveConfig(path string, fs *pflag.FlagSet) (*config.Config, error) {
+	c := serveDefaults()
+	if path != "" {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, &config.Error{Key: "--config", Err: err}
+		}
+		if err := config.Parse(data, c); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	if err := config.ApplyFlags(fs, c); err != nil {
+		return nil, err
+	}
+	if err := c.CheckAgent(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func runServe(ctx context.Context, c *config.Config, in io.Reader, stdout, stderr io.Writer) (err error) {
 	log := config.NewLogger(c.Log, stderr)
-	srv, err := agenttest.Listen(listen, &agenttest.Options{
-		Logger:       log,
-		ReadLimit:    c.Connection.ReadLimit,
-		PingInterval: c.Connection.PingInterval,
-		PingTimeout:  c.Connection.PingTimeout,
-	})
+	srv, err := agentd.New(&agentd.Options{Config: c, Version: buildVersion(), Logger: log})
 	if err != nil {
 		return err
 	}
-	defer srv.Close()
+	ln, err := net.Listen("tcp", c.Agent.Listen)
+	if err != nil {
+		return errors.Join(&config.Error{Key: "agent.listen", Err: err}, srv.Close())
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	defer func() { err = errors.Join(err, srv.Close(), <-served) }()
 
 	interactive := term.IsTerminal(in)
-	con := &console.Console{Server: srv, Out: console.NewSyncWriter(stdout), Prompt: "serve> ", Help: serveHelp, Interactive: interactive}
-	fmt.Fprintf(stderr, "devicectl serve: listening at %s; type help for the commands\n", srv.URL())
+	con := &console.Console{Server: srv.Console(), Out: console.NewSyncWriter(stdout), Prompt: "serve> ", Help: serveHelp, Interactive: interactive, ShowReply: true}
+	addr := ln.Addr().String()
+	db := ""
+	if srv.DBPath != "" {
+		db = ", " + srv.DBPath
+	}
+	fmt.Fprintf(stderr, "devicectl serve: listening at ws://%s/; HTTP at http://%s/ (planner %s%s); type help for the commands\n",
+		addr, addr, c.Agent.Planner, db)
 	// Devices are shown as they come and go until serve returns, after the end of a script too.
-	defer con.WatchEvents(ctx)()
+	defer srv.WatchDevices(ctx, con)()
 
 	err = con.Run(ctx, in)
 	if errors.Is(err, io.EOF) && !interactive {

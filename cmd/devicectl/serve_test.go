@@ -52,21 +52,39 @@ func TestServe(t *testing.T) {
 	send("devices")
 	out.waitFor(t, "02-00-00-00-00-07  3 tools  127.0.0.1:")
 	send(`call 02:00:00:00:00:07 amplify_volume {"level": 64}`)
-	out.waitFor(t, `{"id":"tool-call-1","result":{`)
+	out.waitFor(t, `{"jsonrpc":"2.0","id":"tc-1","result":{`)
 	send("call 02-00-00-00-00-08 amplify_volume {}")
 	out.waitFor(t, "error: no device 02-00-00-00-00-08 is registered")
 	send("say hi")
 	out.waitFor(t, "sent to 02-00-00-00-00-07")
 	send("tools")
 	out.waitFor(t, "get_device_status")
+	// Said to the agent: the console shows the tool call, its result and the streamed reply.
+	send("把音量调到30")
+	out.waitFor(t, `→ amplify_volume {"level":30}`)
+	// The planner is told "success" at once (agent.wait_for_control false), so the device's own
+	// answer may come before, within or after the streamed reply.
+	var reply string
+	for result := false; !result || reply == ""; {
+		line := out.waitFor(t, "")
+		switch {
+		case strings.HasPrefix(line, `← amplify_volume {"status":"success"`):
+			result = true
+		case strings.Contains(line, "30") && !strings.HasPrefix(line, "→") && !strings.HasPrefix(line, "←"):
+			reply = line
+		}
+	}
 	// The device handles messages in order before the next request: once this call is answered,
-	// "hi" has been shown.
+	// "hi" and the reply have been shown.
 	send("call get_device_status")
-	out.waitFor(t, `{"id":"tool-call-2","result":{`)
+	status := out.waitFor(t, `{"jsonrpc":"2.0","id":"tc-`)
+	if !strings.Contains(status, `"volume":30`) {
+		t.Errorf("get_device_status after 把音量调到30: %s", status)
+	}
 
 	stopDevice()
-	if r := <-devDone; r.code != 0 || r.stdout != "hi\n" {
-		t.Errorf("device: exit %d, stdout %q; want 0 and the reply", r.code, r.stdout)
+	if r := <-devDone; r.code != 0 || r.stdout != "hi\n"+reply+"\n" {
+		t.Errorf("device: exit %d, stdout %q; want 0 and the replies %q", r.code, r.stdout, "hi\n"+reply+"\n")
 	}
 	out.waitFor(t, "- 02-00-00-00-00-07 disconnected")
 	send("call amplify_volume {}")
@@ -77,4 +95,21 @@ func TestServe(t *testing.T) {
 		t.Errorf("serve exit %d, want 0", code)
 	}
 	inW.Close()
+}
+
+// Beyond loopback, serve needs a token for its HTTP API; a bad config fails before it listens.
+func TestServeRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--listen", "0.0.0.0:0"}, "agent.listen: 0.0.0.0:0 is reachable beyond this machine, and agent.token_file is not set"},
+		{[]string{"--planner", "llm", "--llm-model", "m"}, "llm.base_url: agent.planner is llm and llm.base_url is not set"},
+		{[]string{"--planner", "oracle"}, `invalid argument "oracle" for "--planner" flag: "oracle" is not one of rules, llm`},
+	} {
+		r := runCLI(t.Context(), "", append([]string{"serve", "--state-dir", t.TempDir()}, tc.args...)...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("serve %q: exit %d, stderr %q; want %d and %q", tc.args, r.code, r.stderr, exitUsage, tc.want)
+		}
+	}
 }

@@ -8,12 +8,16 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/hal"
 	"github.com/devicectl/devicectl/hal/sim"
+	"github.com/devicectl/devicectl/internal/agentd"
 	"github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/internal/console"
 	devhw "github.com/devicectl/devicectl/internal/hardware"
@@ -23,7 +27,11 @@ import (
 // simMAC is the simulated device's MAC unless --mac says otherwise: the protocol's example.
 const simMAC = "AA-BB-CC-DD-EE-FF"
 
-const simHelp = `commands:
+const simHelp = `Anything that is not a command is said to the agent: e.g. 把音量调到30, 笑一个, look amazed,
+你现在状态怎么样, 3*(4+5), 记住我喜欢科技. The face and the volume bar change as the device's tools
+run, and the device shows the reply as it streams.
+
+commands:
   call TOOL [JSON]  call one of the device's tools and print its JSON-RPC response as received
                     (JSON defaults to {}), e.g. call amplify_volume {"level": 80}
   say TEXT          send TEXT as an AI reply, a few chunks and a final; the device shows it
@@ -34,21 +42,27 @@ const simHelp = `commands:
 `
 
 // simDefaults are the sim's settings before flags: a fixed MAC, so output is reproducible, and
-// quieter logs, so they do not drown the console.
+// quieter logs, so they do not drown the console. The agent waits for the device's answer to a
+// control tool (agent.wait_for_control), so the face and the volume bar have changed before the
+// reply is drawn and a transcript always reads in the same order; serve answers the planner at
+// once, as seed 002 says.
 func simDefaults() *config.Config {
 	c := config.Defaults()
 	c.Device.MAC = simMAC
 	c.Log.Level = slog.LevelWarn
+	c.Agent.WaitForControl = true
 	return c
 }
 
 func newSimCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sim",
-		Short: "Run a stand-in agent server and a simulated device in one process, with a console",
-		Long: `sim needs no configuration, no server and no hardware: it starts a stand-in agent server and a
-device with simulated hardware (a speaker and a face) in one process, connected over loopback
-exactly as a real device is to a real server, and gives you the server's side at a console.
+		Short: "Run the agent server and a simulated device in one process, and talk to them",
+		Long: `sim needs no configuration, no server and no hardware: it starts the agent server (as serve
+runs it) and a device with simulated hardware (a speaker and a face) in one process, connected
+over loopback exactly as a real device is to a real server, and gives you a console to talk to
+the agent (the built-in rule planner unless --planner llm) and to drive the device yourself.
+The agent's memories last as long as the session.
 
 In a terminal the console is interactive and shows the face and a volume bar as they change.
 Otherwise it runs the lines of its input in order, printing each after the prompt, and exits 0
@@ -61,10 +75,13 @@ at the end.
 			if err := config.ApplyFlags(cmd.Flags(), c); err != nil {
 				return err
 			}
+			if err := c.CheckAgent(); err != nil {
+				return err
+			}
 			return runSim(cmd.Context(), c, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
-	config.BindFlags(cmd.Flags(), simDefaults(), "mac", "language", "show-thoughts", "color", "log-level", "log-format")
+	config.BindFlags(cmd.Flags(), simDefaults(), "mac", "language", "planner", "llm-url", "llm-model", "show-thoughts", "color", "log-level", "log-format")
 	return cmd
 }
 
@@ -73,8 +90,25 @@ func runSim(ctx context.Context, c *config.Config, in io.Reader, stdout, stderr 
 	log := config.NewLogger(c.Log, stderr)
 	interactive := term.IsTerminal(in)
 
-	pnl := console.NewPanel(out, sim.DefaultVolume, hal.Idle)
+	// The agent's database lives as long as the session.
+	dir, err := os.MkdirTemp("", "devicectl-sim-")
+	if err != nil {
+		return fmt.Errorf("a directory for the agent's database: %w", err)
+	}
+	defer func() { err = errors.Join(err, os.RemoveAll(dir)) }()
+	srv, err := agentd.New(&agentd.Options{Config: c, DBPath: filepath.Join(dir, "agent.db"), Version: buildVersion(), Logger: log.With("component", "agent")})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return errors.Join(err, srv.Close())
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	defer func() { err = errors.Join(err, srv.Close(), <-served) }()
 
+	pnl := console.NewPanel(out, sim.DefaultVolume, hal.Idle)
 	renderer := device.NewRenderer(out, stderr, &device.RenderOptions{
 		ShowThoughts: c.Render.ShowThoughts,
 		Color:        c.Render.ColorOn(stderr),
@@ -92,23 +126,24 @@ func runSim(ctx context.Context, c *config.Config, in io.Reader, stdout, stderr 
 			}
 		}
 	}
-
-	l, err := startLocal(ctx, c, c.Device.MAC, &devhw.SimHooks{OnVolume: pnl.SetVolume, OnExpression: pnl.SetFace}, render, log)
+	url := "ws://" + ln.Addr().String() + "/"
+	dev, err := startSimDevice(ctx, c, url, c.Device.MAC, &devhw.SimHooks{OnVolume: pnl.SetVolume, OnExpression: pnl.SetFace}, render, log)
 	if err != nil {
 		return err
 	}
 	defer func() {
 		pnl.Mute() // halting mutes the speaker; that is not worth a redraw on the way out
-		err = errors.Join(err, l.Close())
+		err = errors.Join(err, dev.Close())
 	}()
 
 	con := &console.Console{
-		Server:      l.Server,
+		Server:      srv.Console(),
 		Out:         out,
 		Prompt:      "sim> ",
 		Help:        simHelp,
 		Interactive: interactive,
-		AfterSay: func(ctx context.Context) error {
+		SessionID:   "sim", // one conversation
+		AfterReply: func(ctx context.Context) error {
 			select {
 			case <-finals:
 				return nil
@@ -118,8 +153,8 @@ func runSim(ctx context.Context, c *config.Config, in io.Reader, stdout, stderr 
 		},
 	}
 	if interactive {
-		fmt.Fprintf(stderr, "devicectl sim: a simulated device (%s, %d tools) is registered with a stand-in agent server at %s\n"+
-			"Type help for the commands; quit or Ctrl-D to leave.\n", l.Device.MAC, len(l.Device.Tools), l.Server.URL())
+		fmt.Fprintf(stderr, "devicectl sim: a simulated device (%s, %d tools) is registered with the agent server at %s (planner %s).\n"+
+			"Say something (把音量调到30, 笑一个, look amazed), or type help for the commands; quit or Ctrl-D to leave.\n", dev.MAC, dev.Tools, url, c.Agent.Planner)
 		pnl.Draw()
 	}
 	if err := con.Run(ctx, in); !errors.Is(err, io.EOF) {

@@ -40,21 +40,26 @@ func TestSimGolden(t *testing.T) {
 	}
 }
 
-// What the session shows, line by line, independent of the exact wording of the tools.
+// What the session shows, line by line, independent of the exact wording of the tools and the
+// planner's replies.
 func TestSimScript(t *testing.T) {
 	script := strings.Join([]string{
+		`把音量调到30`,
+		`笑一个`,
+		`大声一点`,
+		`你现在状态怎么样`,
 		`call amplify_volume {"level": 80}`,
 		`call set_virtual_human_expression {"expression": "smile"}`,
 		`say 你好，世界`,
 		`tools`,
 		`call amplify_volume {"level": 150}`,
 		`call amplify_volume {oops`,
-		`frobnicate`,
 		`call`,
 		`say`,
 		``,
 		`# a comment`,
 		`call amplify_volume {"level": 7}`,
+		`frobnicate the widget`,
 	}, "\n") // no quit: the end of input ends the session
 	r := runCLI(t.Context(), script, "sim")
 	if r.code != 0 {
@@ -75,21 +80,35 @@ func TestSimScript(t *testing.T) {
 		return ""
 	}
 
-	expect(`sim> call amplify_volume {"level": 80}`)
-	expect("    volume " + console.VolumeBar(80) + "  80%   face idle")
-	resp := decodeResponse(t, expect(`{"id":"tool-call-1","result":`))
-	if resp.Result["level"] != 80.0 {
-		t.Errorf("amplify_volume result %v, want level 80", resp.Result)
+	// Said to the agent: the volume bar changes, then the device shows the reply.
+	expect(`sim> 把音量调到30`)
+	expect("    volume " + console.VolumeBar(30) + "  30%   face idle")
+	if reply := lines[next]; !strings.Contains(reply, "30") || strings.HasPrefix(reply, "sim> ") {
+		t.Errorf("the reply to 把音量调到30 is %q, want a line saying 30", reply)
 	}
-
-	expect(`sim> call set_virtual_human_expression {"expression": "smile"}`)
+	expect(`sim> 笑一个`)
 	for line := range strings.Lines(faces.TerminalFace(hal.Smile)) {
 		if line = strings.TrimSuffix(line, "\n"); line != "" {
 			expect("    " + line)
 		}
 	}
+	expect("    volume " + console.VolumeBar(30) + "  30%   face smile")
+	expect(`sim> 大声一点`)
+	expect("    volume " + console.VolumeBar(40) + "  40%   face smile")
+	expect(`sim> 你现在状态怎么样`)
+	if reply := lines[next]; !strings.Contains(reply, "40") {
+		t.Errorf("the status reply %q does not give the volume 40", reply)
+	}
+
+	expect(`sim> call amplify_volume {"level": 80}`)
 	expect("    volume " + console.VolumeBar(80) + "  80%   face smile")
-	expect(`{"id":"tool-call-2","result":`)
+	resp := decodeResponse(t, expect(`{"jsonrpc":"2.0","id":"tc-`))
+	if resp.Result["level"] != 80.0 {
+		t.Errorf("amplify_volume result %v, want level 80", resp.Result)
+	}
+
+	expect(`sim> call set_virtual_human_expression {"expression": "smile"}`)
+	expect(`{"jsonrpc":"2.0","id":"tc-`)
 
 	expect("sim> say 你好，世界")
 	if got := expect("你好，世界"); got != "你好，世界" {
@@ -102,20 +121,23 @@ func TestSimScript(t *testing.T) {
 	}
 
 	expect(`sim> call amplify_volume {"level": 150}`)
-	resp = decodeResponse(t, expect(`{"id":"tool-call-3","error":`))
-	if resp.Error.Code != -32602 || !strings.Contains(resp.Error.Data.Details, "tool_input.level") {
+	resp = decodeResponse(t, expect(`{"jsonrpc":"2.0","id":"tc-`))
+	if resp.Error == nil || resp.Error.Code != -32602 || !strings.Contains(resp.Error.Data.Details, "tool_input.level") {
 		t.Errorf("out of range: error %+v, want -32602 naming tool_input.level", resp.Error)
 	}
 	expect(`sim> call amplify_volume {oops`)
 	expect("error: the tool input is not JSON")
-	expect("sim> frobnicate")
-	expect(`error: unknown command "frobnicate"; type help for the commands`)
 	expect("sim> call")
 	expect("error: usage: call [MAC] TOOL [JSON]")
 	expect("sim> say")
 	expect("error: usage: say [MAC] TEXT")
 	expect(`sim> call amplify_volume {"level": 7}`)
-	expect(`{"id":"tool-call-4","result":`)
+	expect(`{"jsonrpc":"2.0","id":"tc-`)
+	// What the planner does not understand gets an honest reply, not an error.
+	expect("sim> frobnicate the widget")
+	if reply := lines[next]; reply == "" || strings.HasPrefix(reply, "error:") {
+		t.Errorf("the reply to what the planner does not understand is %q", reply)
+	}
 	if strings.Contains(r.stdout, "a comment") {
 		t.Error("a comment line was echoed")
 	}

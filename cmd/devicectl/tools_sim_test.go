@@ -20,7 +20,7 @@ func TestToolsMatchesTheWire(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	l, err := startLocal(t.Context(), config.Defaults(), "AA-BB-CC-DD-EE-02", nil, nil, discard())
+	l, err := startLocal(t.Context(), config.Defaults(), "AA-BB-CC-DD-EE-02", discard())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,6 +28,8 @@ type Config struct {
 	Hooks      HooksConfig
 	OpenTool   OpenToolConfig
 	ToolSets   ToolSetsConfig
+	Agent      AgentConfig
+	LLM        LLMConfig
 	Log        LogConfig
 }
 
@@ -107,6 +109,7 @@ func Defaults() *Config {
 		Render:   RenderConfig{Color: "auto"},
 		Hardware: defaultHardware(),
 		Hooks:    HooksConfig{Timeout: 10 * time.Second},
+		Agent:    defaultAgent(),
 		Log:      LogConfig{Level: slog.LevelInfo, Format: "auto"},
 	}
 }
@@ -132,7 +135,7 @@ type setting struct {
 }
 
 // settings lists every key, in the order of configs/devicectl.yaml and the README table.
-var settings = slices.Concat(coreSettings, hardwareSettings(), hookSettings(), toolSetSettings(), logSettings)
+var settings = slices.Concat(coreSettings, hardwareSettings(), hookSettings(), toolSetSettings(), agentSettings(), logSettings)
 
 var coreSettings = []setting{
 	stringKey("server.url", "server", "agent server address, ws://host:port/path or wss://...", func(c *Config) *string { return &c.Server.URL }, checkServerURL),

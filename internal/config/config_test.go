@@ -271,6 +271,17 @@ func TestBadValues(t *testing.T) {
 		{"opentool.api_keys_file", "[a, b]", "want a single value"},
 		{"toolsets.opentool", "http://lamp:9627", "want a list of mappings, one per tool set"},
 		{"toolsets.openapi", "{spec: a.yaml}", "want a list of mappings, one per tool set, got a mapping"},
+		{"agent.listen", ":http", `port "http" is not a number`},
+		{"agent.planner", "gpt", `"gpt" is not one of rules, llm`},
+		{"agent.turn_timeout", "0s", "must be positive"},
+		{"agent.wait_for_control", "maybe", "is not true or false"},
+		{"agent.state_dir", "[a]", "want a single value"},
+		{"agent.token_file", "{a: b}", "want a single value"},
+		{"agent.device_tokens_file", "[a, b]", "want a single value"},
+		{"agent.search.searxng_url", "searx.local", "is not an http:// or https:// URL"},
+		{"llm.base_url", "ftp://x/v1", "is not an http:// or https:// URL"},
+		{"llm.model", "[a]", "want a single value"},
+		{"llm.api_key_file", "{}", "want a single value"},
 	}
 	tested := map[string]bool{}
 	for _, tc := range cases {

@@ -1,44 +1,78 @@
-// Package console is the console of `devicectl sim` and `devicectl serve`: a line-by-line
-// command reader that calls the tools of devices registered with a stand-in agent server
-// (device/agenttest) and sends them AI messages, the panel that draws sim's simulated speaker
-// and face, and the writer they share so their lines never interleave.
+// Package console is the console of `devicectl sim` and `devicectl serve`: a line-by-line reader
+// that says what it is given to the agent (the reply streams in), and whose commands call the tools
+// of the devices registered with the agent server's hub and send them AI messages; the panel that
+// draws sim's simulated speaker and face; and the writer they share so their lines never
+// interleave.
 //
 // In a terminal (Interactive) the console shows a prompt before each read; otherwise it echoes
 // each line after the prompt, so a scripted session's output reads as a transcript.
 package console
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"strings"
-	"sync"
 	"time"
 	"unicode"
 
+	"github.com/devicectl/devicectl/agent"
 	"github.com/devicectl/devicectl/device"
-	"github.com/devicectl/devicectl/device/agenttest"
+	"github.com/devicectl/devicectl/tools"
 )
 
 // commandTimeout bounds one console command (a call, a say): long enough for any tool's timeout
-// to answer first.
+// to answer first. A turn has the agent's own deadline.
 const commandTimeout = 60 * time.Second
 
-// Console reads commands line by line and runs them against the devices registered with a
-// stand-in server: the console of `devicectl sim` and `devicectl serve`.
+// Server is the agent server a console drives: the devices registered with its hub, and the
+// agent that hears what is said.
+type Server interface {
+	// Devices lists the registered devices, in the order they registered.
+	Devices() []Device
+	// WaitDevice returns once the device with the MAC ("" any) is registered.
+	WaitDevice(ctx context.Context, mac string) (Device, error)
+	// Call runs a device's tool and returns the device's JSON-RPC response as received, a result
+	// or an error; the error is for a response that never came.
+	Call(ctx context.Context, mac, tool string, input json.RawMessage) (json.RawMessage, error)
+	// Say sends text to the device as an AI reply: a few chunks, then the final.
+	Say(ctx context.Context, mac, text string) error
+	// Turn says text to the agent.
+	Turn(ctx context.Context, r agent.Request) iter.Seq[agent.Event]
+}
+
+// Device is a device as the console shows it.
+type Device struct {
+	MAC   string
+	Tools []tools.Declaration
+	Addr  string // where it connected from
+}
+
+// Console reads lines and runs them against an agent server: the console of `devicectl sim` and
+// `devicectl serve`. A line that is not a command is said to the agent.
 type Console struct {
-	Server *agenttest.Server
+	Server Server
 	Out    *SyncWriter // shared with everything else that prints, so lines never interleave
 	Prompt string      // "sim> ", "serve> "
 	Help   string      // the help command's text
 	// Interactive: a person types at a terminal; show the prompt before every read. Otherwise
 	// echo every line after the prompt, so the output reads as a transcript of the session.
 	Interactive bool
-	// AfterSay waits until the device has shown what a say sent (sim, where the device renders
-	// into the same output); nil returns at once.
-	AfterSay func(ctx context.Context) error
+	// ShowReply prints a turn's tool calls and its reply as they stream (serve, where the device
+	// is elsewhere). Off, the console prints only a turn's error: the device in the same output
+	// shows the reply (sim).
+	ShowReply bool
+	// AfterReply waits until the device has shown what a say or a turn sent (sim, where the device
+	// renders into the same output); nil returns at once.
+	AfterReply func(ctx context.Context) error
+	// UserID is whose memories the console's turns use; "" the default user.
+	UserID string
+	// SessionID makes the console's turns one conversation; "" a fresh one each turn.
+	SessionID string
 }
 
 // errQuit is the quit command's way of ending the console.
@@ -73,7 +107,7 @@ func (c *Console) Run(ctx context.Context, in io.Reader) error {
 	}
 }
 
-// Exec runs one command line.
+// Exec runs one line: a command, or else text said to the agent.
 func (c *Console) Exec(ctx context.Context, line string) error {
 	line = strings.TrimSpace(line)
 	if line == "" || strings.HasPrefix(line, "#") {
@@ -82,27 +116,31 @@ func (c *Console) Exec(ctx context.Context, line string) error {
 	if !c.Interactive {
 		c.Out.Printf("%s%s\n", c.Prompt, line)
 	}
+	name, args := cutWord(line)
+	if name != "say" && name != "call" && name != "wait" {
+		// A turn has the agent's deadline; the other commands answer at once.
+		switch name {
+		case "help", "?":
+			c.Out.Print(c.Help)
+			return nil
+		case "quit", "exit":
+			return errQuit
+		case "devices":
+			return c.devices()
+		case "tools":
+			return c.tools(args)
+		}
+		return c.turn(ctx, line)
+	}
 	ctx, cancel := context.WithTimeout(ctx, commandTimeout)
 	defer cancel()
-	name, args := cutWord(line)
 	switch name {
-	case "help", "?":
-		c.Out.Print(c.Help)
-		return nil
-	case "quit", "exit":
-		return errQuit
-	case "devices":
-		return c.devices()
 	case "wait":
 		return c.wait(ctx, args)
-	case "tools":
-		return c.tools(args)
 	case "call":
 		return c.call(ctx, args)
-	case "say":
-		return c.say(ctx, args)
 	}
-	return fmt.Errorf("unknown command %q; type help for the commands", name)
+	return c.say(ctx, args)
 }
 
 func (c *Console) devices() error {
@@ -113,7 +151,7 @@ func (c *Console) devices() error {
 	}
 	var b strings.Builder
 	for _, d := range devs {
-		fmt.Fprintf(&b, "%s  %d tools  %s  %s\n", d.MAC, len(d.Tools), d.RemoteAddr, d.Header.Get("User-Agent"))
+		fmt.Fprintf(&b, "%s  %d tools  %s\n", d.MAC, len(d.Tools), d.Addr)
 	}
 	c.Out.Print(b.String())
 	return nil
@@ -147,6 +185,8 @@ func (c *Console) tools(args string) error {
 	return nil
 }
 
+// call prints the device's response as received: the result, or the error with its code,
+// message and data.details.
 func (c *Console) call(ctx context.Context, args string) error {
 	d, rest, err := c.device(args)
 	if err != nil {
@@ -163,16 +203,29 @@ func (c *Console) call(ctx context.Context, args string) error {
 	if err := json.Unmarshal([]byte(input), &v); err != nil {
 		return fmt.Errorf("the tool input is not JSON: %w", err)
 	}
-	resp, err := d.Execute(ctx, tool, json.RawMessage(input))
+	resp, err := c.Server.Call(ctx, d.MAC, tool, json.RawMessage(input))
 	if err != nil {
 		return err
 	}
-	b, err := json.Marshal(resp)
-	if err != nil {
-		return fmt.Errorf("printing the response: %w", err)
-	}
-	c.Out.Printf("%s\n", b)
+	c.Out.Printf("%s\n", compact(resp))
 	return nil
+}
+
+// FormatToolError writes a tool's error as the device protocol does: code, message and
+// data.details.
+func FormatToolError(te *agent.ToolError) string {
+	type data struct {
+		Details string `json:"details"`
+	}
+	v := struct {
+		Code    int64  `json:"code"`
+		Message string `json:"message"`
+		Data    *data  `json:"data,omitempty"`
+	}{Code: te.Code, Message: te.Message}
+	if te.Details != "" {
+		v.Data = &data{te.Details}
+	}
+	return marshal(map[string]any{"error": v})
 }
 
 func (c *Console) say(ctx context.Context, args string) error {
@@ -183,19 +236,82 @@ func (c *Console) say(ctx context.Context, args string) error {
 	if text == "" {
 		return errors.New("usage: say [MAC] TEXT")
 	}
-	if err := d.Say(ctx, text); err != nil {
+	if err := c.Server.Say(ctx, d.MAC, text); err != nil {
 		return err
 	}
-	if c.AfterSay != nil {
-		return c.AfterSay(ctx)
+	if c.AfterReply != nil {
+		return c.AfterReply(ctx)
 	}
 	c.Out.Printf("sent to %s\n", d.MAC)
 	return nil
 }
 
+// turn says text to the agent, on the device that starts it (a MAC) or the only one. Shown
+// (ShowReply), the tool calls are lines of their own and the reply streams onto one line.
+func (c *Console) turn(ctx context.Context, text string) error {
+	mac := ""
+	if first, rest := cutWord(text); rest != "" {
+		if m, err := device.NormalizeMAC(first); err == nil {
+			mac, text = m, rest
+		}
+	}
+	inReply := false  // a chunk was printed and its line not ended
+	streamed := false // a chunk was printed: the final repeats it
+	endLine := func() {
+		if inReply {
+			c.Out.Print("\n")
+			inReply = false
+		}
+	}
+	req := agent.Request{Text: text, MAC: mac, UserID: c.UserID, SessionID: c.SessionID}
+	for ev := range c.Server.Turn(ctx, req) {
+		switch ev.Kind {
+		case agent.EventError:
+			endLine()
+			return ev.Err
+		case agent.EventFinal:
+			if c.ShowReply {
+				if !streamed {
+					c.Out.Print(ev.Text) // a reply that did not stream
+					inReply = true
+				}
+				endLine()
+			}
+			if c.AfterReply != nil {
+				return c.AfterReply(ctx)
+			}
+			return nil
+		}
+		if !c.ShowReply {
+			continue
+		}
+		switch ev.Kind {
+		case agent.EventChunk:
+			c.Out.Print(ev.Text)
+			inReply, streamed = true, true
+		case agent.EventToolCall:
+			endLine()
+			c.Out.Printf("→ %s %s\n", ev.Tool, compact(ev.Input))
+		case agent.EventToolResult:
+			endLine()
+			var te *agent.ToolError
+			switch {
+			case errors.As(ev.Err, &te):
+				c.Out.Printf("← %s %s\n", ev.Tool, FormatToolError(te))
+			case ev.Err != nil:
+				c.Out.Printf("← %s error: %v\n", ev.Tool, ev.Err)
+			default:
+				c.Out.Printf("← %s %s\n", ev.Tool, compact(ev.Result))
+			}
+		}
+	}
+	endLine()
+	return errors.New("the turn ended without a reply")
+}
+
 // device picks the device a command is for: the MAC that starts args, or the only registered
 // device when args does not start with a MAC. It returns the rest of args.
-func (c *Console) device(args string) (*agenttest.Device, string, error) {
+func (c *Console) device(args string) (Device, string, error) {
 	first, rest := cutWord(args)
 	if mac, err := device.NormalizeMAC(first); err == nil {
 		for _, d := range c.Server.Devices() {
@@ -203,12 +319,12 @@ func (c *Console) device(args string) (*agenttest.Device, string, error) {
 				return d, rest, nil
 			}
 		}
-		return nil, "", fmt.Errorf("no device %s is registered", mac)
+		return Device{}, "", fmt.Errorf("no device %s is registered", mac)
 	}
 	devs := c.Server.Devices()
 	switch len(devs) {
 	case 0:
-		return nil, "", errors.New("no device is registered yet")
+		return Device{}, "", errors.New("no device is registered yet")
 	case 1:
 		return devs[0], args, nil
 	}
@@ -216,38 +332,26 @@ func (c *Console) device(args string) (*agenttest.Device, string, error) {
 	for i, d := range devs {
 		macs[i] = d.MAC
 	}
-	return nil, "", fmt.Errorf("%d devices are registered (%s): put the MAC first", len(devs), strings.Join(macs, ", "))
+	return Device{}, "", fmt.Errorf("%d devices are registered (%s): put the MAC first", len(devs), strings.Join(macs, ", "))
 }
 
-// WatchEvents shows devices as they register and disconnect (serve), until ctx is done or the
-// returned stop is called; stop waits for the goroutine that shows them.
-func (c *Console) WatchEvents(ctx context.Context) (stop func()) {
-	ctx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		for {
-			select {
-			case e := <-c.Server.Events():
-				c.Event(e)
-			case <-ctx.Done():
-				return
-			}
-		}
-	})
-	return func() {
-		cancel()
-		wg.Wait()
-	}
-}
+// DeviceEventKind says whether a device came or went.
+type DeviceEventKind uint8
 
-// Event shows a change in the registered devices.
-func (c *Console) Event(e agenttest.Event) {
+// The device events the console shows.
+const (
+	Registered DeviceEventKind = iota + 1
+	Disconnected
+)
+
+// Event shows a device that registered or disconnected (serve).
+func (c *Console) Event(kind DeviceEventKind, d Device) {
 	var msg string
-	switch e.Kind {
-	case agenttest.Registered:
-		msg = fmt.Sprintf("+ %s registered %d tools from %s (%s)", e.Device.MAC, len(e.Device.Tools), e.Device.RemoteAddr, e.Device.Header.Get("User-Agent"))
-	case agenttest.Disconnected:
-		msg = fmt.Sprintf("- %s disconnected", e.Device.MAC)
+	switch kind {
+	case Registered:
+		msg = fmt.Sprintf("+ %s registered %d tools from %s", d.MAC, len(d.Tools), d.Addr)
+	case Disconnected:
+		msg = fmt.Sprintf("- %s disconnected", d.MAC)
 	default:
 		return
 	}
@@ -257,6 +361,26 @@ func (c *Console) Event(e agenttest.Event) {
 		return
 	}
 	c.Out.Printf("%s\n", msg)
+}
+
+// compact writes JSON on one line, its keys in their order; what is not JSON is written as it is.
+func compact(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+// marshal writes v as JSON on one line, without escaping <, > and & (people read this).
+func marshal(v any) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Sprint(v)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // cutWord splits s into its first word and the rest, both trimmed.

@@ -3,69 +3,113 @@ package console
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
+	"iter"
 	"strings"
+	"sync"
 	"testing"
-	"time"
 
-	"github.com/devicectl/devicectl/device"
-	"github.com/devicectl/devicectl/device/agenttest"
-	"github.com/devicectl/devicectl/hal/sim"
-	"github.com/devicectl/devicectl/internal/leakcheck"
+	"github.com/devicectl/devicectl/agent"
 	"github.com/devicectl/devicectl/tools"
-	"github.com/devicectl/devicectl/tools/builtin"
 )
 
-// startDevice connects a device with simulated hardware and the built-in tools to srv, and waits
-// until the server has it.
-func startDevice(t *testing.T, srv *agenttest.Server, mac string) *sim.Speaker {
-	t.Helper()
-	spk := sim.NewSpeaker(nil)
-	reg := tools.NewRegistry()
-	if err := builtin.Register(reg, &builtin.Options{Speaker: spk, Face: sim.NewFace(nil)}); err != nil {
-		t.Fatal(err)
-	}
-	a, err := device.New(&device.Options{URL: srv.URL(), MAC: mac, Registry: reg})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("agent %s: %v", mac, err)
-		}
-	})
-	if _, err := srv.WaitDevice(t.Context(), mac); err != nil {
-		t.Fatal(err)
-	}
-	return spk
+// fakeServer is an agent server with devices that answer from a table, and an agent whose turns
+// are scripted.
+type fakeServer struct {
+	mu      sync.Mutex
+	devs    []Device
+	volume  map[string]int // per MAC
+	said    []string       // "MAC: text"
+	turns   []agent.Request
+	events  func(agent.Request) []agent.Event // what a turn yields
+	arrived chan struct{}                     // closed when a device is added
 }
 
-func newServer(t *testing.T) *agenttest.Server {
-	t.Helper()
-	srv, err := agenttest.Start(nil)
-	if err != nil {
-		t.Fatal(err)
+func newFake() *fakeServer {
+	return &fakeServer{volume: map[string]int{}, arrived: make(chan struct{})}
+}
+
+func (f *fakeServer) add(mac string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.devs = append(f.devs, Device{MAC: mac, Tools: []tools.Declaration{{Name: "amplify_volume", MainType: tools.Remote, SubType: tools.Control}}, Addr: "127.0.0.1:1"})
+	close(f.arrived)
+	f.arrived = make(chan struct{})
+}
+
+func (f *fakeServer) Devices() []Device {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]Device(nil), f.devs...)
+}
+
+func (f *fakeServer) WaitDevice(ctx context.Context, mac string) (Device, error) {
+	for {
+		f.mu.Lock()
+		arrived := f.arrived
+		for _, d := range f.devs {
+			if mac == "" || d.MAC == mac {
+				f.mu.Unlock()
+				return d, nil
+			}
+		}
+		f.mu.Unlock()
+		select {
+		case <-arrived:
+		case <-ctx.Done():
+			return Device{}, ctx.Err()
+		}
 	}
-	t.Cleanup(func() { srv.Close() })
-	return srv
+}
+
+func (f *fakeServer) Call(_ context.Context, mac, tool string, input json.RawMessage) (json.RawMessage, error) {
+	if tool != "amplify_volume" {
+		return nil, errors.New("no answer")
+	}
+	var in struct{ Level int }
+	if err := json.Unmarshal(input, &in); err != nil || in.Level > 100 {
+		return json.RawMessage(`{"id":"1","error":{"code":-32602,"message":"Invalid params","data":{"details":"tool_input.level: out of range"}},"jsonrpc":"2.0"}`), nil
+	}
+	f.mu.Lock()
+	f.volume[mac] = in.Level
+	f.mu.Unlock()
+	return json.RawMessage(fmt.Sprintf(`{"id": "1", "result": {"status": "success", "level": %d}, "jsonrpc": "2.0"}`, in.Level)), nil
+}
+
+func (f *fakeServer) Say(_ context.Context, mac, text string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.said = append(f.said, mac+": "+text)
+	return nil
+}
+
+func (f *fakeServer) Turn(_ context.Context, r agent.Request) iter.Seq[agent.Event] {
+	f.mu.Lock()
+	f.turns = append(f.turns, r)
+	f.mu.Unlock()
+	return func(yield func(agent.Event) bool) {
+		for _, e := range f.events(r) {
+			if !yield(e) {
+				return
+			}
+		}
+	}
 }
 
 // A script runs line by line as a transcript: each line after the prompt, then what it did; a
 // failing line says why and the console goes on; quit ends it before the rest.
 func TestConsoleScript(t *testing.T) {
-	leakcheck.Check(t)
-	srv := newServer(t)
+	srv := newFake()
 	var out bytes.Buffer
 	c := &Console{Server: srv, Out: NewSyncWriter(&out), Prompt: "t> ", Help: "the help\n"}
 
 	if err := c.Exec(t.Context(), "tools"); err == nil || err.Error() != "no device is registered yet" {
 		t.Errorf("tools with no device: %v", err)
 	}
-	spk := startDevice(t, srv, "AA-BB-CC-DD-EE-01")
+	srv.add("AA-BB-CC-DD-EE-01")
 	out.Reset()
 	script := strings.Join([]string{
 		"help",
@@ -73,11 +117,14 @@ func TestConsoleScript(t *testing.T) {
 		"",
 		`call amplify_volume {"level": 30}`,
 		`call aa:bb:cc:dd:ee:01 amplify_volume {"level": 31}`,
+		`call amplify_volume {"level": 150}`,
+		`call set_volume {}`,
 		`call amplify_volume {oops`,
 		"call",
 		"say hello",
+		"say",
 		"wait",
-		"frobnicate",
+		"devices",
 		"quit",
 		"say never",
 	}, "\n")
@@ -87,30 +134,39 @@ func TestConsoleScript(t *testing.T) {
 	want := `t> help
 the help
 t> call amplify_volume {"level": 30}
-{"id":"tool-call-1","result":{"status":"success","message":"音量已成功设置为 30","level":30},"jsonrpc":"2.0"}
+{"id":"1","result":{"status":"success","level":30},"jsonrpc":"2.0"}
 t> call aa:bb:cc:dd:ee:01 amplify_volume {"level": 31}
-{"id":"tool-call-2","result":{"status":"success","message":"音量已成功设置为 31","level":31},"jsonrpc":"2.0"}
+{"id":"1","result":{"status":"success","level":31},"jsonrpc":"2.0"}
+t> call amplify_volume {"level": 150}
+{"id":"1","error":{"code":-32602,"message":"Invalid params","data":{"details":"tool_input.level: out of range"}},"jsonrpc":"2.0"}
+t> call set_volume {}
+error: no answer
 t> call amplify_volume {oops
 error: the tool input is not JSON: invalid character 'o' looking for beginning of object key string
 t> call
 error: usage: call [MAC] TOOL [JSON]
 t> say hello
 sent to AA-BB-CC-DD-EE-01
+t> say
+error: usage: say [MAC] TEXT
 t> wait
 AA-BB-CC-DD-EE-01 is registered
-t> frobnicate
-error: unknown command "frobnicate"; type help for the commands
+t> devices
+AA-BB-CC-DD-EE-01  1 tools  127.0.0.1:1
 t> quit
 `
 	if got := out.String(); got != want {
 		t.Errorf("transcript:\n%s\nwant:\n%s", got, want)
 	}
-	if v, err := spk.Volume(t.Context()); err != nil || v != 31 {
-		t.Errorf("volume %d, %v; want 31", v, err)
+	if v := srv.volume["AA-BB-CC-DD-EE-01"]; v != 31 {
+		t.Errorf("volume %d, want 31", v)
+	}
+	if strings.Join(srv.said, "|") != "AA-BB-CC-DD-EE-01: hello" {
+		t.Errorf("said %q", srv.said)
 	}
 
 	// With two devices, a command must name one.
-	startDevice(t, srv, "AA-BB-CC-DD-EE-02")
+	srv.add("AA-BB-CC-DD-EE-02")
 	err := c.Exec(t.Context(), "tools")
 	if err == nil || !strings.Contains(err.Error(), "2 devices are registered (AA-BB-CC-DD-EE-01, AA-BB-CC-DD-EE-02): put the MAC first") {
 		t.Errorf("tools with two devices: %v", err)
@@ -124,11 +180,76 @@ t> quit
 	}
 }
 
+// A line that is not a command is said to the agent; shown, its tool calls are lines and the
+// reply streams onto one line; not shown (sim), only an error is printed.
+func TestConsoleTurn(t *testing.T) {
+	srv := newFake()
+	srv.add("AA-BB-CC-DD-EE-01")
+	srv.events = func(r agent.Request) []agent.Event {
+		switch r.Text {
+		case "把音量调到30":
+			return []agent.Event{
+				{Kind: agent.EventToolCall, Tool: "amplify_volume", Input: json.RawMessage(`{"level": 30}`)},
+				{Kind: agent.EventToolResult, Tool: "amplify_volume", Result: json.RawMessage(`{"status":"success"}`)},
+				{Kind: agent.EventChunk, Text: "好的，"},
+				{Kind: agent.EventChunk, Text: "音量已调到 30。"},
+				{Kind: agent.EventFinal, Text: "好的，音量已调到 30。"},
+			}
+		case "bad":
+			return []agent.Event{
+				{Kind: agent.EventToolCall, Tool: "amplify_volume", Input: json.RawMessage(`{"level":150}`)},
+				{Kind: agent.EventToolResult, Tool: "amplify_volume", Err: &agent.ToolError{Code: -32602, Message: "Invalid params", Details: "tool_input.level"}},
+				{Kind: agent.EventFinal, Text: "no"},
+			}
+		case "gone":
+			return []agent.Event{{Kind: agent.EventChunk, Text: "half"}, {Kind: agent.EventError, Err: agent.ErrDeviceGone}}
+		}
+		return nil // a turn that ends without its final
+	}
+	var out bytes.Buffer
+	c := &Console{Server: srv, Out: NewSyncWriter(&out), Prompt: "t> ", ShowReply: true, UserID: "u1", SessionID: "s1"}
+	script := "把音量调到30\nbad\ngone\naa-bb-cc-dd-ee-01 silent\n"
+	if err := c.Run(t.Context(), strings.NewReader(script)); !errors.Is(err, io.EOF) {
+		t.Fatalf("Run: %v", err)
+	}
+	want := `t> 把音量调到30
+→ amplify_volume {"level":30}
+← amplify_volume {"status":"success"}
+好的，音量已调到 30。
+t> bad
+→ amplify_volume {"level":150}
+← amplify_volume {"error":{"code":-32602,"message":"Invalid params","data":{"details":"tool_input.level"}}}
+no
+t> gone
+half
+error: agent: the device disconnected
+t> aa-bb-cc-dd-ee-01 silent
+error: the turn ended without a reply
+`
+	if got := out.String(); got != want {
+		t.Errorf("transcript:\n%s\nwant:\n%s", got, want)
+	}
+	last := srv.turns[len(srv.turns)-1]
+	if last != (agent.Request{Text: "silent", MAC: "AA-BB-CC-DD-EE-01", UserID: "u1", SessionID: "s1"}) {
+		t.Errorf("the last turn's request %+v: want the MAC taken off the text", last)
+	}
+
+	// Not shown: the device shows the reply; the console waits for it.
+	out.Reset()
+	waited := 0
+	c = &Console{Server: srv, Out: NewSyncWriter(&out), Prompt: "t> ", AfterReply: func(context.Context) error { waited++; return nil }}
+	if err := c.Run(t.Context(), strings.NewReader("把音量调到30\ngone\n")); !errors.Is(err, io.EOF) {
+		t.Fatalf("Run: %v", err)
+	}
+	if got, want := out.String(), "t> 把音量调到30\nt> gone\nerror: agent: the device disconnected\n"; got != want || waited != 1 {
+		t.Errorf("output %q after %d waits, want %q after 1", got, waited, want)
+	}
+}
+
 // In a terminal the prompt comes before each read and the end of input ends the line; the end
 // of input is io.EOF, a cancelled context nil.
 func TestConsoleInteractive(t *testing.T) {
-	leakcheck.Check(t)
-	srv := newServer(t)
+	srv := newFake()
 	var out bytes.Buffer
 	c := &Console{Server: srv, Out: NewSyncWriter(&out), Prompt: "t> ", Interactive: true}
 	if err := c.Run(t.Context(), strings.NewReader("devices\n")); err != io.EOF {
@@ -149,39 +270,21 @@ func TestConsoleInteractive(t *testing.T) {
 	}
 }
 
-// WatchEvents shows devices as they come and go, over the prompt in a terminal.
+// Devices are shown as they come and go, over the prompt in a terminal.
 func TestConsoleEvents(t *testing.T) {
-	leakcheck.Check(t)
-	srv := newServer(t)
-	out := chanWriter(make(chan string, 8))
-	c := &Console{Server: srv, Out: NewSyncWriter(out), Prompt: "t> "}
-	stop := c.WatchEvents(t.Context())
-	defer stop()
-	startDevice(t, srv, "AA-BB-CC-DD-EE-03")
-	select {
-	case got := <-out:
-		if want := "+ AA-BB-CC-DD-EE-03 registered 3 tools from 127.0.0.1:"; !strings.HasPrefix(got, want) {
-			t.Errorf("event %q, want it to start %q", got, want)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("no event for the registration")
-	}
-	stop()
-
 	var b bytes.Buffer
-	c = &Console{Out: NewSyncWriter(&b), Prompt: "t> ", Interactive: true}
-	c.Event(agenttest.Event{Kind: agenttest.Disconnected, Device: &agenttest.Device{MAC: "AA-BB-CC-DD-EE-03"}})
+	d := Device{MAC: "AA-BB-CC-DD-EE-03", Tools: make([]tools.Declaration, 3), Addr: "127.0.0.1:5"}
+	c := &Console{Out: NewSyncWriter(&b), Prompt: "t> "}
+	c.Event(Registered, d)
+	if got, want := b.String(), "+ AA-BB-CC-DD-EE-03 registered 3 tools from 127.0.0.1:5\n"; got != want {
+		t.Errorf("event %q, want %q", got, want)
+	}
+	b.Reset()
+	c.Interactive = true
+	c.Event(Disconnected, d)
 	if got, want := b.String(), "\r- AA-BB-CC-DD-EE-03 disconnected\nt> "; got != want {
 		t.Errorf("event in a terminal: %q, want %q", got, want)
 	}
-}
-
-// chanWriter hands each write to the test.
-type chanWriter chan string
-
-func (w chanWriter) Write(p []byte) (int, error) {
-	w <- string(p)
-	return len(p), nil
 }
 
 func TestCutWord(t *testing.T) {

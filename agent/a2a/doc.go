@@ -1,0 +1,61 @@
+// Package a2a is the agent's HTTP front door: other agents and scripts talk to the robot through
+// it, in A2A 1.0, A2A 0.3 or seed 004's own task routes. It is one http.Handler; the serve
+// command mounts it on its address next to the device hub, whose WebSocket upgrades take every
+// path the handler does not serve (see Handler.Handles).
+//
+// It drives the agent only through Runner (Turn and Tools), which *agent.Agent satisfies.
+//
+// # Routes
+//
+//	GET  /.well-known/agent-card.json  A2A card, open: 1.0 and 0.3 in one document (a2av0's union
+//	                                   format); skills = "general" plus the tools a turn may use now
+//	POST /a2a                          A2A 1.0 JSON-RPC (a2a-go v2): SendMessage, SendStreamingMessage
+//	                                   (SSE), GetTask, CancelTask, ListTasks, ...
+//	POST /a2a/v0.3                     A2A 0.3 JSON-RPC (a2a-go's a2acompat/a2av0): message/send,
+//	                                   message/stream (SSE), tasks/get, tasks/cancel, ...
+//	GET  /agent-card                   seed 004's card: {name, description, url, version, skills}
+//	POST /tasks/send                   seed 004: tasks/send, answered once the turn is over; the
+//	                                   same endpoint answers tasks/get and tasks/cancel ({"id"})
+//	POST /tasks/send/stream            seed 004: tasks/send/stream as SSE: "event: status" working,
+//	                                   "event: artifact" per reply chunk, "event: status" with the
+//	                                   end state and "final": true
+//	GET  /tasks/{id}                   seed 004: the bare task object
+//
+// Which protocol version a client speaks is chosen by the card, not negotiated per request: the
+// card lists a 1.0 interface at /a2a and a 0.3 one at /a2a/v0.3, and carries the 0.3 fields
+// (url = the 0.3 interface, protocolVersion "0.3") next to the 1.0 ones. A 1.0 client (a2a-go's
+// a2aclient, @a2a-js/sdk 1.x's ClientFactory) picks the 1.0 interface from supportedInterfaces; a
+// 0.3 client (@a2a-js/sdk 0.3's A2AClient) posts to url.
+//
+// # Turns
+//
+// A message's text parts, joined, are the turn's text; metadata.mac picks the device and
+// metadata.user_id the user (the message's metadata first, then the request's; A2A's contextId and
+// the seed's sessionId are the session). The reply streams as one artifact, a chunk per update,
+// then the task completes with the whole reply as its status message, or fails with the turn's
+// error as the message; tasks/cancel stops the turn and the task ends canceled. input-required is
+// never used: the planners do not ask back.
+//
+// The handler waits for a turn's first event before it creates the task, so that a turn the agent
+// refuses for want of a device (agent.ErrNoDevice, *agent.DeviceChoiceError) is a -32602 error
+// that lists the registered MACs, not a failed task. A planner slow to its first event delays the
+// "working" status by as much.
+//
+// # Errors
+//
+// The seed routes answer seed 004's table: -32700 "Invalid JSON payload", -32600 "Request
+// payload validation error", -32601 "Method not found", -32602 "Invalid parameters", -32603
+// "Internal error", with data.details naming the problem ("Missing required parameter: message",
+// "Unknown task id: x", the registered MACs, ...). Unknown task ids are -32602 (404 on GET). On
+// the A2A paths the protocol's codes apply (an unknown task is -32001 there) and a2a-go writes
+// data as a list of typed details: the first, a google.protobuf.Struct, carries the same
+// {"details": ...}.
+//
+// # Tasks and credentials
+//
+// Tasks of both kinds are kept in the SQLite database given as Options.DB (tables a2a_tasks and
+// a2a_seed_tasks), so they survive a restart; tasks a previous run left working are marked failed
+// when the next one starts. With Options.Token set, every route but the two cards requires
+// "Authorization: Bearer <token>" and answers 401 otherwise. The card does not declare the
+// scheme: a2a-go v2.3.1's 1.0 card parser cannot read a union card that has security schemes.
+package a2a

@@ -1,0 +1,225 @@
+package a2a
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"iter"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
+
+	"github.com/devicectl/devicectl/agent"
+	"github.com/devicectl/devicectl/tools"
+)
+
+// Runner is the part of the agent the front door drives. *agent.Agent satisfies it.
+type Runner interface {
+	// Turn runs one turn; it always ends with one EventFinal or EventError.
+	Turn(ctx context.Context, r agent.Request) iter.Seq[agent.Event]
+	// Tools lists the tools a turn on the device mac may use ("" = the only device, or local only).
+	Tools(mac string) []tools.Declaration
+}
+
+// The paths the handler serves. The cmd helper mounts the whole handler; a WebSocket upgrade on
+// any other path belongs to the device hub.
+const (
+	PathAgentCard     = a2asrv.WellKnownAgentCardPath // A2A 1.0 and 0.3 card (one union document)
+	PathJSONRPC       = "/a2a"                        // A2A 1.0 JSON-RPC: SendMessage, SendStreamingMessage, GetTask, CancelTask, ...
+	PathJSONRPCv03    = "/a2a/v0.3"                   // A2A 0.3 JSON-RPC: message/send, message/stream, tasks/get, tasks/cancel, ...
+	PathSeedCard      = "/agent-card"                 // seed 004's card
+	PathSeedSend      = "/tasks/send"                 // seed 004: tasks/send (also tasks/get, tasks/cancel)
+	PathSeedStream    = "/tasks/send/stream"          // seed 004: tasks/send/stream, answered as SSE
+	PathSeedTaskByID  = "/tasks/{id}"                 // seed 004: GET a task
+	defaultName       = "devicectl agent"
+	defaultDesc       = "Talks to the devices registered with this devicectl server: say what you want in Chinese or English and it calls their tools."
+	defaultVersion    = "0.1.0"
+	maxRequestBody    = 1 << 20
+	defaultHistoryLen = 10
+)
+
+// Options configures New. New copies it before filling defaults.
+type Options struct {
+	// Runner runs the turns. Required.
+	Runner Runner
+	// DB keeps the tasks of both protocols, so that they survive a restart. Required: open one with
+	// agent/memory.OpenDB (or any database/sql handle on modernc.org/sqlite, driver "sqlite").
+	DB *sql.DB
+	// Token, when set, is the bearer token every route but the agent cards requires.
+	Token string
+	// URL is the public base URL the cards advertise (e.g. "https://robot.example:8080");
+	// "" derives it from each request's Host.
+	URL string
+	// Name, Description and Version are the cards' fields; "" picks a default.
+	Name, Description, Version string
+	// Now and NewID make timestamps and ids of the seed routes deterministic in tests.
+	Now   func() time.Time
+	NewID func() string
+	// Logger gets the handler's logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// Handler is the agent's HTTP front door. Close it before closing the DB.
+type Handler struct {
+	o    Options
+	mux  *http.ServeMux
+	exec *executor
+	a2a  *sqlTaskStore
+	seed *seedTasks
+	// closing is canceled by Close: seed-route turns run under it, not under their request, so
+	// that a client that hangs up does not cut a task short.
+	closing  context.Context
+	closeAll context.CancelFunc
+	running  *runningTurns
+}
+
+// New builds the handler and creates its tables in o.DB when missing.
+func New(o *Options) (*Handler, error) {
+	if o == nil || o.Runner == nil {
+		return nil, errors.New("a2a: Options.Runner is required")
+	}
+	if o.DB == nil {
+		return nil, errors.New("a2a: Options.DB is required (tasks are kept in it)")
+	}
+	opts := *o
+	if opts.Name == "" {
+		opts.Name = defaultName
+	}
+	if opts.Description == "" {
+		opts.Description = defaultDesc
+	}
+	if opts.Version == "" {
+		opts.Version = defaultVersion
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.NewID == nil {
+		opts.NewID = randomID
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	opts.URL = strings.TrimRight(opts.URL, "/")
+
+	ctx := context.Background()
+	store, err := newSQLTaskStore(ctx, opts.DB, opts.Now)
+	if err != nil {
+		return nil, err
+	}
+	seed, err := newSeedTasks(ctx, opts.DB)
+	if err != nil {
+		return nil, err
+	}
+	h := &Handler{o: opts, a2a: store, seed: seed, running: newRunningTurns()}
+	h.closing, h.closeAll = context.WithCancel(context.Background())
+	if err := h.failInterrupted(ctx); err != nil {
+		return nil, err
+	}
+	h.exec = newExecutor(opts.Runner, opts.Logger)
+
+	reqHandler := a2asrv.NewHandler(h.exec,
+		a2asrv.WithTaskStore(store),
+		a2asrv.WithLogger(opts.Logger),
+		a2asrv.WithCallInterceptors(detailer{}),
+	)
+	mux := http.NewServeMux()
+	mux.Handle(PathAgentCard, a2asrv.NewAgentCardHandler(a2av0.NewAgentCardProducer(a2asrv.AgentCardProducerFn(h.a2aCard))))
+	mux.HandleFunc("GET "+PathSeedCard, h.serveSeedCard)
+	mux.Handle(PathJSONRPC, h.auth(precheck(methodsV1, a2asrv.NewJSONRPCHandler(reqHandler))))
+	mux.Handle(PathJSONRPCv03, h.auth(precheck(methodsV03, a2av0.NewJSONRPCHandler(reqHandler))))
+	mux.Handle("POST "+PathSeedSend, h.auth(http.HandlerFunc(h.serveSeedSend)))
+	mux.Handle("POST "+PathSeedStream, h.auth(http.HandlerFunc(h.serveSeedStream)))
+	mux.Handle("GET "+PathSeedTaskByID, h.auth(http.HandlerFunc(h.serveSeedGet)))
+	h.mux = mux
+	return h, nil
+}
+
+// ServeHTTP serves the routes listed by the Path constants.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// The cards advertise absolute URLs; without Options.URL they follow the request's host.
+	r = r.WithContext(context.WithValue(r.Context(), baseURLKey{}, h.baseURL(r)))
+	h.mux.ServeHTTP(w, r)
+}
+
+// Handles reports whether the handler serves the request's path, so that the caller can send
+// everything else (the device hub's WebSocket upgrades) elsewhere.
+func (h *Handler) Handles(r *http.Request) bool {
+	_, pattern := h.mux.Handler(r)
+	return pattern != ""
+}
+
+// Close cancels the turns still running (seed-route requests then end with their tasks stored
+// failed) and waits for the A2A executions to return; messages that arrive later are refused.
+// Call it while shutting the HTTP server down (which waits for the request goroutines), before
+// closing the DB.
+func (h *Handler) Close() error {
+	h.closeAll()
+	h.exec.close()
+	return nil
+}
+
+type baseURLKey struct{}
+
+func (h *Handler) baseURL(r *http.Request) string {
+	if h.o.URL != "" {
+		return h.o.URL
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+func baseURLFrom(ctx context.Context) string {
+	s, _ := ctx.Value(baseURLKey{}).(string)
+	return s
+}
+
+// auth requires the bearer token when one is configured.
+func (h *Handler) auth(next http.Handler) http.Handler {
+	if h.o.Token == "" {
+		return next
+	}
+	want := []byte("Bearer " + h.o.Token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got := []byte(r.Header.Get("Authorization"))
+		if subtle.ConstantTimeCompare(got, want) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="devicectl"`)
+			writeJSON(w, http.StatusUnauthorized, rpcResponse{JSONRPC: "2.0", Error: &rpcError{
+				Code: codeInvalidRequest, Message: messages[codeInvalidRequest],
+				Data: &rpcErrorData{Details: "Missing or wrong bearer token in the Authorization header"},
+			}})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// failInterrupted marks the tasks a previous run left working as failed: their turns died with it.
+func (h *Handler) failInterrupted(ctx context.Context) error {
+	const why = "the server restarted while the task was running"
+	if err := h.a2a.failUnfinished(ctx, why); err != nil {
+		return err
+	}
+	return h.seed.failUnfinished(ctx, why, h.now)
+}
+
+func (h *Handler) now() string { return h.o.Now().UTC().Format(time.RFC3339) }
+
+func randomID() string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(fmt.Sprintf("a2a: crypto/rand failed: %v", err)) // rand.Read never fails on supported platforms
+	}
+	return hex.EncodeToString(b[:])
+}

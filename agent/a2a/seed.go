@@ -1,0 +1,651 @@
+package a2a
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/devicectl/devicectl/agent"
+)
+
+// Seed 004's task states.
+const (
+	stateSubmitted     = "submitted"
+	stateWorking       = "working"
+	stateInputRequired = "input-required"
+	stateCompleted     = "completed"
+	stateCanceled      = "canceled"
+	stateFailed        = "failed"
+)
+
+// Seed 004's methods, one endpoint each; /tasks/send also answers tasks/get and tasks/cancel so
+// that a seed-route client can follow and stop its tasks.
+const (
+	methodSend   = "tasks/send"
+	methodStream = "tasks/send/stream"
+	methodGet    = "tasks/get"
+	methodCancel = "tasks/cancel"
+)
+
+// The seed's shapes, field order as the seed prints them.
+type (
+	seedPart struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	seedMessage struct {
+		Role  string     `json:"role"`
+		Parts []seedPart `json:"parts"`
+	}
+	seedStatus struct {
+		State     string       `json:"state"`
+		Message   *seedMessage `json:"message"`
+		Timestamp string       `json:"timestamp"`
+	}
+	seedArtifact struct {
+		Parts []seedPart `json:"parts"`
+	}
+	seedTask struct {
+		ID        string         `json:"id"`
+		SessionID string         `json:"sessionId"`
+		Status    seedStatus     `json:"status"`
+		Artifacts []seedArtifact `json:"artifacts"`
+		History   []seedMessage  `json:"history"`
+		Metadata  map[string]any `json:"metadata"`
+	}
+	// The SSE events of tasks/send/stream.
+	sseStatus struct {
+		State     string       `json:"state"`
+		Message   *seedMessage `json:"message,omitempty"`
+		Timestamp string       `json:"timestamp"`
+	}
+	sseStatusEvent struct {
+		ID     string    `json:"id"`
+		Status sseStatus `json:"status"`
+		Final  bool      `json:"final"`
+	}
+	sseArtifactEvent struct {
+		ID       string       `json:"id"`
+		Artifact seedArtifact `json:"artifact"`
+	}
+)
+
+func textMessage(role, text string) *seedMessage {
+	return &seedMessage{Role: role, Parts: []seedPart{{Type: "text", Text: text}}}
+}
+
+// seedParams are tasks/send's params once checked.
+type seedParams struct {
+	ID, SessionID string
+	Message       seedMessage
+	Text          string
+	HistoryLength *int
+	Metadata      map[string]any
+	MAC, UserID   string
+}
+
+// JSON-RPC envelopes.
+type (
+	rpcRequest struct {
+		JSONRPC string
+		ID      json.RawMessage
+		Method  string
+		Params  json.RawMessage
+	}
+	rpcResponse struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Result  any             `json:"result,omitempty"`
+		Error   *rpcError       `json:"error,omitempty"`
+	}
+	rpcError struct {
+		Code    int           `json:"code"`
+		Message string        `json:"message"`
+		Data    *rpcErrorData `json:"data,omitempty"`
+	}
+	rpcErrorData struct {
+		Details string `json:"details"`
+	}
+)
+
+// Seed 004's error table.
+const (
+	codeParse          = -32700
+	codeInvalidRequest = -32600
+	codeNoMethod       = -32601
+	codeInvalidParams  = -32602
+	codeInternal       = -32603
+)
+
+var messages = map[int]string{
+	codeParse:          "Invalid JSON payload",
+	codeInvalidRequest: "Request payload validation error",
+	codeNoMethod:       "Method not found",
+	codeInvalidParams:  "Invalid parameters",
+	codeInternal:       "Internal error",
+}
+
+func newRPCError(code int, format string, args ...any) *rpcError {
+	return &rpcError{Code: code, Message: messages[code], Data: &rpcErrorData{Details: fmt.Sprintf(format, args...)}}
+}
+
+var nullID = json.RawMessage("null")
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil { // only our own types are written: a bug
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(append(b, '\n')) //nolint:errcheck // the client went away
+}
+
+func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, e *rpcError) {
+	if id == nil {
+		id = nullID
+	}
+	writeJSON(w, status, rpcResponse{JSONRPC: "2.0", ID: id, Error: e})
+}
+
+// readRPC reads and checks a JSON-RPC 2.0 request envelope; the method is checked by the caller.
+func readRPC(r *http.Request) (*rpcRequest, *rpcError) {
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxRequestBody))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return nil, newRPCError(codeInvalidRequest, "Request body is larger than %d bytes", maxRequestBody)
+		}
+		return nil, newRPCError(codeParse, "Could not read the request body: %v", err)
+	}
+	if !json.Valid(body) {
+		var v any
+		err := json.Unmarshal(body, &v)
+		if len(bytes.TrimSpace(body)) == 0 {
+			return nil, newRPCError(codeParse, "The request body is empty")
+		}
+		return nil, newRPCError(codeParse, "Malformed JSON: %v", err)
+	}
+	var env map[string]json.RawMessage
+	if err := json.Unmarshal(body, &env); err != nil || env == nil {
+		return nil, newRPCError(codeInvalidRequest, "The request must be a JSON object")
+	}
+	req := &rpcRequest{ID: env["id"], Params: env["params"]}
+	if id := req.ID; id != nil {
+		if c := bytes.TrimSpace(id)[0]; c != '"' && c != '-' && (c < '0' || c > '9') && !bytes.Equal(id, nullID) {
+			return nil, newRPCError(codeInvalidRequest, "id must be a string, a number or null")
+		}
+	}
+	fail := func(format string, args ...any) (*rpcRequest, *rpcError) {
+		return req, newRPCError(codeInvalidRequest, format, args...)
+	}
+	raw, ok := env["jsonrpc"]
+	if !ok {
+		return fail("Missing required field: jsonrpc")
+	}
+	if json.Unmarshal(raw, &req.JSONRPC) != nil || req.JSONRPC != "2.0" {
+		return fail(`jsonrpc must be "2.0", got %s`, raw)
+	}
+	raw, ok = env["method"]
+	if !ok {
+		return fail("Missing required field: method")
+	}
+	if json.Unmarshal(raw, &req.Method) != nil {
+		return fail("method must be a string, got %s", raw)
+	}
+	return req, nil
+}
+
+// field decodes one optional member of params; a JSON null counts as absent.
+func field[T any](obj map[string]json.RawMessage, name, what string) (v T, present bool, e *rpcError) {
+	raw, ok := obj[name]
+	if !ok || bytes.Equal(bytes.TrimSpace(raw), nullID) {
+		return v, false, nil
+	}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return v, true, newRPCError(codeInvalidParams, "%s must be %s, got %s", name, what, raw)
+	}
+	return v, true, nil
+}
+
+func paramsObject(raw json.RawMessage) (map[string]json.RawMessage, *rpcError) {
+	if raw == nil || bytes.Equal(bytes.TrimSpace(raw), nullID) {
+		return nil, newRPCError(codeInvalidParams, "Missing required parameter: params")
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return nil, newRPCError(codeInvalidParams, "params must be an object, got %s", raw)
+	}
+	return obj, nil
+}
+
+// parseSendParams checks tasks/send's params and names the first problem.
+func parseSendParams(raw json.RawMessage) (*seedParams, *rpcError) {
+	obj, e := paramsObject(raw)
+	if e != nil {
+		return nil, e
+	}
+	p := &seedParams{}
+	var present bool
+	if p.ID, _, e = field[string](obj, "id", "a string"); e != nil {
+		return nil, e
+	}
+	if p.SessionID, _, e = field[string](obj, "sessionId", "a string"); e != nil {
+		return nil, e
+	}
+	var n int
+	if n, present, e = field[int](obj, "historyLength", "a non-negative integer"); e != nil {
+		return nil, e
+	}
+	if present {
+		if n < 0 {
+			return nil, newRPCError(codeInvalidParams, "historyLength must be a non-negative integer, got %d", n)
+		}
+		p.HistoryLength = &n
+	}
+	if p.Metadata, _, e = field[map[string]any](obj, "metadata", "an object"); e != nil {
+		return nil, e
+	}
+	var err error
+	if p.MAC, err = metaString("mac", p.Metadata); err != nil {
+		return nil, newRPCError(codeInvalidParams, "%v", err)
+	}
+	if p.UserID, err = metaString("user_id", p.Metadata); err != nil {
+		return nil, newRPCError(codeInvalidParams, "%v", err)
+	}
+
+	msg, present, e := field[map[string]json.RawMessage](obj, "message", "an object")
+	if e != nil {
+		return nil, e
+	}
+	if !present {
+		return nil, newRPCError(codeInvalidParams, "Missing required parameter: message")
+	}
+	role, present, e := field[string](msg, "role", "a string")
+	switch {
+	case e != nil:
+		e.Data.Details = "message." + e.Data.Details
+		return nil, e
+	case !present:
+		return nil, newRPCError(codeInvalidParams, "Missing required parameter: message.role")
+	case role != "user":
+		return nil, newRPCError(codeInvalidParams, `message.role must be "user", got %q`, role)
+	}
+	parts, present, e := field[[]map[string]json.RawMessage](msg, "parts", "an array of objects")
+	switch {
+	case e != nil:
+		e.Data.Details = "message." + e.Data.Details
+		return nil, e
+	case !present || len(parts) == 0:
+		return nil, newRPCError(codeInvalidParams, "Missing required parameter: message.parts")
+	}
+	p.Message.Role = role
+	var texts []string
+	for i, part := range parts {
+		typ, _, e := field[string](part, "type", "a string")
+		if e != nil {
+			return nil, newRPCError(codeInvalidParams, "message.parts[%d].type must be a string", i)
+		}
+		if typ != "text" {
+			return nil, newRPCError(codeInvalidParams, `Unsupported part type %q in message.parts[%d]: only "text" parts are accepted`, typ, i)
+		}
+		text, present, e := field[string](part, "text", "a string")
+		if e != nil {
+			return nil, newRPCError(codeInvalidParams, "message.parts[%d].text must be a string", i)
+		}
+		if !present {
+			return nil, newRPCError(codeInvalidParams, "Missing required parameter: message.parts[%d].text", i)
+		}
+		p.Message.Parts = append(p.Message.Parts, seedPart{Type: "text", Text: text})
+		if strings.TrimSpace(text) != "" {
+			texts = append(texts, text)
+		}
+	}
+	if len(texts) == 0 {
+		return nil, newRPCError(codeInvalidParams, "The message has no text: every message.parts[].text is empty")
+	}
+	p.Text = strings.Join(texts, "\n")
+	return p, nil
+}
+
+// parseTaskIDParams checks the params of tasks/get and tasks/cancel.
+func parseTaskIDParams(raw json.RawMessage) (id string, historyLength *int, e *rpcError) {
+	obj, e := paramsObject(raw)
+	if e != nil {
+		return "", nil, e
+	}
+	id, present, e := field[string](obj, "id", "a string")
+	if e != nil {
+		return "", nil, e
+	}
+	if !present || id == "" {
+		return "", nil, newRPCError(codeInvalidParams, "Missing required parameter: id")
+	}
+	n, present, e := field[int](obj, "historyLength", "a non-negative integer")
+	if e != nil {
+		return "", nil, e
+	}
+	if present {
+		if n < 0 {
+			return "", nil, newRPCError(codeInvalidParams, "historyLength must be a non-negative integer, got %d", n)
+		}
+		historyLength = &n
+	}
+	return id, historyLength, nil
+}
+
+func unknownTask(id string) *rpcError {
+	return newRPCError(codeInvalidParams, "Unknown task id: %s", id)
+}
+
+// serveSeedSend answers POST /tasks/send: tasks/send runs a turn and answers the task once the
+// turn is over; tasks/get and tasks/cancel read and stop tasks.
+func (h *Handler) serveSeedSend(w http.ResponseWriter, r *http.Request) {
+	req, e := readRPC(r)
+	var id json.RawMessage
+	if req != nil {
+		id = req.ID
+	}
+	if e != nil {
+		writeRPCError(w, http.StatusOK, id, e)
+		return
+	}
+	var result any
+	switch req.Method {
+	case methodSend:
+		var p *seedParams
+		if p, e = parseSendParams(req.Params); e == nil {
+			result, e = h.runSeedTask(r.Context(), p, nil)
+		}
+	case methodGet, methodCancel:
+		taskID, hl, pe := parseTaskIDParams(req.Params)
+		if e = pe; e == nil {
+			var t *seedTask
+			if req.Method == methodGet {
+				t, e = h.seedTask(r.Context(), taskID)
+			} else {
+				t, e = h.cancelSeedTask(r.Context(), taskID)
+			}
+			if e == nil {
+				result = trimHistory(t, hl)
+			}
+		}
+	default:
+		e = newRPCError(codeNoMethod, "Method not found: %q (%s serves %s, %s and %s)", req.Method, PathSeedSend, methodSend, methodGet, methodCancel)
+	}
+	if e != nil {
+		writeRPCError(w, http.StatusOK, id, e)
+		return
+	}
+	writeJSON(w, http.StatusOK, rpcResponse{JSONRPC: "2.0", ID: id, Result: result})
+}
+
+// serveSeedStream answers POST /tasks/send/stream as SSE: status working, the reply's chunks as
+// artifact events, then the final status. A request refused before the turn starts gets a plain
+// JSON-RPC error instead.
+func (h *Handler) serveSeedStream(w http.ResponseWriter, r *http.Request) {
+	req, e := readRPC(r)
+	var id json.RawMessage
+	if req != nil {
+		id = req.ID
+	}
+	if e == nil && req.Method != methodStream {
+		e = newRPCError(codeNoMethod, "Method not found: %q (%s serves %s)", req.Method, PathSeedStream, methodStream)
+	}
+	var p *seedParams
+	if e == nil {
+		p, e = parseSendParams(req.Params)
+	}
+	if e != nil {
+		writeRPCError(w, http.StatusOK, id, e)
+		return
+	}
+	flusher, _ := w.(http.Flusher)
+	started := false
+	emit := func(event string, v any) {
+		if !started {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.Header().Set("Cache-Control", "no-cache")
+			w.WriteHeader(http.StatusOK)
+			started = true
+		}
+		b, _ := json.Marshal(v) // our own types
+		// A client that went away makes writes fail; the turn goes on and its task is stored.
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, b)
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
+	if _, e := h.runSeedTask(r.Context(), p, emit); e != nil && !started {
+		writeRPCError(w, http.StatusOK, id, e)
+	}
+}
+
+// serveSeedGet answers GET /tasks/{id} with the bare task, or 404 and a -32602.
+func (h *Handler) serveSeedGet(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	t, e := h.seedTask(r.Context(), id)
+	if e != nil {
+		status := http.StatusInternalServerError
+		if e.Code == codeInvalidParams {
+			status = http.StatusNotFound
+		}
+		writeRPCError(w, status, nil, e)
+		return
+	}
+	writeJSON(w, http.StatusOK, t)
+}
+
+func (h *Handler) seedTask(ctx context.Context, id string) (*seedTask, *rpcError) {
+	t, err := h.seed.get(ctx, id)
+	if errors.Is(err, errSeedNotFound) {
+		return nil, unknownTask(id)
+	}
+	if err != nil {
+		return nil, newRPCError(codeInternal, "Could not read task %s: %v", id, err)
+	}
+	return t, nil
+}
+
+func trimHistory(t *seedTask, n *int) *seedTask {
+	if n == nil || len(t.History) <= *n {
+		return t
+	}
+	c := *t
+	c.History = t.History[len(t.History)-*n:]
+	return &c
+}
+
+// runSeedTask runs one tasks/send: the task is stored working, then with its outcome. emit,
+// when not nil, gets the SSE events as they happen. A turn refused for want of a device is a
+// -32602 and stores nothing.
+func (h *Handler) runSeedTask(ctx context.Context, p *seedParams, emit func(event string, v any)) (*seedTask, *rpcError) {
+	if p.ID == "" {
+		p.ID = h.o.NewID()
+	}
+	if p.SessionID == "" {
+		p.SessionID = h.o.NewID()
+	}
+	prior, err := h.seed.get(ctx, p.ID)
+	switch {
+	case errors.Is(err, errSeedNotFound):
+		prior = nil
+	case err != nil:
+		return nil, newRPCError(codeInternal, "Could not read task %s: %v", p.ID, err)
+	case prior.SessionID != p.SessionID:
+		return nil, newRPCError(codeInvalidParams, "Task %s belongs to session %s, not %s", p.ID, prior.SessionID, p.SessionID)
+	}
+
+	// The turn runs under the handler's lifetime, not the request's: a client that hangs up
+	// does not cut the task short. tasks/cancel and Close stop it.
+	turnCtx, cancel := context.WithCancel(h.closing)
+	defer cancel()
+	run, e := h.running.start(p.ID, cancel)
+	if e != nil {
+		return nil, e
+	}
+	defer h.running.finish(p.ID, run)
+
+	t, err := startTurn(turnCtx, h.o.Runner, agent.Request{Text: p.Text, MAC: p.MAC, UserID: p.UserID, SessionID: p.SessionID})
+	if err != nil {
+		if details, ok := deviceDetails(err); ok {
+			return nil, newRPCError(codeInvalidParams, "%s", details)
+		}
+		return nil, newRPCError(codeInternal, "The turn could not start: %v", err)
+	}
+	defer t.stop()
+
+	task := &seedTask{ID: p.ID, SessionID: p.SessionID, Artifacts: []seedArtifact{}, History: []seedMessage{}, Metadata: p.Metadata}
+	if prior != nil {
+		task.Artifacts, task.History = prior.Artifacts, prior.History
+		if task.Metadata == nil {
+			task.Metadata = prior.Metadata
+		}
+	}
+	if task.Metadata == nil {
+		task.Metadata = map[string]any{}
+	}
+	task.History = append(task.History, p.Message)
+	task.Status = seedStatus{State: stateWorking, Timestamp: h.now()}
+	if err := h.seed.put(ctx, task); err != nil {
+		return nil, newRPCError(codeInternal, "Could not store task %s: %v", p.ID, err)
+	}
+	if emit != nil {
+		emit("status", sseStatusEvent{ID: task.ID, Status: sseStatus{State: stateWorking, Timestamp: task.Status.Timestamp}})
+	}
+
+	var reply strings.Builder
+	final := seedStatus{State: stateFailed, Message: textMessage("agent", errNoFinal.Error())}
+	for ev := range t.events() {
+		switch ev.Kind {
+		case agent.EventChunk:
+			if ev.Text == "" {
+				continue
+			}
+			reply.WriteString(ev.Text)
+			if emit != nil {
+				emit("artifact", sseArtifactEvent{ID: task.ID, Artifact: seedArtifact{Parts: []seedPart{{Type: "text", Text: ev.Text}}}})
+			}
+		case agent.EventFinal:
+			text := ev.Text
+			if text == "" {
+				text = reply.String()
+			}
+			if reply.Len() == 0 && text != "" && emit != nil {
+				emit("artifact", sseArtifactEvent{ID: task.ID, Artifact: seedArtifact{Parts: []seedPart{{Type: "text", Text: text}}}})
+			}
+			final = seedStatus{State: stateCompleted, Message: textMessage("agent", text)}
+			if text != "" {
+				task.Artifacts = append(task.Artifacts, seedArtifact{Parts: []seedPart{{Type: "text", Text: text}}})
+				task.History = append(task.History, *final.Message)
+			}
+		case agent.EventError:
+			switch {
+			case run.canceled():
+				final = seedStatus{State: stateCanceled, Message: textMessage("agent", "The task was canceled")}
+			case h.closing.Err() != nil:
+				final = seedStatus{State: stateFailed, Message: textMessage("agent", "The server is shutting down")}
+			default:
+				final = seedStatus{State: stateFailed, Message: textMessage("agent", ev.Err.Error())}
+			}
+		}
+	}
+	final.Timestamp = h.now()
+	task.Status = final
+	// Stored even when the client has gone: the task outlives its request.
+	if err := h.seed.put(context.WithoutCancel(ctx), task); err != nil {
+		h.o.Logger.Error("a2a: storing a finished task", "task", task.ID, "err", err)
+		return nil, newRPCError(codeInternal, "Could not store task %s: %v", task.ID, err)
+	}
+	if emit != nil {
+		ev := sseStatusEvent{ID: task.ID, Status: sseStatus{State: final.State, Timestamp: final.Timestamp}, Final: true}
+		if final.State != stateCompleted {
+			ev.Status.Message = final.Message // why it failed or stopped
+		}
+		emit("status", ev)
+	}
+	return trimHistory(task, p.HistoryLength), nil
+}
+
+// cancelSeedTask stops a running task and answers it once stored canceled; a finished task
+// cannot be canceled.
+func (h *Handler) cancelSeedTask(ctx context.Context, id string) (*seedTask, *rpcError) {
+	run := h.running.cancel(id)
+	if run != nil {
+		select {
+		case <-run.done:
+		case <-ctx.Done():
+			return nil, newRPCError(codeInternal, "Gave up waiting for task %s to stop: %v", id, ctx.Err())
+		}
+	}
+	t, e := h.seedTask(ctx, id)
+	if e != nil {
+		return nil, e
+	}
+	if run == nil || t.Status.State != stateCanceled {
+		return nil, newRPCError(codeInvalidParams, "Task %s is %s and cannot be canceled", id, t.Status.State)
+	}
+	return t, nil
+}
+
+// runningTurns are the seed-route tasks whose turn is in flight, by task id.
+type runningTurns struct {
+	mu   sync.Mutex
+	byID map[string]*runningTurn
+}
+
+type runningTurn struct {
+	cancelFn context.CancelFunc
+	done     chan struct{}
+	mu       sync.Mutex
+	stopped  bool // tasks/cancel asked
+}
+
+func (r *runningTurn) canceled() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stopped
+}
+
+func newRunningTurns() *runningTurns { return &runningTurns{byID: make(map[string]*runningTurn)} }
+
+// start claims the task id for a turn; a task whose turn still runs cannot take another message.
+func (rt *runningTurns) start(id string, cancel context.CancelFunc) (*runningTurn, *rpcError) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if _, busy := rt.byID[id]; busy {
+		return nil, newRPCError(codeInvalidParams, "Task %s is still working; wait for it or cancel it", id)
+	}
+	run := &runningTurn{cancelFn: cancel, done: make(chan struct{})}
+	rt.byID[id] = run
+	return run, nil
+}
+
+func (rt *runningTurns) finish(id string, run *runningTurn) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	delete(rt.byID, id)
+	close(run.done)
+}
+
+// cancel stops the task's turn and returns it, or nil when none runs.
+func (rt *runningTurns) cancel(id string) *runningTurn {
+	rt.mu.Lock()
+	run := rt.byID[id]
+	rt.mu.Unlock()
+	if run == nil {
+		return nil
+	}
+	run.mu.Lock()
+	run.stopped = true
+	run.mu.Unlock()
+	run.cancelFn()
+	return run
+}

@@ -1,0 +1,309 @@
+package hub
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/devicectl/devicectl/tools"
+	"github.com/devicectl/devicectl/transport"
+)
+
+// Errors of the hub; check them with errors.Is.
+var (
+	// ErrGone is a call whose device's line dropped, or was replaced, before it answered.
+	ErrGone = errors.New("hub: the device's line is gone")
+	// ErrNotRegistered is a call or message for a MAC no device is registered as.
+	ErrNotRegistered = errors.New("hub: no device is registered with that MAC")
+	// ErrReplaced is why a line was closed: the same device (same Client-Id) registered on a new
+	// line. It is wrapped in the Disconnected event's Reason and in ErrGone errors.
+	ErrReplaced = errors.New("hub: the device registered again on a new line")
+	// ErrClosed is the hub being closed.
+	ErrClosed = errors.New("hub: closed")
+)
+
+// Options configure a Hub. A nil *Options means all defaults; New copies the struct.
+type Options struct {
+	// Tokens are the bearer tokens a device may present in its handshake. When any is set, a
+	// handshake without one of them is refused with 401. Empty: no token is asked for (the
+	// development default, for a server on loopback).
+	Tokens []string
+	// RegisterTimeout is how long a line may stay open without registering before it is closed,
+	// so that idle sockets cannot pile up; 0 means DefaultRegisterTimeout, negative never.
+	RegisterTimeout time.Duration
+	// Logger receives registrations, refusals and disconnections; nil discards.
+	Logger *slog.Logger
+	// ReadLimit, PingInterval, PingTimeout and WriteTimeout are passed to transport.Accept; zero
+	// means the transport's defaults.
+	ReadLimit    int64
+	PingInterval time.Duration
+	PingTimeout  time.Duration
+	WriteTimeout time.Duration
+}
+
+// DefaultRegisterTimeout is Options.RegisterTimeout's default. A device registers as soon as it
+// is connected (PROTOCOL.md); 30 s leaves room for a slow link.
+const DefaultRegisterTimeout = 30 * time.Second
+
+// Device is a registered device, as Devices and events show it.
+type Device struct {
+	MAC        string
+	Tools      []tools.Declaration // as declared; the schemas are shared, do not modify them
+	Since      time.Time           // when this line registered the MAC
+	RemoteAddr string
+	ClientID   string // the Client-Id header of its line; "" when it sent none
+}
+
+// Hub serves device lines. Make one with New; mount it as an http.Handler.
+type Hub struct {
+	opts   Options
+	log    *slog.Logger
+	tokens [][sha256.Size]byte
+	nextID atomic.Uint64
+
+	mu       sync.Mutex
+	closed   bool
+	lines    map[*line]struct{}
+	devices  map[string]*registration // by MAC
+	toolsets map[string]*toolset      // by raw params.tools, shared between registrations
+
+	subMu sync.Mutex
+	subs  map[*subscription]struct{}
+
+	wg sync.WaitGroup // read loops and closings of replaced lines
+}
+
+// registration is one MAC served by one line, from its registration to its end.
+type registration struct {
+	mac   string
+	line  *line
+	since time.Time
+	tools *toolset      // guarded by Hub.mu: a re-registration swaps it
+	done  chan struct{} // closed when the registration ends
+}
+
+// New returns a Hub. It listens on nothing: mount it (it is an http.Handler).
+func New(o *Options) *Hub {
+	h := &Hub{
+		lines:    make(map[*line]struct{}),
+		devices:  make(map[string]*registration),
+		toolsets: make(map[string]*toolset),
+		subs:     make(map[*subscription]struct{}),
+	}
+	if o != nil {
+		h.opts = *o
+		h.opts.Tokens = slices.Clone(o.Tokens)
+	}
+	for _, t := range h.opts.Tokens {
+		if t != "" {
+			h.tokens = append(h.tokens, sha256.Sum256([]byte(t)))
+		}
+	}
+	if h.opts.RegisterTimeout == 0 {
+		h.opts.RegisterTimeout = DefaultRegisterTimeout
+	}
+	h.log = h.opts.Logger
+	if h.log == nil {
+		h.log = slog.New(slog.DiscardHandler)
+	}
+	h.log = h.log.With("component", "hub")
+	return h
+}
+
+// ServeHTTP accepts a device's WebSocket on any path and serves the line until it closes.
+func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !h.authorized(r) {
+		h.log.Warn("device refused: no valid bearer token", "remote", r.RemoteAddr)
+		w.Header().Set("WWW-Authenticate", `Bearer realm="devicectl"`)
+		http.Error(w, "a valid device token is required", http.StatusUnauthorized)
+		return
+	}
+	h.mu.Lock()
+	closed := h.closed
+	h.mu.Unlock()
+	if closed {
+		http.Error(w, "the server is shutting down", http.StatusServiceUnavailable)
+		return
+	}
+	s, err := transport.Accept(w, r, &transport.AcceptOptions{
+		ReadLimit:    h.opts.ReadLimit,
+		PingInterval: h.opts.PingInterval,
+		PingTimeout:  h.opts.PingTimeout,
+		WriteTimeout: h.opts.WriteTimeout,
+		Logger:       h.opts.Logger,
+	})
+	if err != nil {
+		h.log.Debug("accept", "remote", r.RemoteAddr, "err", err)
+		return
+	}
+	l := &line{h: h, s: s, remote: r.RemoteAddr, clientID: r.Header.Get("Client-Id"),
+		pending: make(map[uint64]chan reply), registered: make(chan struct{})}
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		s.Close()
+		return
+	}
+	h.lines[l] = struct{}{}
+	h.wg.Add(1)
+	if d := h.opts.RegisterTimeout; d > 0 {
+		h.wg.Go(func() { l.awaitRegistration(d) })
+	}
+	h.mu.Unlock()
+	defer h.wg.Done()
+	h.log.Debug("line open", "remote", l.remote)
+	l.serve()
+}
+
+// authorized reports whether r carries one of the accepted tokens, or none is asked for. Tokens
+// are compared as SHA-256 sums in constant time, so neither their contents nor their lengths
+// show in the timing.
+func (h *Hub) authorized(r *http.Request) bool {
+	if len(h.tokens) == 0 {
+		return true
+	}
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok || got == "" {
+		return false
+	}
+	sum := sha256.Sum256([]byte(got))
+	match := 0
+	for i := range h.tokens {
+		match |= subtle.ConstantTimeCompare(sum[:], h.tokens[i][:])
+	}
+	return match == 1
+}
+
+// Devices returns the registered devices, ordered by MAC.
+func (h *Hub) Devices() []Device {
+	h.mu.Lock()
+	out := make([]Device, 0, len(h.devices))
+	for _, r := range h.devices {
+		out = append(out, r.snapshot())
+	}
+	h.mu.Unlock()
+	slices.SortFunc(out, func(a, b Device) int { return cmp.Compare(a.MAC, b.MAC) })
+	return out
+}
+
+// Device returns the registered device with that MAC.
+func (h *Hub) Device(mac string) (Device, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r := h.devices[normalMAC(mac)]
+	if r == nil {
+		return Device{}, false
+	}
+	return r.snapshot(), true
+}
+
+// Done returns a channel closed when the current registration of mac ends: its line dropped, was
+// replaced, or the hub closed. ok is false when no device is registered with that MAC.
+func (h *Hub) Done(mac string) (done <-chan struct{}, ok bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r := h.devices[normalMAC(mac)]
+	if r == nil {
+		return nil, false
+	}
+	return r.done, true
+}
+
+// snapshot must be called with Hub.mu held.
+func (r *registration) snapshot() Device {
+	return Device{
+		MAC:        r.mac,
+		Tools:      r.tools.declarations(),
+		Since:      r.since,
+		RemoteAddr: r.line.remote,
+		ClientID:   r.line.clientID,
+	}
+}
+
+// Close closes every line, waits for every goroutine the hub started and closes the
+// subscriptions. Calls in flight fail with ErrGone; new lines are refused with 503.
+func (h *Hub) Close() error {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return nil
+	}
+	h.closed = true
+	lines := make([]*line, 0, len(h.lines))
+	for l := range h.lines {
+		lines = append(lines, l)
+	}
+	h.mu.Unlock()
+	// In parallel: each close waits a bounded time for its peer's close frame, and a thousand
+	// dead peers must not add up.
+	var closing sync.WaitGroup
+	for _, l := range lines {
+		closing.Go(func() { l.s.Close() })
+	}
+	closing.Wait()
+	h.wg.Wait()
+	h.subMu.Lock()
+	for s := range h.subs {
+		delete(h.subs, s)
+		close(s.ch)
+	}
+	h.subMu.Unlock()
+	return nil
+}
+
+// acquireToolset returns the shared toolset for raw, building it on first use. Called with
+// Hub.mu not held: checking schemas takes a while and must not stall other lines.
+func (h *Hub) acquireToolset(raw []byte) (*toolset, error) {
+	h.mu.Lock()
+	ts := h.toolsets[string(raw)]
+	if ts != nil {
+		ts.refs++
+		h.mu.Unlock()
+		return ts, nil
+	}
+	h.mu.Unlock()
+	built, err := newToolset(raw)
+	if err != nil {
+		return nil, err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if ts := h.toolsets[built.key]; ts != nil { // built meanwhile by another line
+		ts.refs++
+		return ts, nil
+	}
+	built.refs = 1
+	h.toolsets[built.key] = built
+	return built, nil
+}
+
+// releaseToolset drops one reference; called with Hub.mu held.
+func (h *Hub) releaseToolset(ts *toolset) {
+	if ts == nil {
+		return
+	}
+	ts.refs--
+	if ts.refs == 0 {
+		delete(h.toolsets, ts.key)
+	}
+}
+
+// MACs returns the registered devices' MACs, sorted: Devices without the tools.
+func (h *Hub) MACs() []string {
+	h.mu.Lock()
+	out := make([]string, 0, len(h.devices))
+	for m := range h.devices {
+		out = append(out, m)
+	}
+	h.mu.Unlock()
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,285 @@
+package hub
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/devicectl/devicectl/transport"
+)
+
+// The methods of the device protocol (PROTOCOL.md).
+const (
+	MethodRegisterTools = "mcp/registerTools"
+	MethodExecute       = "mcp/tool/execute"
+	MethodAIMessage     = "mcp/ai/message"
+)
+
+// JSON-RPC codes the hub answers with.
+const (
+	CodeMethodNotFound = -32601
+	CodeInvalidParams  = -32602
+)
+
+// line is one device's WebSocket. Its read loop (serve) is the only reader; writers are Call,
+// Send and the registration answers.
+type line struct {
+	h        *Hub
+	s        *transport.Stream
+	remote   string
+	clientID string
+
+	// wmu orders writes that must not be overtaken: a registration's answer goes out before any
+	// call to the device it registered (a device serves calls only once registered).
+	wmu sync.Mutex
+
+	mu      sync.Mutex
+	pending map[uint64]chan reply // calls awaiting an answer, by id
+	gone    error                 // why the line is unusable; set once
+
+	reg        *registration // guarded by Hub.mu: the MAC this line serves, nil before registering
+	registered chan struct{} // closed at the line's first registration
+}
+
+// awaitRegistration closes the line if it has not registered within d.
+func (l *line) awaitRegistration(d time.Duration) {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-l.registered:
+	case <-l.s.Done():
+	case <-timer.C:
+		l.h.log.Warn("closing a line that did not register in time", "remote", l.remote, "timeout", d)
+		l.s.Close()
+	}
+}
+
+// reply is what a pending call receives: the answer, or why none will come.
+type reply struct {
+	m   *transport.Message
+	err error
+}
+
+func (l *line) serve() {
+	for {
+		m, err := l.s.Read()
+		if err != nil {
+			break
+		}
+		switch m.Kind {
+		case transport.KindResponse:
+			l.deliver(m)
+		case transport.KindRequest:
+			if m.Method == MethodRegisterTools {
+				l.register(m)
+				continue
+			}
+			l.writeError(m.ID, CodeMethodNotFound, "Method not found", fmt.Sprintf("the server has no method %q", m.Method))
+		case transport.KindNotification:
+			l.h.log.Debug("notification ignored", "remote", l.remote, "method", m.Method)
+		}
+	}
+	l.end(l.s.Err())
+}
+
+func (l *line) writeError(id json.RawMessage, code int64, message, details string) {
+	l.wmu.Lock()
+	defer l.wmu.Unlock()
+	if err := l.s.WriteError(id, code, message, map[string]string{"details": details}); err != nil {
+		l.h.log.Debug("writing an error answer", "remote", l.remote, "err", err)
+	}
+}
+
+// deliver hands an answer to the call waiting for it. An answer nobody waits for (the caller gave
+// up, or an id this hub never sent) is logged and dropped.
+func (l *line) deliver(m *transport.Message) {
+	id, ok := parseCallID(m.ID)
+	var ch chan reply
+	if ok {
+		l.mu.Lock()
+		ch = l.pending[id]
+		delete(l.pending, id)
+		l.mu.Unlock()
+	}
+	if ch == nil {
+		l.h.log.Debug("answer to no pending call", "remote", l.remote, "id", string(m.ID))
+		return
+	}
+	ch <- reply{m: m} // buffered: never blocks
+}
+
+// fail makes the line unusable for calls and fails those pending with ErrGone wrapping why.
+func (l *line) fail(why error) {
+	l.mu.Lock()
+	if l.gone == nil {
+		l.gone = why
+	}
+	pending := l.pending
+	l.pending = nil
+	l.mu.Unlock()
+	for _, ch := range pending {
+		ch <- reply{err: fmt.Errorf("%w: %w", ErrGone, why)}
+	}
+}
+
+// end runs when the read loop has ended: the line is gone.
+func (l *line) end(why error) {
+	if why == nil {
+		why = errors.New("the line closed")
+	}
+	l.fail(why)
+	h := l.h
+	h.mu.Lock()
+	delete(h.lines, l)
+	r := l.reg
+	var snap Device
+	current := r != nil && h.devices[r.mac] == r
+	if current {
+		snap = r.snapshot()
+		delete(h.devices, r.mac)
+		h.releaseToolset(r.tools)
+		close(r.done)
+	}
+	h.mu.Unlock()
+	if current {
+		h.log.Info("device disconnected", "mac", r.mac, "remote", l.remote, "reason", why)
+		h.emit(Event{Kind: Disconnected, Device: snap, Reason: why})
+	} else {
+		h.log.Debug("line closed", "remote", l.remote, "reason", why)
+	}
+}
+
+type registerParams struct {
+	MAC   string          `json:"mac_addr"`
+	Tools json.RawMessage `json:"tools"`
+}
+
+type registerResult struct {
+	Status  string `json:"status"`
+	Message string `json:"message"`
+}
+
+// register answers one mcp/registerTools; see the package documentation for the rules.
+func (l *line) register(m *transport.Message) {
+	h := l.h
+	var p registerParams
+	if len(m.Params) == 0 || m.Params[0] != '{' {
+		l.refuse(m.ID, "", "params must be an object with mac_addr and tools")
+		return
+	}
+	if err := json.Unmarshal(m.Params, &p); err != nil {
+		l.refuse(m.ID, "", "params: "+err.Error())
+		return
+	}
+	mac, err := ParseMAC(p.MAC)
+	if err != nil {
+		l.refuse(m.ID, p.MAC, err.Error())
+		return
+	}
+	ts, err := h.acquireToolset(p.Tools)
+	if err != nil {
+		l.refuse(m.ID, mac, err.Error())
+		return
+	}
+
+	l.wmu.Lock()
+	h.mu.Lock()
+	var (
+		events   []Event
+		replace  *line
+		conflict string
+		msg      = "Tools were successfully registered."
+	)
+	cur := h.devices[mac]
+	switch {
+	case h.closed:
+		conflict = "the server is shutting down"
+	case l.reg != nil && l.reg.mac != mac && h.devices[l.reg.mac] == l.reg:
+		conflict = fmt.Sprintf("this line is registered as %s; a line serves one MAC", l.reg.mac)
+	case cur != nil && cur.line == l:
+		if cur.tools == ts {
+			h.releaseToolset(ts)
+			msg = "Tools were successfully registered (unchanged)."
+			break
+		}
+		h.releaseToolset(cur.tools)
+		cur.tools = ts
+		events = append(events, Event{Kind: ToolsChanged, Device: cur.snapshot()})
+		msg = "Tools were successfully updated."
+	case cur != nil && (l.clientID == "" || l.clientID != cur.line.clientID):
+		conflict = fmt.Sprintf("MAC %s is already registered by a live connection from %s since %s; only the same device (same Client-Id) may replace it",
+			mac, cur.line.remote, cur.since.UTC().Format(time.RFC3339))
+	default:
+		if cur != nil { // the same device on a new line: the old one is dead and unnoticed
+			replace = cur.line
+			events = append(events, Event{Kind: Disconnected, Device: cur.snapshot(), Reason: ErrReplaced})
+			delete(h.devices, mac)
+			h.releaseToolset(cur.tools)
+			close(cur.done)
+		}
+		r := &registration{mac: mac, line: l, since: time.Now(), tools: ts, done: make(chan struct{})}
+		h.devices[mac] = r
+		if l.reg == nil {
+			close(l.registered)
+		}
+		l.reg = r
+		events = append(events, Event{Kind: Registered, Device: r.snapshot()})
+	}
+	if conflict != "" {
+		h.releaseToolset(ts)
+	}
+	h.mu.Unlock()
+
+	var werr error
+	if conflict == "" {
+		werr = l.s.WriteResult(m.ID, registerResult{Status: "registered", Message: msg})
+	}
+	l.wmu.Unlock()
+
+	if conflict != "" {
+		h.log.Warn("registration refused", "mac", mac, "remote", l.remote, "client_id", l.clientID, "reason", conflict)
+		l.writeError(m.ID, CodeInvalidParams, "Invalid params", conflict)
+		h.emit(Event{Kind: Refused, Device: Device{MAC: mac, RemoteAddr: l.remote, ClientID: l.clientID}, Reason: errors.New(conflict)})
+		return
+	}
+	if werr != nil {
+		h.log.Debug("answering a registration", "mac", mac, "err", werr)
+	}
+	if replace != nil {
+		h.log.Warn("device registered on a new line with the same Client-Id: closing its old line",
+			"mac", mac, "old_remote", replace.remote, "new_remote", l.remote, "client_id", l.clientID)
+		replace.fail(ErrReplaced)
+		h.closeLine(replace)
+	}
+	for _, e := range events {
+		if e.Kind == Registered {
+			h.log.Info("device registered", "mac", mac, "remote", l.remote, "tools", len(e.Device.Tools))
+		}
+		h.emit(e)
+	}
+}
+
+// closeLine closes a replaced line without holding up the caller: a dead peer never answers the
+// close frame, and the transport waits a while for it.
+func (h *Hub) closeLine(l *line) {
+	h.mu.Lock()
+	if h.closed { // Close is closing every line already
+		h.mu.Unlock()
+		return
+	}
+	h.wg.Add(1)
+	h.mu.Unlock()
+	go func() {
+		defer h.wg.Done()
+		l.s.Close()
+	}()
+}
+
+// refuse answers a malformed registration with -32602 and data.details.
+func (l *line) refuse(id json.RawMessage, mac, details string) {
+	l.h.log.Warn("registration refused", "mac", mac, "remote", l.remote, "reason", details)
+	l.writeError(id, CodeInvalidParams, "Invalid params", details)
+	l.h.emit(Event{Kind: Refused, Device: Device{MAC: mac, RemoteAddr: l.remote, ClientID: l.clientID}, Reason: errors.New(details)})
+}

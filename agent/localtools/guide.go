@@ -1,0 +1,89 @@
+package localtools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/devicectl/devicectl/tools"
+)
+
+type queryInput struct {
+	Query string `json:"query"`
+}
+
+// Guide returns guide_user_detail's answer for a query: four numbered
+// questions that narrow the request, in Chinese when the query has Han
+// characters and in English otherwise. The answer is a pure function of the
+// query.
+func Guide(query string) (string, error) {
+	q, err := cleanQuery(query)
+	if err != nil {
+		return "", err
+	}
+	topic := topicOf(q)
+	h, known := hintFor(topic)
+	var b strings.Builder
+	if isChinese(q) {
+		areas := "它的原理、应用还是发展历史"
+		if known {
+			areas = h.zhAreas
+		}
+		fmt.Fprintf(&b, "为了更好地帮助您查找关于%s的信息，我有几个问题：\n", topic)
+		fmt.Fprintf(&b, "1. 您是想了解%s的基本概念还是最新发展？\n", topic)
+		fmt.Fprintf(&b, "2. 您对%s的哪个具体领域感兴趣？例如，%s？\n", topic, areas)
+		b.WriteString("3. 您是出于学术目的、职业发展还是个人兴趣在了解这个话题？\n")
+		b.WriteString("4. 您希望获得基础入门级的信息还是深入的技术细节？")
+		return b.String(), nil
+	}
+	areas := "how it works, where it is used, or its history"
+	if known {
+		areas = h.enAreas
+	}
+	fmt.Fprintf(&b, "To help you find information about %s, I have a few questions:\n", topic)
+	fmt.Fprintf(&b, "1. Would you like the basic concepts of %s or its latest developments?\n", topic)
+	fmt.Fprintf(&b, "2. Which specific area of %s interests you? For example, %s?\n", topic, areas)
+	b.WriteString("3. Are you looking into this topic for study, for your career or out of personal interest?\n")
+	b.WriteString("4. Would you like an introduction or in-depth technical detail?")
+	return b.String(), nil
+}
+
+// cleanQuery trims a query, makes each run of spaces, line breaks and
+// control characters one space (the answer quotes the topic inside its own
+// lines), and refuses an empty or overlong query.
+func cleanQuery(query string) (string, error) {
+	q := strings.Join(strings.FieldsFunc(query, func(r rune) bool {
+		return unicode.IsSpace(r) || unicode.IsControl(r)
+	}), " ")
+	if q == "" {
+		return "", errors.New("the query is empty")
+	}
+	if utf8.RuneCountInString(q) > MaxQueryLen {
+		return "", fmt.Errorf("the query is longer than %d characters", MaxQueryLen)
+	}
+	return q, nil
+}
+
+func guideTool() (*tools.Tool, error) {
+	t, err := tools.Func(tools.Declaration{
+		Name: NameGuide,
+		Description: "Returns questions to ask the user when a request is too broad or vague to answer or search well " +
+			"(e.g. just a topic like \"人工智能\"): what they want to know, which area, for what purpose, at what depth. " +
+			"Ask the user these questions (you may adapt them) and wait for the answer before searching. " +
+			"The questions are in the query's language.",
+		MainType: tools.Local,
+		SubType:  tools.Query,
+	}, func(ctx context.Context, in queryInput) (string, error) {
+		return Guide(in.Query)
+	})
+	if err != nil {
+		return nil, err
+	}
+	p := t.Parameters.Properties["query"]
+	p.Description = "The user's request as they wrote it, e.g. \"人工智能\"."
+	p.MinLength, p.MaxLength = ptr(1), ptr(MaxQueryLen)
+	return t, nil
+}

@@ -1,0 +1,188 @@
+//go:build !devicectl_omit_serve
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2aclient"
+	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
+
+	"github.com/devicectl/devicectl/internal/pulsetest"
+)
+
+// The whole loop, for real: an A2A message 把音量调到30 (a2a-go's client) goes to devicectl serve,
+// whose rule planner calls amplify_volume on a devicectl run process (the real binary) whose
+// speaker is the alsa backend on a PulseAudio null sink; the sink reads 30%, and the device prints
+// the streamed reply. Then the same through seed 004's POST /tasks/send.
+func TestAgentLoopOnPulse(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and starts PulseAudio")
+	}
+	pulsetest.Need(t, "amixer", "alsa-utils")
+	pactl := pulsetest.Need(t, "pactl", "pulseaudio-utils")
+	pulsetest.Start(t)
+	bin := buildHostBinary(t)
+	const mac = "02-00-00-00-00-30"
+
+	// serve, in this process, as the command runs it.
+	ctx, stopServe := context.WithCancel(t.Context())
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	errR, errW := io.Pipe()
+	served := make(chan int, 1)
+	go func() {
+		defer outW.Close()
+		defer errW.Close()
+		served <- execute(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--state-dir", t.TempDir(), "--log-level", "error"}, inR, outW, errW)
+	}()
+	defer func() {
+		inW.Close()
+		stopServe()
+		if code := <-served; code != 0 {
+			t.Errorf("serve exited %d", code)
+		}
+	}()
+	errs := newLineWaiter(errR)
+	banner := errs.waitFor(t, "listening at ")
+	go func() {
+		for range errs.lines {
+		}
+	}()
+	_, wsURL, _ := strings.Cut(banner, "listening at ")
+	wsURL, _, _ = strings.Cut(wsURL, ";")
+	base := "http://" + strings.TrimSuffix(strings.TrimPrefix(wsURL, "ws://"), "/")
+	out := newLineWaiter(outR)
+
+	// devicectl run, a process of its own, on the null sink.
+	configPath := filepath.Join(t.TempDir(), "devicectl.yaml")
+	cfg := "server:\n  url: " + wsURL + "\ndevice:\n  mac: " + mac + "\n  state_dir: " + t.TempDir() +
+		"\nhardware:\n  speaker: {driver: alsa, device: pulse}\nlog:\n  level: error\n"
+	if err := os.WriteFile(configPath, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dev := exec.Command(bin, "run", "--config", configPath)
+	var devOut, devErr watchedBuffer
+	dev.Stdout, dev.Stderr = &devOut, &devErr
+	if err := dev.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() {
+		dev.Wait()
+		close(exited)
+	}()
+	defer func() {
+		dev.Process.Signal(syscall.SIGTERM)
+		<-exited
+	}()
+	out.waitFor(t, "+ "+mac+" registered 3 tools")
+
+	sinkVolume := func() string {
+		b, err := exec.Command(pactl, "get-sink-volume", pulsetest.Sink).CombinedOutput()
+		if err != nil {
+			t.Fatalf("pactl get-sink-volume: %v: %s", err, b)
+		}
+		return string(b)
+	}
+	// The planner is told "success" at once (agent.wait_for_control false): the device may set
+	// the sink a moment after the reply.
+	waitSink := func(percent string) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for !strings.Contains(sinkVolume(), " "+percent+" ") {
+			if time.Now().After(deadline) {
+				t.Fatalf("the sink reads %s; want %s\ndevice stderr:\n%s", sinkVolume(), percent, devErr.String())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	// The device prints each reply on its stdout.
+	waitPrinted := func(reply string, times int) {
+		t.Helper()
+		devOut.waitFor(t, "the reply on the device's stdout", exited, func(s string) bool {
+			return strings.Count(s, reply+"\n") >= times
+		})
+	}
+
+	// A2A 1.0, through a2a-go's client, from the agent card.
+	card, err := agentcard.DefaultResolver.Resolve(waitCtx(t), base)
+	if err != nil {
+		t.Fatalf("resolving the agent card: %v", err)
+	}
+	client, err := a2aclient.NewFromCard(waitCtx(t), card, a2aclient.WithJSONRPCTransport(&http.Client{Timeout: 10 * time.Second}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Destroy()
+	msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("把音量调到30"))
+	msg.Metadata = map[string]any{"mac": mac}
+	res, err := client.SendMessage(waitCtx(t), &a2a.SendMessageRequest{Message: msg})
+	if err != nil {
+		t.Fatalf("message/send: %v", err)
+	}
+	task, ok := res.(*a2a.Task)
+	if !ok || task.Status.State != a2a.TaskStateCompleted {
+		t.Fatalf("message/send answered %#v, want a completed task", res)
+	}
+	var reply string
+	for _, a := range task.Artifacts {
+		for _, p := range a.Parts {
+			reply += p.Text()
+		}
+	}
+	if !strings.Contains(reply, "30") {
+		t.Errorf("the reply %q does not say 30", reply)
+	}
+	waitSink("30%")
+	waitPrinted(reply, 1)
+
+	// Seed 004's route, in the seed's shape, after the sink was turned elsewhere.
+	if b, err := exec.Command(pactl, "set-sink-volume", pulsetest.Sink, "63%").CombinedOutput(); err != nil {
+		t.Fatalf("pactl: %v: %s", err, b)
+	}
+	body := `{"jsonrpc":"2.0","id":"request-id-1","method":"tasks/send","params":{"id":"task-e2e-1","sessionId":"session-e2e",` +
+		`"message":{"role":"user","parts":[{"type":"text","text":"把音量调到30"}]},"metadata":{"mac":"` + mac + `"}}}`
+	resp, err := http.Post(base+"/tasks/send", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var seed struct {
+		ID     string `json:"id"`
+		Result struct {
+			ID     string `json:"id"`
+			Status struct {
+				State string `json:"state"`
+			} `json:"status"`
+			Artifacts []struct {
+				Parts []struct {
+					Type, Text string
+				} `json:"parts"`
+			} `json:"artifacts"`
+		} `json:"result"`
+		Error json.RawMessage `json:"error"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&seed); err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK || seed.Error != nil || seed.ID != "request-id-1" || seed.Result.ID != "task-e2e-1" || seed.Result.Status.State != "completed" {
+		t.Fatalf("POST /tasks/send: %s, %+v", resp.Status, seed)
+	}
+	if len(seed.Result.Artifacts) != 1 || len(seed.Result.Artifacts[0].Parts) != 1 || seed.Result.Artifacts[0].Parts[0].Text != reply {
+		t.Errorf("POST /tasks/send: artifacts %+v, want the reply %q", seed.Result.Artifacts, reply)
+	}
+	waitSink("30%")
+	waitPrinted(reply, 2)
+}

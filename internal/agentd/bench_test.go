@@ -1,0 +1,211 @@
+package agentd
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2aclient"
+	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
+
+	"github.com/devicectl/devicectl/agent"
+)
+
+// latencies collects one duration per operation and reports their percentiles.
+type latencies []time.Duration
+
+func (l latencies) report(b *testing.B, prefix string) {
+	if len(l) == 0 {
+		return
+	}
+	slices.Sort(l)
+	at := func(p float64) float64 { return float64(l[min(len(l)-1, int(p*float64(len(l))))]) }
+	b.ReportMetric(at(0.50), prefix+"p50-ns")
+	b.ReportMetric(at(0.99), prefix+"p99-ns")
+}
+
+// A turn of the built-in planner, end to end: the text in, the planner, amplify_volume executed by
+// a simulated device over loopback (the agent waits for its answer, so the device's work is in
+// the figure), the reply streamed to the device and the final out.
+func BenchmarkAgentTurn(b *testing.B) {
+	c := testConfig(b)
+	c.Agent.WaitForControl = true
+	srv, addr := startServer(b, c)
+	d := startDevice(b, "ws://"+addr+"/", "AA-BB-CC-DD-EE-01", "")
+	d.waitRegistered(b)
+	lat := make(latencies, 0, b.N)
+	texts := []string{"把音量调到30", "把音量调到40"}
+	for i := 0; b.Loop(); i++ {
+		start := time.Now()
+		var last agent.Event
+		for ev := range srv.Agent.Turn(context.Background(), agent.Request{Text: texts[i%2]}) {
+			last = ev
+		}
+		lat = append(lat, time.Since(start))
+		if last.Kind != agent.EventFinal {
+			b.Fatalf("turn %d ended with %v: %v", i, last.Kind, last.Err)
+		}
+	}
+	b.StopTimer()
+	lat.report(b, "turn-")
+}
+
+// An A2A message/send round trip through that turn: a2a-go's client (A2A 1.0 JSON-RPC over HTTP
+// on loopback, from the agent card) to the completed task, the task stored in agent.db.
+func BenchmarkA2ASend(b *testing.B) {
+	c := testConfig(b)
+	c.Agent.WaitForControl = true
+	_, addr := startServer(b, c)
+	d := startDevice(b, "ws://"+addr+"/", "AA-BB-CC-DD-EE-01", "")
+	d.waitRegistered(b)
+	ctx := context.Background()
+	card, err := agentcard.DefaultResolver.Resolve(ctx, "http://"+addr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	client, err := a2aclient.NewFromCard(ctx, card, a2aclient.WithJSONRPCTransport(&http.Client{Timeout: 10 * time.Second}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer client.Destroy()
+	lat := make(latencies, 0, b.N)
+	texts := []string{"把音量调到30", "把音量调到40"}
+	for i := 0; b.Loop(); i++ {
+		msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(texts[i%2]))
+		start := time.Now()
+		res, err := client.SendMessage(ctx, &a2a.SendMessageRequest{Message: msg})
+		lat = append(lat, time.Since(start))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if task, ok := res.(*a2a.Task); !ok || task.Status.State != a2a.TaskStateCompleted {
+			b.Fatalf("message/send %d answered %#v", i, res)
+		}
+	}
+	b.StopTimer()
+	lat.report(b, "send-")
+}
+
+// 1,000 simulated devices (devicectl swarm, another process) registered with one devicectl serve:
+// how much the serve process's resident set grew for each, once they are all registered and the
+// server has settled.
+func BenchmarkServeDevicesRSS(b *testing.B) {
+	if runtime.GOOS != "linux" {
+		b.Skip("reads /proc")
+	}
+	const n = 1000
+	bin := filepath.Join(b.TempDir(), "devicectl")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/devicectl/devicectl/cmd/devicectl").CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	var perDevice, idle []float64
+	for b.Loop() {
+		before, after := serveRSS(b, bin, n)
+		idle = append(idle, float64(before)/1024)
+		perDevice = append(perDevice, float64(after-before)/1024/n)
+	}
+	slices.Sort(perDevice)
+	slices.Sort(idle)
+	b.ReportMetric(perDevice[len(perDevice)/2], "KiB/device")
+	b.ReportMetric(idle[len(idle)/2], "idle-KiB")
+}
+
+// settle is how long a process is left alone before its RSS is read: the runtime returns freed
+// memory in the background.
+const settle = 3 * time.Second
+
+// serveRSS starts devicectl serve, reads its RSS, registers n swarm devices with it, and reads it
+// again.
+func serveRSS(b *testing.B, bin string, n int) (before, after int64) {
+	serve := exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--state-dir", b.TempDir(), "--log-level", "error")
+	stdin, err := serve.StdinPipe() // open and silent: serve keeps serving
+	if err != nil {
+		b.Fatal(err)
+	}
+	stdout, err := serve.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	stderr, err := serve.StderrPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := serve.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		stdin.Close()
+		serve.Process.Signal(syscall.SIGTERM)
+		serve.Wait()
+	}()
+	banner, err := bufio.NewReader(stderr).ReadString('\n')
+	if err != nil {
+		b.Fatal(err)
+	}
+	go io.Copy(io.Discard, stderr)
+	_, url, _ := strings.Cut(banner, "listening at ")
+	url, _, _ = strings.Cut(url, ";")
+	if !strings.HasPrefix(url, "ws://") {
+		b.Fatalf("serve said %q", banner)
+	}
+	time.Sleep(settle)
+	before = rss(b, serve.Process.Pid)
+
+	swarm := exec.Command(bin, "swarm", "-n", strconv.Itoa(n), "--server", url, "--interval", "1h")
+	swarm.Stdout, swarm.Stderr = io.Discard, io.Discard
+	if err := swarm.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		swarm.Process.Signal(syscall.SIGTERM)
+		swarm.Wait()
+	}()
+	// serve prints a line per registration.
+	registered := 0
+	sc := bufio.NewScanner(stdout)
+	deadline := time.AfterFunc(2*time.Minute, func() { serve.Process.Kill() })
+	defer deadline.Stop()
+	for registered < n && sc.Scan() {
+		if strings.HasPrefix(sc.Text(), "+ ") {
+			registered++
+		}
+	}
+	if registered < n {
+		b.Fatalf("%d of %d devices registered", registered, n)
+	}
+	go io.Copy(io.Discard, stdout)
+	time.Sleep(settle)
+	return before, rss(b, serve.Process.Pid)
+}
+
+// rss is a process's resident set in bytes, from /proc/PID/status.
+func rss(b *testing.B, pid int) int64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for line := range strings.Lines(string(data)) {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			if err != nil {
+				b.Fatalf("VmRSS %q", v)
+			}
+			return kb * 1024
+		}
+	}
+	b.Fatalf("no VmRSS in /proc/%d/status", pid)
+	return 0
+}

@@ -1,0 +1,122 @@
+package agentd
+
+import (
+	"context"
+	"encoding/json"
+	"iter"
+
+	"github.com/devicectl/devicectl/agent"
+	"github.com/devicectl/devicectl/agent/hub"
+	"github.com/devicectl/devicectl/internal/console"
+)
+
+// Console is the server as the console drives it.
+func (s *Server) Console() console.Server { return consoleServer{s} }
+
+type consoleServer struct{ s *Server }
+
+func consoleDevice(d hub.Device) console.Device {
+	return console.Device{MAC: d.MAC, Tools: d.Tools, Addr: d.RemoteAddr}
+}
+
+func (c consoleServer) Devices() []console.Device {
+	devs := c.s.Hub.Devices()
+	out := make([]console.Device, len(devs))
+	for i, d := range devs {
+		out[i] = consoleDevice(d)
+	}
+	return out
+}
+
+// WaitDevice subscribes before it looks, so a registration between the two is not missed.
+func (c consoleServer) WaitDevice(ctx context.Context, mac string) (console.Device, error) {
+	events, stop := c.s.Hub.Subscribe(0)
+	defer stop()
+	for _, d := range c.s.Hub.Devices() {
+		if mac == "" || d.MAC == mac {
+			return consoleDevice(d), nil
+		}
+	}
+	for {
+		select {
+		case e, ok := <-events:
+			if !ok {
+				return console.Device{}, hub.ErrClosed
+			}
+			if e.Kind == hub.Registered && (mac == "" || e.Device.MAC == mac) {
+				return consoleDevice(e.Device), nil
+			}
+		case <-ctx.Done():
+			return console.Device{}, ctx.Err()
+		}
+	}
+}
+
+// Call returns the device's answer frame as received.
+func (c consoleServer) Call(ctx context.Context, mac, tool string, input json.RawMessage) (json.RawMessage, error) {
+	resp, err := c.s.Hub.CallRaw(ctx, mac, tool, input)
+	if err != nil {
+		return nil, err
+	}
+	return resp.Raw, nil
+}
+
+// sayChunks is how many chunks a console's say streams before its final.
+const sayChunks = 3
+
+// Say streams text to the device as a few chunks, then the final, as a planner's reply goes.
+func (c consoleServer) Say(_ context.Context, mac, text string) error {
+	for _, chunk := range chunks(text, sayChunks) {
+		if err := c.s.Hub.Send(mac, "chunk", chunk); err != nil {
+			return err
+		}
+	}
+	return c.s.Hub.Send(mac, "final", text)
+}
+
+func (c consoleServer) Turn(ctx context.Context, r agent.Request) iter.Seq[agent.Event] {
+	return c.s.Agent.Turn(ctx, r)
+}
+
+// chunks splits text into at most n pieces of about equal length, never inside a character.
+func chunks(text string, n int) []string {
+	r := []rune(text)
+	n = min(n, len(r))
+	out := make([]string, 0, n)
+	for i := range n {
+		out = append(out, string(r[i*len(r)/n:(i+1)*len(r)/n]))
+	}
+	return out
+}
+
+// WatchDevices shows devices on the console as they register and disconnect, until ctx is done
+// or the returned stop is called; stop waits for the goroutine that shows them.
+func (s *Server) WatchDevices(ctx context.Context, con *console.Console) (stop func()) {
+	events, unsubscribe := s.Hub.Subscribe(0)
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case e, ok := <-events:
+				if !ok {
+					return
+				}
+				switch e.Kind {
+				case hub.Registered:
+					con.Event(console.Registered, consoleDevice(e.Device))
+				case hub.Disconnected:
+					con.Event(console.Disconnected, consoleDevice(e.Device))
+				}
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return func() {
+		cancel()
+		<-done
+		unsubscribe()
+	}
+}

@@ -1,0 +1,117 @@
+package agentd
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/hal"
+	"github.com/devicectl/devicectl/hal/sim"
+	"github.com/devicectl/devicectl/tools"
+	"github.com/devicectl/devicectl/tools/builtin"
+)
+
+// slowSpeaker is a simulated speaker that holds a SetVolume to slowLevel until the call is
+// cancelled: a turn that runs until a client cancels it.
+type slowSpeaker struct{ *sim.Speaker }
+
+const slowLevel = 55
+
+func (s slowSpeaker) SetVolume(ctx context.Context, percent int) error {
+	if percent == slowLevel {
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	return s.Speaker.SetVolume(ctx, percent)
+}
+
+var _ hal.Speaker = slowSpeaker{}
+
+// The npm @a2a-js/sdk clients (1.3.0, A2A 1.0; 0.3.14, A2A 0.3) against the agent server as
+// serve builds it, with a device attached and the token asked for: send, stream, get and cancel
+// each (agent/a2a/testdata/js/check.mjs). The turn they cancel is 把音量调到55, held by the
+// device's speaker. Opt in with DEVICECTL_A2A_JS=1 after scripts/a2a-js.sh (CI does).
+func TestJSClientsAgainstServer(t *testing.T) {
+	if os.Getenv("DEVICECTL_A2A_JS") != "1" {
+		t.Skip("set DEVICECTL_A2A_JS=1 (after scripts/a2a-js.sh) to run the @a2a-js/sdk clients")
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatalf("DEVICECTL_A2A_JS=1 but node is not on PATH: %v", err)
+	}
+	dir, err := filepath.Abs(filepath.Join("..", "..", "agent", "a2a", "testdata", "js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules")); err != nil {
+		t.Fatalf("DEVICECTL_A2A_JS=1 but the clients are not installed (run scripts/a2a-js.sh): %v", err)
+	}
+
+	c := testConfig(t)
+	c.Agent.WaitForControl = true // so the held SetVolume holds the turn
+	const token = "js-secret"
+	c.Agent.TokenFile = filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(c.Agent.TokenFile, []byte(token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, addr := startServer(t, c)
+
+	spk := slowSpeaker{sim.NewSpeaker(nil)}
+	reg := tools.NewRegistry()
+	if err := builtin.Register(reg, &builtin.Options{Speaker: spk, Face: sim.NewFace(nil)}); err != nil {
+		t.Fatal(err)
+	}
+	registered := make(chan struct{})
+	a, err := device.New(&device.Options{URL: "ws://" + addr + "/", MAC: "AA-BB-CC-DD-EE-01", Registry: reg,
+		DrainTimeout: 100 * time.Millisecond, // the held call need not drain at the end
+		OnState: func(s device.State) {
+			if s == device.Registered {
+				select {
+				case <-registered:
+				default:
+					close(registered)
+				}
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	devCtx, stopDevice := context.WithCancel(context.Background())
+	devDone := make(chan error, 1)
+	go func() { devDone <- a.Run(devCtx) }()
+	defer func() {
+		stopDevice()
+		if err := <-devDone; err != nil {
+			t.Errorf("device: %v", err)
+		}
+	}()
+	select {
+	case <-registered:
+	case <-waitCtx(t).Done():
+		t.Fatal("the device did not register")
+	}
+
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, "check.mjs")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(),
+		"A2A_URL=http://"+addr,
+		"A2A_TOKEN="+token,
+		"A2A_MAC=aa:bb:cc:dd:ee:01",
+		"A2A_SLOW_TEXT=把音量调到55",
+		"A2A_WANT_REPLY=好的，音量调到30了。",
+	)
+	out, err := cmd.CombinedOutput()
+	t.Logf("node check.mjs:\n%s", out)
+	if err != nil {
+		t.Fatalf("the @a2a-js/sdk clients failed: %v", err)
+	}
+	if v, err := spk.Volume(waitCtx(t)); err != nil || v != 30 {
+		t.Errorf("the device's volume is %d, %v; want 30", v, err)
+	}
+}

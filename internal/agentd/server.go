@@ -1,0 +1,231 @@
+package agentd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/devicectl/devicectl/agent"
+	"github.com/devicectl/devicectl/agent/a2a"
+	"github.com/devicectl/devicectl/agent/hub"
+	"github.com/devicectl/devicectl/agent/localtools"
+	"github.com/devicectl/devicectl/agent/memory"
+	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/tools"
+)
+
+// Options say what to build. New copies them.
+type Options struct {
+	Config *config.Config // the agent, llm, connection and log sections; required
+	// DBPath is the agent's database; "" resolves agent.state_dir (config.AgentDBPath).
+	DBPath  string
+	Version string // shown in the agent card
+	Logger  *slog.Logger
+	// Getenv reads the environment (the state directory's fallbacks); nil is os.Getenv.
+	Getenv func(string) string
+}
+
+// Server is a built agent server. Serve it with Serve, or mount Handler yourself; Close it.
+type Server struct {
+	Hub   *hub.Hub
+	Agent *agent.Agent
+	// Handler serves everything on one address: a WebSocket upgrade on any path is a device line
+	// for the hub; other requests go to the HTTP API.
+	Handler http.Handler
+	DBPath  string // "" when the server has no database
+
+	log     *slog.Logger
+	api     http.Handler
+	closers []func() error // what New opened, closed last first: the front door before the database
+
+	srv       *http.Server
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// New builds the server c describes. It reads the secrets c names and opens the database; a
+// problem with either is an error naming the key.
+func New(o *Options) (_ *Server, err error) {
+	opts := *o
+	if opts.Config == nil {
+		return nil, errors.New("agentd: Options.Config is nil")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	c := opts.Config
+	if err := c.CheckAgent(); err != nil {
+		return nil, err
+	}
+	s := &Server{log: opts.Logger}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, s.closeAll())
+		}
+	}()
+
+	var deviceTokens []string
+	if c.Agent.DeviceTokensFile != "" {
+		if deviceTokens, err = config.ReadTokens("agent.device_tokens_file", c.Agent.DeviceTokensFile, s.log); err != nil {
+			return nil, err
+		}
+	}
+	s.Hub = hub.New(&hub.Options{
+		Tokens:       deviceTokens,
+		Logger:       s.log,
+		ReadLimit:    c.Connection.ReadLimit,
+		PingInterval: c.Connection.PingInterval,
+		PingTimeout:  c.Connection.PingTimeout,
+	})
+	s.closers = append(s.closers, s.Hub.Close)
+
+	if s.DBPath = opts.DBPath; s.DBPath == "" {
+		if s.DBPath, err = config.AgentDBPath(c, opts.Getenv); err != nil {
+			return nil, err
+		}
+	}
+	db, err := memory.OpenDB(s.DBPath)
+	if err != nil {
+		return nil, &config.Error{Key: "agent.state_dir", Err: err}
+	}
+	s.closers = append(s.closers, db.Close)
+	local := tools.NewRegistry()
+	store, err := memory.New(context.Background(), db)
+	if err != nil {
+		return nil, fmt.Errorf("the memory store in %s: %w", s.DBPath, err)
+	}
+	if err := memory.RegisterTools(local, store); err != nil {
+		return nil, err
+	}
+	var search localtools.Backend // nil: search_web says no backend is configured
+	if u := c.Agent.Search.SearXNGURL; u != "" {
+		sx, err := localtools.NewSearXNG(&localtools.SearXNGOptions{BaseURL: u})
+		if err != nil {
+			return nil, &config.Error{Key: "agent.search.searxng_url", Err: err}
+		}
+		search = sx
+	}
+	if err := localtools.Register(local, &localtools.Options{Search: search, Logger: s.log}); err != nil {
+		return nil, err
+	}
+	planner, err := newPlanner(c, s.log)
+	if err != nil {
+		return nil, err
+	}
+	s.Agent, err = agent.New(&agent.Options{
+		Hub:            s.Hub,
+		Planner:        planner,
+		Local:          local,
+		TurnTimeout:    c.Agent.TurnTimeout,
+		WaitForControl: c.Agent.WaitForControl,
+		Logger:         s.log,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("building the agent: %w", err)
+	}
+
+	token := ""
+	if c.Agent.TokenFile != "" {
+		if token, err = config.ReadSecret("agent.token_file", c.Agent.TokenFile, s.log); err != nil {
+			return nil, err
+		}
+	}
+	front, err := a2a.New(&a2a.Options{Runner: s.Agent, DB: db, Token: token, Version: opts.Version, Logger: s.log})
+	if err != nil {
+		return nil, fmt.Errorf("the A2A front door in %s: %w", s.DBPath, err)
+	}
+	s.closers = append(s.closers, front.Close)
+	s.api = front
+	s.Handler = http.HandlerFunc(s.route)
+	s.srv = &http.Server{Handler: s.Handler, ReadHeaderTimeout: readHeaderTimeout, ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelDebug)}
+	return s, nil
+}
+
+// route sends a WebSocket upgrade, on any path, to the hub (so every device's server.url keeps
+// working), and the rest to the HTTP API.
+func (s *Server) route(w http.ResponseWriter, r *http.Request) {
+	if isWebSocket(r) {
+		s.Hub.ServeHTTP(w, r)
+		return
+	}
+	if s.api != nil {
+		s.api.ServeHTTP(w, r)
+		return
+	}
+	http.Error(w, "devicectl agent server: devices connect here with a WebSocket (ws://HOST:PORT/, any path)", http.StatusNotFound)
+}
+
+// isWebSocket reports whether r asks to upgrade to a WebSocket (RFC 6455 section 4.1).
+func isWebSocket(r *http.Request) bool {
+	return headerHas(r.Header, "Connection", "upgrade") && headerHas(r.Header, "Upgrade", "websocket")
+}
+
+// headerHas reports whether the comma-separated header holds token, in any case.
+func headerHas(h http.Header, name, token string) bool {
+	for _, v := range h.Values(name) {
+		for part := range strings.SplitSeq(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(part), token) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// readHeaderTimeout bounds a client's request header: a slow client cannot hold a connection
+// open without sending one.
+const readHeaderTimeout = 10 * time.Second
+
+// Serve serves Handler on ln until Close (after Close, it closes ln and returns at once). It
+// returns nil once closed.
+func (s *Server) Serve(ln net.Listener) error {
+	if err := s.srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// shutdownTimeout is how long Close lets HTTP requests in flight (a streamed task) finish once
+// the devices are gone.
+const shutdownTimeout = 5 * time.Second
+
+// Close stops serving: the devices' lines first (so turns in flight end with the device gone
+// rather than hang), then the HTTP requests, then the front door and the database.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() {
+		var errs []error
+		if s.Hub != nil {
+			errs = append(errs, s.Hub.Close())
+		}
+		if s.srv != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+			if err := s.srv.Shutdown(ctx); err != nil {
+				errs = append(errs, s.srv.Close())
+			}
+			cancel()
+		}
+		errs = append(errs, s.closeAll())
+		s.closeErr = errors.Join(errs...)
+	})
+	return s.closeErr
+}
+
+// closeAll closes what New opened, the last opened first.
+func (s *Server) closeAll() error {
+	var errs []error
+	for i := len(s.closers) - 1; i >= 0; i-- {
+		errs = append(errs, s.closers[i]())
+	}
+	s.closers = nil
+	return errors.Join(errs...)
+}

@@ -1,0 +1,119 @@
+package config
+
+import (
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestAgentDefaults(t *testing.T) {
+	a := Defaults().Agent
+	if a.Listen != "127.0.0.1:8765" || a.Planner != PlannerRules || a.WaitForControl || a.TurnTimeout <= 0 {
+		t.Errorf("agent defaults %+v: want loopback, rules, no wait for control, a turn deadline", a)
+	}
+	if err := Defaults().CheckAgent(); err != nil {
+		t.Errorf("the defaults fail CheckAgent: %v", err)
+	}
+}
+
+func TestCheckAgent(t *testing.T) {
+	cases := []struct {
+		name    string
+		doc     string
+		wantKey string // "" for no error
+		want    string
+	}{
+		{"loopback without token", "agent: {listen: 127.0.0.1:9000}", "", ""},
+		{"localhost without token", "agent: {listen: 'localhost:9000'}", "", ""},
+		{"LAN without token", "agent: {listen: 0.0.0.0:8765}", "agent.listen", "0.0.0.0:8765 is reachable beyond this machine, and agent.token_file is not set"},
+		{"all interfaces without token", "agent: {listen: ':8765'}", "agent.listen", "agent.token_file is not set"},
+		{"LAN with token", "agent: {listen: 0.0.0.0:8765, token_file: /etc/devicectl/agent.token}", "", ""},
+		{"llm without url", "agent: {planner: llm}\nllm: {model: m}", "llm.base_url", "agent.planner is llm and llm.base_url is not set"},
+		{"llm without model", "agent: {planner: llm}\nllm: {base_url: 'http://127.0.0.1:11434/v1'}", "llm.model", "llm.model is not set"},
+		{"llm complete", "agent: {planner: llm}\nllm: {base_url: 'http://127.0.0.1:11434/v1', model: m}", "", ""},
+		{"llm keys with rules", "llm: {model: m}", "", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := Defaults()
+			if err := Parse([]byte(tc.doc), c); err != nil {
+				t.Fatal(err)
+			}
+			err := c.CheckAgent()
+			if tc.wantKey == "" {
+				if err != nil {
+					t.Errorf("CheckAgent: %v, want nil", err)
+				}
+				return
+			}
+			var ce *Error
+			if !errors.As(err, &ce) || ce.Key != tc.wantKey || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("CheckAgent: %v, want a *Error on %s containing %q", err, tc.wantKey, tc.want)
+			}
+			// A device ignores the agent's keys.
+			if err := c.Check(); err != nil {
+				t.Errorf("Check: %v, want nil (a device ignores the agent section)", err)
+			}
+		})
+	}
+}
+
+func TestAgentDBPath(t *testing.T) {
+	getenv := func(string) string { return "" }
+	dir := filepath.Join(t.TempDir(), "agent")
+	c := Defaults()
+	c.Agent.StateDir = dir
+	c.Device.StateDir = t.TempDir()
+	got, err := AgentDBPath(c, getenv)
+	if err != nil || got != filepath.Join(dir, "agent.db") {
+		t.Errorf("agent.state_dir: %q, %v; want %s/agent.db", got, err, dir)
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		t.Errorf("agent.state_dir was not made: %v", err)
+	}
+
+	c.Agent.StateDir = ""
+	got, err = AgentDBPath(c, getenv)
+	if err != nil || got != filepath.Join(c.Device.StateDir, "agent.db") {
+		t.Errorf("device.state_dir: %q, %v; want it to hold agent.db", got, err)
+	}
+
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c.Agent.StateDir = filepath.Join(file, "sub")
+	var ce *Error
+	if _, err := AgentDBPath(c, getenv); !errors.As(err, &ce) || ce.Key != "agent.state_dir" {
+		t.Errorf("a state dir under a file: %v, want a *Error on agent.state_dir", err)
+	}
+}
+
+func TestReadTokens(t *testing.T) {
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	write := func(text string) string {
+		p := filepath.Join(t.TempDir(), "tokens")
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	got, err := ReadTokens("agent.device_tokens_file", write("# devices\nalpha\n\n  beta  \n"), log)
+	if err != nil || strings.Join(got, ",") != "alpha,beta" {
+		t.Errorf("ReadTokens: %q, %v; want alpha, beta", got, err)
+	}
+	for text, want := range map[string]string{
+		"# none\n\n": "holds no token",
+		"a b\n":      "line 1: a token holds no spaces",
+	} {
+		_, err := ReadTokens("agent.device_tokens_file", write(text), log)
+		var ce *Error
+		if !errors.As(err, &ce) || ce.Key != "agent.device_tokens_file" || !strings.Contains(err.Error(), want) {
+			t.Errorf("ReadTokens(%q): %v; want a *Error on agent.device_tokens_file containing %q", text, err, want)
+		}
+	}
+}
