@@ -81,7 +81,13 @@ func (a *Agent) run(ctx context.Context, r Request, yield func(Event) bool) {
 	// and waited for, then the terminal event goes out. Events they emitted until then are still
 	// yielded first, in order, while the caller reads; a nil terminal means the caller stopped.
 	end := func(terminal *Event) {
-		cancelPlan(errAborted)
+		// The planner's calls still pending fail with the turn's own cause (the device gone, the
+		// deadline), not a generic abort, so what a planner sees agrees with the turn's error.
+		if terminal != nil && terminal.Err != nil {
+			cancelPlan(terminal.Err)
+		} else {
+			cancelPlan(errAborted)
+		}
 		reading := terminal != nil
 		if !reading {
 			close(t.stop)
