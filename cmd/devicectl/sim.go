@@ -21,6 +21,7 @@ import (
 	"github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/internal/console"
 	devhw "github.com/devicectl/devicectl/internal/hardware"
+	"github.com/devicectl/devicectl/internal/simdevice"
 	"github.com/devicectl/devicectl/internal/term"
 )
 
@@ -127,7 +128,7 @@ func runSim(ctx context.Context, c *config.Config, in io.Reader, stdout, stderr 
 		}
 	}
 	url := "ws://" + ln.Addr().String() + "/"
-	dev, err := startSimDevice(ctx, c, url, c.Device.MAC, &devhw.SimHooks{OnVolume: pnl.SetVolume, OnExpression: pnl.SetFace}, render, log)
+	dev, err := simdevice.Start(ctx, c, url, c.Device.MAC, buildVersion(), &devhw.SimHooks{OnVolume: pnl.SetVolume, OnExpression: pnl.SetFace}, render, log)
 	if err != nil {
 		return err
 	}
