@@ -2,6 +2,7 @@ package transport_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -51,4 +52,53 @@ func Example() {
 	}
 	fmt.Println(greeting)
 	// Output: hello, AA-BB-CC-DD-EE-FF
+}
+
+// A device's read loop: Read each message, answer requests with WriteResult
+// or WriteError, the id written back exactly as it came. The server here is
+// a jsonrpc2.Conn over an accepted Stream, as the agent side runs it.
+func ExampleStream_Read() {
+	calls := make(chan string, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s, err := transport.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		conn := transport.NewConn(context.Background(), s, jsonrpc2.HandlerWithError(
+			func(context.Context, *jsonrpc2.Conn, *jsonrpc2.Request) (any, error) { return nil, nil }), nil)
+		defer conn.Close()
+		var status string
+		err = conn.Call(r.Context(), "get_status", map[string]string{"part": "speaker"}, &status,
+			jsonrpc2.PickID(jsonrpc2.ID{Str: "call-1", IsString: true}))
+		calls <- fmt.Sprintf("%s %v", status, err)
+	}))
+	defer srv.Close()
+
+	s, err := transport.Dial(context.Background(), "ws"+strings.TrimPrefix(srv.URL, "http"), nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			m, err := s.Read()
+			if err != nil {
+				return // the line is gone
+			}
+			switch {
+			case m.Kind != transport.KindRequest:
+				// notifications and responses: none expected here
+			case m.Method == "get_status":
+				_ = s.WriteResult(m.ID, json.RawMessage(`"idle"`))
+			default:
+				_ = s.WriteError(m.ID, jsonrpc2.CodeMethodNotFound, "Method not found", nil)
+			}
+		}
+	}()
+	fmt.Println(<-calls)
+	s.Close() // ends Read, and so the loop
+	<-done
+	// Output: idle <nil>
 }

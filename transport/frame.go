@@ -242,8 +242,10 @@ func forConn(v verdict) verdict {
 }
 
 // checkConnID reports why jsonrpc2 could not echo an id that checkID
-// accepted: only a string that decodes to itself and a non-negative integer
-// that fits int64 survive its ID type unchanged.
+// accepted: only a string that holds text (no lone surrogate) and a
+// non-negative integer that fits int64 come back from its ID type as the
+// same value. (Not always as the same bytes: it re-encodes a string, so
+// "\u00e9" comes back as "é".)
 func checkConnID(raw []byte) string {
 	switch c := raw[0]; {
 	case c == '"':

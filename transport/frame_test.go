@@ -10,7 +10,7 @@ import (
 )
 
 // TestClassifyKinds covers what the wire tests cannot see: which frames go
-// to jsonrpc2 as requests or responses and which are dropped.
+// to the reader as requests or responses and which are dropped.
 func TestClassifyKinds(t *testing.T) {
 	for _, tc := range []struct {
 		frame string

@@ -11,10 +11,22 @@ import (
 	"github.com/coder/websocket"
 )
 
-// FuzzReadObject sends any frame to a live device Stream (jsonrpc2 and all)
-// and checks the line survives it: the device sends back at most one frame
-// (an answer, or a reply when the frame was a valid request), that frame is a
-// JSON-RPC response, and a request sent afterwards is still served.
+// FuzzRead sends any frame to a live device Stream served by a Read loop
+// (serveRead) and checks the line survives it: the device sends back at most
+// one frame, a JSON-RPC response, with the id of a request echoed byte for
+// byte, and a request sent afterwards is still served.
+func FuzzRead(f *testing.F) {
+	srv := newRawServer(f, nil)
+	s, err := Dial(context.Background(), srv.url(), &DialOptions{PingInterval: -1})
+	if err != nil {
+		f.Fatal(err)
+	}
+	serveRead(f, s, nil)
+	fuzzLine(f, <-srv.conns, s, true)
+}
+
+// FuzzReadObject is FuzzRead for a device served by a jsonrpc2.Conn over
+// ReadObject, as the agent and test side run it.
 func FuzzReadObject(f *testing.F) {
 	srv := newRawServer(f, nil)
 	s, err := Dial(context.Background(), srv.url(), &DialOptions{PingInterval: -1})
@@ -22,12 +34,15 @@ func FuzzReadObject(f *testing.F) {
 		f.Fatal(err)
 	}
 	conn := NewConn(context.Background(), s, echoHandler(nil), nil)
-	c := <-srv.conns
-	f.Cleanup(func() {
-		c.CloseNow()
-		conn.Close()
-	})
+	f.Cleanup(func() { conn.Close() })
+	fuzzLine(f, <-srv.conns, s, false)
+}
 
+// fuzzLine runs the fuzz loop of FuzzRead and FuzzReadObject against the
+// server side c of a device Stream s. exactID: a request's answer must carry
+// its id byte for byte (Read), not only the same value (jsonrpc2).
+func fuzzLine(f *testing.F, c *websocket.Conn, s *Stream, exactID bool) {
+	f.Cleanup(func() { c.CloseNow() })
 	seq := 0
 	f.Fuzz(func(t *testing.T, frame []byte, binary bool) {
 		seq++
@@ -39,6 +54,10 @@ func FuzzReadObject(f *testing.F) {
 		}
 		if err := c.Write(ctx, typ, frame); err != nil {
 			t.Fatalf("write: %v (device gone: %v)", err, s.Err())
+		}
+		var reqID []byte // the id the answer must echo, for a request Read takes
+		if v := classify(frame); !binary && v.kind == frameRequest && v.env.id != nil {
+			reqID = v.env.id
 		}
 		sentinel := fmt.Sprintf(`"sentinel-%d"`, seq)
 		if err := c.Write(ctx, websocket.MessageText, []byte(`{"jsonrpc":"2.0","method":"ping","id":`+sentinel+`}`)); err != nil {
@@ -61,6 +80,9 @@ func FuzzReadObject(f *testing.F) {
 			}
 			if n > 0 {
 				t.Fatalf("device sent two frames for one: %s", b)
+			}
+			if exactID && reqID != nil && !bytes.Equal(resp.ID, reqID) {
+				t.Fatalf("request id %s answered as %s", reqID, resp.ID)
 			}
 		}
 	})

@@ -4,73 +4,62 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/coder/websocket"
 )
 
-// TestPingTimeoutOnHalfOpenLine runs pings through a proxy, then freezes the
-// proxy so nothing passes in either direction, as when a NAT forgets the
-// line: the Stream must notice within the ping timeout and go down with
-// ErrPingTimeout.
+// TestPingTimeoutOnHalfOpenLine lets pings flow, then freezes the line so
+// nothing passes in either direction, as when a NAT forgets it: the Stream
+// must go down with ErrPingTimeout exactly one ping timeout after the first
+// unanswered ping. It runs on synctest's clock, over a pipe.
 func TestPingTimeoutOnHalfOpenLine(t *testing.T) {
-	leakCheck(t)
-	pings := make(chan struct{}, 100)
-	srv := newRawServer(t, &websocket.AcceptOptions{
-		OnPingReceived: func(context.Context, []byte) bool {
-			select {
-			case pings <- struct{}{}:
-			default:
-			}
-			return true // answer with a pong
-		},
-	})
-	p := newProxy(t, srv.Listener.Addr().String())
-	logger, logs := newTestLogger()
-	const timeout = 500 * time.Millisecond
-	conn, s := dialConn(t, "ws://"+p.addr()+"/", &DialOptions{
-		PingInterval: 10 * time.Millisecond,
-		PingTimeout:  timeout,
-		Logger:       logger,
-	}, echoHandler(nil))
-	srv.accept(t).CloseRead(t.Context()) // the server reads, so it answers pings
+	synctest.Test(t, func(t *testing.T) {
+		var pings atomic.Int64
+		logger, logs := newTestLogger()
+		const interval, timeout = 10 * time.Millisecond, 500 * time.Millisecond
+		l := newPipeLine(t, DialOptions{PingInterval: interval, PingTimeout: timeout, Logger: logger}, &websocket.AcceptOptions{
+			OnPingReceived: func(context.Context, []byte) bool { pings.Add(1); return true }, // answered with a pong
+		})
+		l.server.CloseRead(context.Background()) // the server reads, so it answers pings
+		serveRead(t, l.device, nil)              // and so does the device, so it sees the pongs
+		start := time.Now()
 
-	for i := range 3 {
-		select {
-		case <-pings:
-		case <-time.After(waitTimeout):
-			t.Fatalf("the server saw %d pings, want 3", i)
+		time.Sleep(3*interval + interval/2)
+		synctest.Wait()
+		if n := pings.Load(); n != 3 {
+			t.Fatalf("the server saw %d pings in 3.5 intervals, want 3", n)
 		}
-	}
-	select {
-	case <-s.Done():
-		t.Fatalf("the line died while pongs were flowing: %v", s.Err())
-	default:
-	}
+		// Pongs count as hearing from the peer, though no message flows.
+		if heard := l.device.LastHeard().Sub(start); heard != 3*interval {
+			t.Errorf("LastHeard %v after the start, want the third pong's %v", heard, 3*interval)
+		}
 
-	// Pongs count as hearing from the peer, though no message flows.
-	if heard := s.LastHeard(); time.Since(heard) > 200*time.Millisecond {
-		t.Errorf("LastHeard %v ago while pongs flow every 10ms", time.Since(heard))
-	}
-
-	p.freeze()
-	frozen := time.Now()
-	time.Sleep(100 * time.Millisecond)                                          // ten ping intervals without a pong
-	if heard := s.LastHeard(); heard.After(frozen.Add(50 * time.Millisecond)) { // a pong already past the proxy may land
-		t.Errorf("LastHeard %v moved on after the line froze at %v", heard, frozen)
-	}
-	waitDone(t, s)
-	<-conn.DisconnectNotify()
-	if !errors.Is(s.Err(), ErrPingTimeout) {
-		t.Errorf("Err() = %v, want ErrPingTimeout", s.Err())
-	}
-	if took := time.Since(frozen); took < timeout {
-		t.Errorf("declared dead %v after the freeze, before the %v ping timeout", took, timeout)
-	}
-	if n := logs.count("level=WARN", "no pong"); n != 1 {
-		t.Errorf("%d warnings about the missing pong, want 1; log:\n%s", n, logs)
-	}
+		l.end.freeze()
+		time.Sleep(10 * interval)
+		if heard := l.device.LastHeard().Sub(start); heard != 3*interval {
+			t.Errorf("LastHeard moved to %v after the line froze", heard)
+		}
+		select {
+		case <-l.device.Done():
+			t.Fatalf("the line died before the ping timeout: %v", l.device.Err())
+		default:
+		}
+		<-l.device.Done()
+		// The first unanswered ping went out at the fourth interval.
+		if took, want := time.Since(start), 4*interval+timeout; took != want {
+			t.Errorf("declared dead %v after the start, want %v", took, want)
+		}
+		if !errors.Is(l.device.Err(), ErrPingTimeout) {
+			t.Errorf("Err() = %v, want ErrPingTimeout", l.device.Err())
+		}
+		if n := logs.count("level=WARN", "no pong"); n != 1 {
+			t.Errorf("%d warnings about the missing pong, want 1; log:\n%s", n, logs)
+		}
+	})
 }
 
 // TestPingTimeoutAcceptSide checks the server side's keepalive the same way.
@@ -97,70 +86,57 @@ func TestPingTimeoutAcceptSide(t *testing.T) {
 	}
 }
 
-// TestStuckWriteClosesLine freezes the line while the device writes: once
-// the socket buffers are full a write blocks, and after WriteTimeout without
-// progress the Stream must close the line and fail the write.
+// TestStuckWriteClosesLine freezes the line while the device writes, so the
+// write blocks: after WriteTimeout without progress (checked every quarter
+// of it) the Stream must close the line and fail the write. It runs on
+// synctest's clock, over a pipe, where an unread write blocks at once.
 func TestStuckWriteClosesLine(t *testing.T) {
-	leakCheck(t)
-	srv := newRawServer(t, nil)
-	p := newProxy(t, srv.Listener.Addr().String())
-	logger, logs := newTestLogger()
-	const timeout = 200 * time.Millisecond
-	s, err := Dial(t.Context(), "ws://"+p.addr()+"/", &DialOptions{PingInterval: -1, WriteTimeout: timeout, Logger: logger})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	srv.accept(t)
-	p.freeze()
+	synctest.Test(t, func(t *testing.T) {
+		logger, logs := newTestLogger()
+		const timeout = 200 * time.Millisecond
+		l := newPipeLine(t, DialOptions{PingInterval: -1, WriteTimeout: timeout, Logger: logger}, nil)
+		serveRead(t, l.device, nil)
+		l.end.freeze()
 
-	big := map[string]string{"pad": strings.Repeat("x", 1<<20)}
-	written := make(chan error, 1)
-	go func() {
-		for {
-			if err := s.WriteObject(big); err != nil {
-				written <- err
-				return
-			}
-		}
-	}()
-	select {
-	case err := <-written:
+		start := time.Now()
+		err := l.device.WriteNotification("note", map[string]string{"pad": strings.Repeat("x", 1<<10)})
 		if !isClosedErr(err) {
 			t.Errorf("the stuck write failed with %v, want a closed connection", err)
 		}
-	case <-time.After(waitTimeout):
-		t.Fatal("the write is still stuck")
-	}
-	waitDone(t, s)
-	if !errors.Is(s.Err(), errWriteTimeout) {
-		t.Errorf("Err() = %v, want a write timeout", s.Err())
-	}
-	if n := logs.count("level=WARN", "no progress"); n != 1 {
-		t.Errorf("%d warnings about the stuck write, want 1; log:\n%s", n, logs)
-	}
+		<-l.device.Done()
+		if took := time.Since(start); took < timeout || took > timeout*5/4 {
+			t.Errorf("the stuck write was caught after %v, want between %v and %v", took, timeout, timeout*5/4)
+		}
+		if !errors.Is(l.device.Err(), errWriteTimeout) {
+			t.Errorf("Err() = %v, want a write timeout", l.device.Err())
+		}
+		if n := logs.count("level=WARN", "no progress"); n != 1 {
+			t.Errorf("%d warnings about the stuck write, want 1; log:\n%s", n, logs)
+		}
+	})
 }
 
 // TestIdleStreamStaysUp checks that neither watchdog fires on a healthy, idle
-// line: the test waits for enough pings to span several write timeouts.
+// line with the default settings: an hour on synctest's clock, a ping every
+// interval.
 func TestIdleStreamStaysUp(t *testing.T) {
-	leakCheck(t)
-	pings := make(chan struct{}, 100)
-	srv := newRawServer(t, &websocket.AcceptOptions{
-		OnPingReceived: func(context.Context, []byte) bool { pings <- struct{}{}; return true },
-	})
-	const writeTimeout = 20 * time.Millisecond
-	_, s := dialConn(t, srv.url(), &DialOptions{PingInterval: 5 * time.Millisecond, WriteTimeout: writeTimeout}, echoHandler(nil))
-	srv.accept(t).CloseRead(t.Context())
+	synctest.Test(t, func(t *testing.T) {
+		var pings atomic.Int64
+		l := newPipeLine(t, DialOptions{}, &websocket.AcceptOptions{
+			OnPingReceived: func(context.Context, []byte) bool { pings.Add(1); return true },
+		})
+		l.server.CloseRead(context.Background())
+		serveRead(t, l.device, nil)
 
-	start := time.Now()
-	for n := 0; n < 10 || time.Since(start) < 5*writeTimeout; n++ {
+		time.Sleep(time.Hour)
+		synctest.Wait()
 		select {
-		case <-pings:
-		case <-s.Done():
-			t.Fatalf("an idle, healthy line went down: %v", s.Err())
-		case <-time.After(waitTimeout):
-			t.Fatal("no ping")
+		case <-l.device.Done():
+			t.Fatalf("an idle, healthy line went down: %v", l.device.Err())
+		default:
 		}
-	}
+		if n, want := pings.Load(), int64(time.Hour/DefaultPingInterval); n != want {
+			t.Errorf("%d pings in an hour, want %d", n, want)
+		}
+	})
 }

@@ -246,7 +246,7 @@ func (s *Stream) WriteError(id json.RawMessage, code int64, message string, data
 // token, written as given). params nil means no "params" member.
 func (s *Stream) WriteRequest(id json.RawMessage, method string, params any) error {
 	if id == nil {
-		return fmt.Errorf("transport: encode: a request needs an id: %w", errBadID)
+		return fmt.Errorf("transport: encode: %w: a request needs an id", errBadID)
 	}
 	buf := getBuf()
 	defer putBuf(buf)
