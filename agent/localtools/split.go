@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/devicectl/devicectl/tools"
 )
@@ -150,7 +151,8 @@ func splitParts(q string, zh bool) []string {
 	var out []string
 	for _, p := range pieces {
 		for _, s := range splitWeak(p, weak, zh) {
-			if s = strings.Trim(strings.TrimSpace(s), ",，、"); s != "" {
+			// Spaces and commas trimmed together: ", ," alone is no part.
+			if s = strings.TrimFunc(s, isPartEdge); s != "" {
 				out = append(out, s)
 			}
 		}
@@ -160,6 +162,9 @@ func splitParts(q string, zh bool) []string {
 	}
 	return out
 }
+
+// isPartEdge reports the runes trimmed from both ends of a part.
+func isPartEdge(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune(",，、", r) }
 
 // splitFold is strings.Split, case-insensitive for ASCII separators.
 func splitFold(s, sep string) []string {
