@@ -42,7 +42,10 @@ func Func[In, Out any](decl Declaration, fn func(ctx context.Context, in In) (Ou
 			// Called by Prepared.Invoke, the input is already decoded: an In
 			// of plain fields is filled from that, without a second parse.
 			if assign != nil {
-				if instance, ok := decoded(ctx, input); ok {
+				// Input with a repeated member name was decoded last-one-wins, where
+				// encoding/json decodes every copy (and may fail on an earlier one):
+				// only input without repeats is taken from the decoded form.
+				if instance, ok := decoded(ctx, input); ok && noRepeatedMembers(input, instance) {
 					var in In
 					if assign(reflect.ValueOf(&in).Elem(), instance) {
 						return fn(ctx, in)
@@ -268,4 +271,34 @@ func setScalar(f reflect.Value, x any) bool {
 		return true
 	}
 	return false
+}
+
+// noRepeatedMembers reports whether the valid JSON input, whose decoded form is instance, names
+// each of its top-level object's members once: it has as many members as the decoded map.
+func noRepeatedMembers(input []byte, instance any) bool {
+	m, ok := instance.(map[string]any)
+	if !ok {
+		return false
+	}
+	members, depth, inString := 0, 0, false
+	for i := 0; i < len(input); i++ {
+		c := input[i]
+		switch {
+		case inString:
+			if c == '\\' {
+				i++ // the escaped byte cannot end the string
+			} else if c == '"' {
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			depth--
+		case c == ':' && depth == 1:
+			members++
+		}
+	}
+	return members == len(m)
 }
