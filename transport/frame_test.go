@@ -264,6 +264,9 @@ func FuzzWrite(f *testing.F) {
 			err = appendRequest(&buf, nil, text, value)
 		}
 		rawOK := raw == nil || json.Valid(raw)
+		if which%4 == 1 && rawOK && raw != nil && bytes.TrimLeft(raw, " \t\r\n")[0] == 'n' {
+			raw = nil // null error data: none
+		}
 		if which%4 >= 2 && rawOK && raw != nil {
 			switch c := bytes.TrimLeft(raw, " \t\r\n")[0]; c {
 			case 'n':

@@ -136,9 +136,16 @@ func appendError(buf *bytes.Buffer, id json.RawMessage, code int64, message stri
 	buf.WriteString(`,"message":`)
 	buf.Write(appendString(buf.AvailableBuffer(), message))
 	if !absent(data) {
+		member := buf.Len()
 		buf.WriteString(`,"data":`)
+		value := buf.Len()
 		if err := appendValue(buf, data); err != nil {
 			return fmt.Errorf("error data: %w", err)
+		}
+		if buf.Bytes()[value] == 'n' {
+			// null data, e.g. a nil map: no member, as for nil, since a reader cannot tell
+			// "data":null from no data.
+			buf.Truncate(member)
 		}
 	}
 	buf.WriteString("}}")

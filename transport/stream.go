@@ -234,8 +234,9 @@ func (s *Stream) WriteResult(id json.RawMessage, result any) error {
 }
 
 // WriteError writes an error response to the request with the given id (nil
-// is null). data nil means no "data" member; a json.RawMessage is written as
-// is (compacted), anything else through encoding/json.
+// is null). data nil, or data that encodes to null, means no "data" member; a
+// json.RawMessage is written as is (compacted), anything else through
+// encoding/json.
 func (s *Stream) WriteError(id json.RawMessage, code int64, message string, data any) error {
 	buf := getBuf()
 	defer putBuf(buf)
