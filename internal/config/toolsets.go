@@ -59,6 +59,7 @@ type OpenAPISetConfig struct {
 type MCPSetConfig struct {
 	Name        string            // names the set in logs; the default prefix is Name + "_"
 	Command     []string          // argv of a stdio server, run without a shell
+	Env         map[string]string // added to a stdio server's environment
 	URL         string            // a Streamable HTTP endpoint, e.g. http://127.0.0.1:3001/mcp
 	TokenFile   string            // the token sent to URL as Authorization: Bearer
 	Tools       []string          // the tools to declare, by the server's names; empty: all
@@ -80,7 +81,7 @@ func DefaultOpenAPISet() OpenAPISetConfig {
 
 // DefaultMCPSet is a toolsets.mcp item before its keys are read.
 func DefaultMCPSet() MCPSetConfig {
-	return MCPSetConfig{SubTypes: map[string]string{}, Timeout: 30 * time.Second, InitTimeout: 10 * time.Second}
+	return MCPSetConfig{Env: map[string]string{}, SubTypes: map[string]string{}, Timeout: 30 * time.Second, InitTimeout: 10 * time.Second}
 }
 
 // toolSetSettings are the opentool and toolsets sections' keys, in the order of
@@ -115,6 +116,7 @@ func toolSetSettings() []setting {
 		itemsKey("toolsets.mcp", "MCP servers whose tools the device declares as its own tools; calls are forwarded as tools/call (needs the mcp build tag)", func(c *Config) *[]MCPSetConfig { return &c.ToolSets.MCP }, DefaultMCPSet, checkMCPSet, []itemKey[MCPSetConfig]{
 			itemString("name", "names the set in logs, and makes the default prefix (required; letters, digits, _ and -)", func(s *MCPSetConfig) *string { return &s.Name }, checkToolSetName),
 			itemList("command", "a stdio server: its argv, run without a shell in a process group of its own, restarted when it dies", func(s *MCPSetConfig) *[]string { return &s.Command }),
+			itemMap("env", "variables added to a stdio server's environment, which otherwise holds only PATH, HOME, USER, LANG and the like of devicectl's", func(s *MCPSetConfig) *map[string]string { return &s.Env }, nil),
 			itemString("url", "a Streamable HTTP server instead, e.g. http://127.0.0.1:3001/mcp", func(s *MCPSetConfig) *string { return &s.URL }, checkHTTPURL),
 			itemString("token_file", "file holding a token sent to url as Authorization: Bearer", func(s *MCPSetConfig) *string { return &s.TokenFile }, nil),
 			itemList("tools", "the tools to declare, by the server's names; empty: all", func(s *MCPSetConfig) *[]string { return &s.Tools }),
@@ -146,6 +148,8 @@ func checkMCPSet(s *MCPSetConfig) (string, error) {
 		return "url", errors.New("set command or url, not both")
 	case s.TokenFile != "" && s.URL == "":
 		return "token_file", errors.New("set without url (a stdio server gets no token)")
+	case len(s.Env) > 0 && s.URL != "":
+		return "env", errors.New("set with url (only a stdio server, started by devicectl, gets an environment)")
 	}
 	if s.Prefix == "" {
 		s.Prefix = s.Name + "_"

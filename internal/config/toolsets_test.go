@@ -66,6 +66,7 @@ toolsets:
   mcp:
     - name: everything
       command: [npx, -y, "@modelcontextprotocol/server-everything", stdio]
+      env: {DEBUG: "1"}
       tools: [echo]
       sub_types: {echo: control}
     - name: remote
@@ -82,6 +83,7 @@ toolsets:
 	every := DefaultMCPSet()
 	every.Name = "everything"
 	every.Command = []string{"npx", "-y", "@modelcontextprotocol/server-everything", "stdio"}
+	every.Env = map[string]string{"DEBUG": "1"}
 	every.Tools = []string{"echo"}
 	every.SubTypes = map[string]string{"echo": "control"}
 	every.Prefix = "everything_" // the default: the name and _
@@ -119,6 +121,7 @@ func TestToolSetErrors(t *testing.T) {
 		{"toolsets:\n  mcp:\n    - name: a\n      command: [x]\n      url: http://x/mcp\n", "toolsets.mcp[1].url: set command or url, not both"},
 		{"toolsets:\n  mcp:\n    - name: a\n      command: [x]\n      token_file: t\n", "toolsets.mcp[1].token_file: set without url"},
 		{"toolsets:\n  mcp:\n    - name: a\n      command: x\n", "toolsets.mcp[1].command: want a list"},
+		{"toolsets:\n  mcp:\n    - name: a\n      url: http://x/mcp\n      env: {A: b}\n", "toolsets.mcp[1].env: set with url"},
 		{"toolsets:\n  mcp:\n    - name: a\n      command: [x, \"\"]\n", "toolsets.mcp[1].command: item 2 is empty"},
 		{"toolsets:\n  mcp:\n    - name: my set\n      command: [x]\n", `toolsets.mcp[1].name: "my set": use letters, digits, _ and -`},
 		{"toolsets:\n  mcp:\n    - name: a\n      prefix: a.\n      command: [x]\n", `toolsets.mcp[1].prefix: "a.": use letters`},

@@ -25,6 +25,13 @@ type toolSource interface {
 	close() // drops idle connections
 }
 
+// A runner is a source that keeps its tools current itself, such as an MCP server's session,
+// which says when its tools change: run hands update each change, nil while the source is down,
+// until ctx ends.
+type runner interface {
+	run(ctx context.Context, update func([]*tools.Tool))
+}
+
 // toolSets keeps the tools of the configured tool sets current, each source on its own
 // goroutine: a source down at start-up is retried in the background, and its tools appear when it
 // comes up; one gone for longer than its drop_after has them withdrawn. Every change is signalled
@@ -100,6 +107,10 @@ func (ts *toolSets) Close() {
 func (ts *toolSets) keep(ctx context.Context, i int, src toolSource) {
 	refresh, dropAfter := src.watch()
 	log := ts.log.With("toolset", src.String())
+	if r, ok := src.(runner); ok {
+		r.run(ctx, func(t []*tools.Tool) { ts.set(i, t, log) })
+		return
+	}
 	lastOK := time.Now() // a source down from the start is withdrawn from nothing: no matter
 	failures := 0
 	for {
