@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/devicectl/devicectl/tools"
@@ -126,13 +127,16 @@ func (s *Set) forward(name string) tools.Handler {
 			return nil, fmt.Errorf("MCP server %s is not connected (it is being started again)", s.opts.Name)
 		}
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: input})
+		var rpcErr *jsonrpc.Error
 		switch {
 		case err != nil && ctx.Err() != nil:
 			return nil, err // the device says it timed out, or was cancelled
-		case errors.Is(err, mcp.ErrConnectionClosed):
-			return nil, fmt.Errorf("MCP server %s: %s: the server went away during the call (it is started again): %w", s.opts.Name, name, err)
-		case err != nil:
+		case errors.As(err, &rpcErr):
+			// The server answered with a protocol error (an unknown tool, bad arguments).
 			return nil, fmt.Errorf("MCP server %s: %s: %w", s.opts.Name, name, err)
+		case err != nil:
+			// No answer: the program died (EOF) or the connection broke.
+			return nil, fmt.Errorf("MCP server %s: %s: the server went away during the call (it is started again): %w", s.opts.Name, name, err)
 		case res.IsError:
 			msg := cut(contentText(res.Content), maxErrorText)
 			if msg == "" {
