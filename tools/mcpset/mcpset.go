@@ -151,18 +151,18 @@ func defaultRetry(n int) time.Duration {
 
 // Run keeps a session with the server until ctx ends, handing update the tools the device
 // should declare: the server's after each (re)listing that changed them, nil when the session
-// ended. Update is called from Run's goroutine only. A failure to start, initialize or list is
+// broke (not when ctx ended). Update is called from Run's goroutine only. A failure to start, initialize or list is
 // logged and retried after Options.Retry.
 func (s *Set) Run(ctx context.Context, update func([]*tools.Tool)) {
 	failures := 0
 	for {
 		start := time.Now()
 		listed, err := s.serve(ctx, update)
+		if ctx.Err() != nil {
+			return // closing: the tools go with the set
+		}
 		if listed {
 			update(nil)
-		}
-		if ctx.Err() != nil {
-			return
 		}
 		if time.Since(start) >= stableAfter {
 			failures = 0
@@ -193,14 +193,14 @@ func (s *Set) Load(ctx context.Context) ([]*tools.Tool, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var got []*tools.Tool
-	_, err := s.serve(ctx, func(t []*tools.Tool) {
+	listed, err := s.serve(ctx, func(t []*tools.Tool) {
 		got = t
 		cancel() // listed: end the session
 	})
-	if got != nil || ctx.Err() != nil && err == nil {
-		return got, nil
+	if !listed {
+		return nil, err
 	}
-	return nil, err
+	return got, nil
 }
 
 // serve runs one session: connect, list, then list again on every list_changed until the
