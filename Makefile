@@ -26,7 +26,7 @@ COMMIT   ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 LDFLAGS  := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 FUZZTIME ?= 10s
 # Build tags: openapi links OpenAPI tool sets (kin-openapi, +1.8 MB: past the armv6 budget); mcp
-# links MCP tool sets (the MCP Go SDK, +1.3 MB: past it too).
+# links MCP tool sets (the MCP Go SDK, +1.4 MB: past it too).
 TAGS     ?=
 # What the board binaries leave out, one tag per feature: serve, sim (and call) and swarm, which
 # are for laptops and servers, and net/http's HTTP/2 (the device speaks HTTP/1.1). Their costs are

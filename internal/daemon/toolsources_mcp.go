@@ -2,7 +2,7 @@
 
 package daemon
 
-// MCP tool sets link the MCP Go SDK, which adds 1.3 MB to the armv6 binary, past its 9 MiB
+// MCP tool sets link the MCP Go SDK, which adds 1.4 MB to the armv6 binary, past its 9 MiB
 // budget; they are built in with the mcp build tag (make build TAGS=mcp). See
 // toolsources_nomcp.go.
 
