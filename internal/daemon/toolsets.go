@@ -14,7 +14,7 @@ import (
 )
 
 // A toolSource is one configured tool set: somewhere tools come from (an OpenTool server, an
-// OpenAPI document). load reads its tools as they are now.
+// OpenAPI document, an MCP server). load reads its tools as they are now.
 type toolSource interface {
 	String() string // for logs: "toolsets.opentool[1] http://192.168.1.20:9627"
 	load(ctx context.Context) ([]*tools.Tool, error)

@@ -124,12 +124,15 @@ func startEverythingHTTP(t *testing.T, node, index string) string {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	listening := make(chan string, 1)
+	read := make(chan struct{})
 	t.Cleanup(func() {
 		cancel()
+		<-read // the pipe is read to its end before Wait closes it
 		_ = cmd.Wait()
 	})
-	listening := make(chan string, 1)
 	go func() {
+		defer close(read)
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
 			t.Log("server-everything: " + sc.Text())

@@ -19,6 +19,10 @@
 // Options.InitTimeout), hands the tools to its update function, lists them again on
 // notifications/tools/list_changed (coalesced: a flood costs one list at most every
 // Options.RelistEvery, no memory and no log lines), and when the session ends (the program died,
-// the server went away) hands nil, so that the device stops declaring the tools, and starts again
-// after a jittered back-off. A call running when the server dies fails with an error saying so.
+// the server went away, or stopped answering the pings sent every 30 s) hands nil, so that the
+// device stops declaring the tools, and starts again after a jittered back-off. A call running
+// when the server dies fails with an error saying so.
+//
+// A stdio server's environment holds only InheritedEnv of devicectl's (PATH, HOME, ...) plus
+// Options.Env: a secret devicectl was given in its environment is not handed on.
 package mcpset

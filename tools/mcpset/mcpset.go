@@ -31,6 +31,9 @@ const (
 // SDKs' own clients do: what programs need to run, and nothing secret.
 var InheritedEnv = []string{"HOME", "LANG", "LC_ALL", "LOGNAME", "PATH", "SHELL", "TERM", "TMPDIR", "TZ", "USER"}
 
+// keepAlive is how often a session's server is pinged.
+const keepAlive = 30 * time.Second
+
 // stableAfter is how long a session must have lasted for the next failure to start the back-off
 // from its beginning again: a server that dies right after each start keeps backing off.
 const stableAfter = 10 * time.Second
@@ -83,7 +86,7 @@ type Set struct {
 
 	mu      sync.Mutex
 	session *mcp.ClientSession // nil while not connected
-	warned  map[string]string  // tool -> why it was left out, last said: say it once
+	warned  map[string]string  // tool -> why the last list left it out: say it once
 	missing string             // Include entries the server did not list, last said
 }
 
@@ -209,6 +212,9 @@ func (s *Set) serve(ctx context.Context, update func([]*tools.Tool)) (listed boo
 	changed := make(chan struct{}, 1) // one pending relist covers any number of notifications
 	client := mcp.NewClient(&mcp.Implementation{Name: "devicectl", Version: s.opts.Version}, &mcp.ClientOptions{
 		Logger: s.log,
+		// A server that hangs, or an HTTP one gone without a word, stops answering pings: the
+		// session then ends and the set is started again, instead of waiting for ever.
+		KeepAlive: keepAlive,
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			select {
 			case changed <- struct{}{}:

@@ -35,6 +35,7 @@ func (s *Set) list(ctx context.Context, cs *mcp.ClientSession) ([]*tools.Tool, e
 	// refuses here, the device's registry would refuse later with no word of the server.
 	check := tools.NewRegistry()
 	var out []*tools.Tool
+	warned := map[string]string{} // this list's: a server that renames its tools cannot grow it
 	for _, mt := range listed {
 		if len(s.opts.Include) > 0 && !slices.Contains(s.opts.Include, mt.Name) {
 			continue
@@ -45,10 +46,14 @@ func (s *Set) list(ctx context.Context, cs *mcp.ClientSession) ([]*tools.Tool, e
 		}
 		if err != nil {
 			s.warnOnce(mt.Name, err)
+			warned[mt.Name] = err.Error()
 			continue
 		}
 		out = append(out, t)
 	}
+	s.mu.Lock()
+	s.warned = warned
+	s.mu.Unlock()
 	return out, nil
 }
 
@@ -88,7 +93,6 @@ func (s *Set) tool(mt *mcp.Tool) (*tools.Tool, error) {
 func (s *Set) warnOnce(name string, err error) {
 	s.mu.Lock()
 	said := s.warned[name] == err.Error()
-	s.warned[name] = err.Error()
 	s.mu.Unlock()
 	if !said {
 		s.log.Warn("an MCP server's tool cannot be a device tool; left out, the rest are served", "tool", name, "err", err)
