@@ -24,6 +24,7 @@ type OpenToolConfig struct {
 type ToolSetsConfig struct {
 	OpenTool []OpenToolSetConfig
 	OpenAPI  []OpenAPISetConfig
+	MCP      []MCPSetConfig
 }
 
 // OpenToolSetConfig is one OpenTool server whose functions become device tools.
@@ -53,6 +54,21 @@ type OpenAPISetConfig struct {
 	Timeout         time.Duration     // one call
 }
 
+// MCPSetConfig is one MCP server whose tools become device tools: a program devicectl starts
+// (stdio) or a Streamable HTTP endpoint. Exactly one of Command and URL is set.
+type MCPSetConfig struct {
+	Name        string            // names the set in logs; the default prefix is Name + "_"
+	Command     []string          // argv of a stdio server, run without a shell
+	Env         map[string]string // added to a stdio server's environment
+	URL         string            // a Streamable HTTP endpoint, e.g. http://127.0.0.1:3001/mcp
+	TokenFile   string            // the token sent to URL as Authorization: Bearer
+	Tools       []string          // the tools to declare, by the server's names; empty: all
+	SubTypes    map[string]string // per tool (the server's name); else query
+	Prefix      string            // put before each tool's name; empty: Name + "_"
+	Timeout     time.Duration     // one call
+	InitTimeout time.Duration     // starting, initialize and the first tools/list
+}
+
 // DefaultOpenToolSet is a toolsets.opentool item before its keys are read.
 func DefaultOpenToolSet() OpenToolSetConfig {
 	return OpenToolSetConfig{SubType: "query", SubTypes: map[string]string{}, Timeout: 10 * time.Second, Refresh: 30 * time.Second, DropAfter: 10 * time.Minute}
@@ -61,6 +77,11 @@ func DefaultOpenToolSet() OpenToolSetConfig {
 // DefaultOpenAPISet is a toolsets.openapi item before its keys are read.
 func DefaultOpenAPISet() OpenAPISetConfig {
 	return OpenAPISetConfig{ServerVariables: map[string]string{}, SubTypes: map[string]string{}, Timeout: 10 * time.Second}
+}
+
+// DefaultMCPSet is a toolsets.mcp item before its keys are read.
+func DefaultMCPSet() MCPSetConfig {
+	return MCPSetConfig{Env: map[string]string{}, SubTypes: map[string]string{}, Timeout: 30 * time.Second, InitTimeout: 10 * time.Second}
 }
 
 // toolSetSettings are the opentool and toolsets sections' keys, in the order of
@@ -92,7 +113,48 @@ func toolSetSettings() []setting {
 			itemString("api_key_header", "header for api_key_file; empty: the document's one apiKey-in-header scheme", func(s *OpenAPISetConfig) *string { return &s.APIKeyHeader }, nil),
 			itemDuration("timeout", "one call", func(s *OpenAPISetConfig) *time.Duration { return &s.Timeout }),
 		}),
+		itemsKey("toolsets.mcp", "MCP servers whose tools the device declares as its own tools; calls are forwarded as tools/call (needs the mcp build tag)", func(c *Config) *[]MCPSetConfig { return &c.ToolSets.MCP }, DefaultMCPSet, checkMCPSet, []itemKey[MCPSetConfig]{
+			itemString("name", "names the set in logs, and makes the default prefix (required; letters, digits, _ and -)", func(s *MCPSetConfig) *string { return &s.Name }, checkToolSetName),
+			itemList("command", "a stdio server: its argv, run without a shell in a process group of its own, restarted when it dies", func(s *MCPSetConfig) *[]string { return &s.Command }),
+			itemMap("env", "variables added to a stdio server's environment, which otherwise holds only PATH, HOME, USER, LANG and the like of devicectl's", func(s *MCPSetConfig) *map[string]string { return &s.Env }, nil),
+			itemString("url", "a Streamable HTTP server instead, e.g. http://127.0.0.1:3001/mcp", func(s *MCPSetConfig) *string { return &s.URL }, checkHTTPURL),
+			itemString("token_file", "file holding a token sent to url as Authorization: Bearer", func(s *MCPSetConfig) *string { return &s.TokenFile }, nil),
+			itemList("tools", "the tools to declare, by the server's names; empty: all", func(s *MCPSetConfig) *[]string { return &s.Tools }),
+			itemMap("sub_types", "sub_type per tool (the server's name); else query (the server waits for the result)", func(s *MCPSetConfig) *map[string]string { return &s.SubTypes }, checkSubType),
+			itemString("prefix", "put before each tool's name; empty: the name and _", func(s *MCPSetConfig) *string { return &s.Prefix }, checkToolSetName),
+			itemDuration("timeout", "one forwarded call", func(s *MCPSetConfig) *time.Duration { return &s.Timeout }),
+			itemDuration("init_timeout", "starting the server, initialize and the first tools/list; past it the set is left out and retried", func(s *MCPSetConfig) *time.Duration { return &s.InitTimeout }),
+		}),
 	}
+}
+
+// checkToolSetName keeps a set's name usable as the start of a tool name.
+func checkToolSetName(v string) (string, error) {
+	for _, r := range v {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return "", fmt.Errorf("%q: use letters, digits, _ and - (it starts the tools' names)", v)
+		}
+	}
+	return v, nil
+}
+
+func checkMCPSet(s *MCPSetConfig) (string, error) {
+	switch {
+	case s.Name == "":
+		return "name", errors.New("missing (a short name such as everything; the tools are declared as NAME_tool)")
+	case len(s.Command) == 0 && s.URL == "":
+		return "command", errors.New("missing: set command (a stdio server's argv) or url (a Streamable HTTP server)")
+	case len(s.Command) > 0 && s.URL != "":
+		return "url", errors.New("set command or url, not both")
+	case s.TokenFile != "" && s.URL == "":
+		return "token_file", errors.New("set without url (a stdio server gets no token)")
+	case len(s.Env) > 0 && s.URL != "":
+		return "env", errors.New("set with url (only a stdio server, started by devicectl, gets an environment)")
+	}
+	if s.Prefix == "" {
+		s.Prefix = s.Name + "_"
+	}
+	return "", nil
 }
 
 func checkListen(v string) (string, error) {

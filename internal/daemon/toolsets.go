@@ -14,7 +14,7 @@ import (
 )
 
 // A toolSource is one configured tool set: somewhere tools come from (an OpenTool server, an
-// OpenAPI document). load reads its tools as they are now.
+// OpenAPI document, an MCP server). load reads its tools as they are now.
 type toolSource interface {
 	String() string // for logs: "toolsets.opentool[1] http://192.168.1.20:9627"
 	load(ctx context.Context) ([]*tools.Tool, error)
@@ -23,6 +23,13 @@ type toolSource interface {
 	// it is.
 	watch() (refresh, dropAfter time.Duration)
 	close() // drops idle connections
+}
+
+// A runner is a source that keeps its tools current itself, such as an MCP server's session,
+// which says when its tools change: run hands update each change, nil while the source is down,
+// until ctx ends.
+type runner interface {
+	run(ctx context.Context, update func([]*tools.Tool))
 }
 
 // toolSets keeps the tools of the configured tool sets current, each source on its own
@@ -100,6 +107,10 @@ func (ts *toolSets) Close() {
 func (ts *toolSets) keep(ctx context.Context, i int, src toolSource) {
 	refresh, dropAfter := src.watch()
 	log := ts.log.With("toolset", src.String())
+	if r, ok := src.(runner); ok {
+		r.run(ctx, func(t []*tools.Tool) { ts.set(i, t, log) })
+		return
+	}
 	lastOK := time.Now() // a source down from the start is withdrawn from nothing: no matter
 	failures := 0
 	for {

@@ -174,7 +174,8 @@ func (d *Daemon) startToolSets(ctx context.Context, c *config.Config, prev *part
 
 // newToolSources builds the tool sets c configures. Their secrets are read now, and OpenAPI files
 // loaded now (ready[i] is then not nil), so that a mistake in them refuses the start or the
-// reload with the key at fault; OpenTool servers and OpenAPI URLs are left to load later.
+// reload with the key at fault; OpenTool servers, OpenAPI URLs and MCP servers are left to load
+// later.
 // redact is handed every secret read.
 func newToolSources(ctx context.Context, c *config.Config, version string, log *slog.Logger, redact func(string)) (sources []toolSource, ready [][]*tools.Tool, err error) {
 	defer func() {
@@ -209,6 +210,14 @@ func newToolSources(ctx context.Context, c *config.Config, version string, log *
 			}
 		}
 		ready = append(ready, t)
+	}
+	for i, mc := range c.ToolSets.MCP {
+		s, err := newMCPSource(i, mc, version, log, redact)
+		if err != nil {
+			return sources, ready, err
+		}
+		sources = append(sources, s)
+		ready = append(ready, nil)
 	}
 	return sources, ready, nil
 }

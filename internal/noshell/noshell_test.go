@@ -38,6 +38,8 @@ var reviewed = map[string]string{
 	"hal/pulse/pulse.go:(*Speaker).run:s.command": "s.command is Options.Command (devicectl never sets it), default Options.Tool, which " +
 		"New limits to pactl or wpctl (hardware.speaker.tool). Arguments: hardware.speaker.device and the volume as a number.",
 	"internal/pulsetest/pulsetest.go:Start:bin": "a test helper: bin is exec.LookPath(\"pulseaudio\").",
+	"tools/mcpset/conn.go:(*Set).connect:s.path": "s.path is exec.LookPath(Command[0]) in New, Command being toolsets.mcp[].command " +
+		"from the config. Server input reaches the program only as MCP messages on its stdin, never in argv.",
 }
 
 // shells are programs that run their arguments as a script.

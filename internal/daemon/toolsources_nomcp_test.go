@@ -1,0 +1,27 @@
+//go:build !mcp
+
+package daemon
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/devicectl/devicectl/internal/config"
+)
+
+// Without the mcp build tag, an MCP tool set is refused with how to get one.
+func TestMCPNotBuiltIn(t *testing.T) {
+	c := config.Defaults()
+	c.Server.URL = "ws://127.0.0.1:1/"
+	c.Device.MAC = "AA-BB-CC-DD-EE-FF"
+	c.Device.StateDir = t.TempDir()
+	c.Hardware.Mode = "sim"
+	c.ToolSets.MCP = []config.MCPSetConfig{config.DefaultMCPSet()}
+	c.ToolSets.MCP[0].Name = "everything"
+	c.ToolSets.MCP[0].Command = []string{"mcp-server-everything"}
+	var stderr lockedBuffer
+	err := New(c, &Options{Stderr: &stderr, Getenv: func(string) string { return "" }}).Run(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "toolsets.mcp[1]: this devicectl is built without MCP tool sets; build it with the mcp tag") {
+		t.Errorf("Run = %v, want the build tag named", err)
+	}
+}
