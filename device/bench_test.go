@@ -21,6 +21,8 @@ import (
 
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/hal/sim"
+	"github.com/devicectl/devicectl/tools"
+	"github.com/devicectl/devicectl/tools/builtin"
 )
 
 // The benchmarks put devicectl next to its floor, measured in the same run on the same machine:
@@ -107,9 +109,19 @@ func startFloor(b *testing.B, out io.Writer) client {
 }
 
 func startDevice(b *testing.B, out io.Writer) client {
+	return startDeviceInstant(b, out, true)
+}
+
+// startDeviceInstant starts a device on the built-in tools and simulated parts, as `devicectl run
+// --hardware sim` builds them: declared instant, so their calls may run inline (instant false
+// hands every call to a worker, as for a part that may block).
+func startDeviceInstant(b *testing.B, out io.Writer, instant bool) client {
 	s := newBenchServer(b)
 	r := device.NewRenderer(out, io.Discard, nil)
-	reg := seedRegistry(b, sim.NewSpeaker(nil), sim.NewFace(nil))
+	reg := tools.NewRegistry()
+	if err := builtin.Register(reg, &builtin.Options{Speaker: sim.NewSpeaker(nil), Face: sim.NewFace(nil), Instant: instant}); err != nil {
+		b.Fatal(err)
+	}
 	// A query on no part: calls of it run side by side, none waits for another or is superseded.
 	speaker := sim.NewSpeaker(nil)
 	echo := testTool(b, "read_level", 0, nil, func(ctx context.Context, _ json.RawMessage) (any, error) {
@@ -285,6 +297,22 @@ func BenchmarkExecuteRoundTrip(b *testing.B) {
 	defer floor.stop()
 	defer dev.stop()
 	// Room for every op before the timer starts, so recording allocates nothing that is measured.
+	lat := map[*websocket.Conn]*[]time.Duration{
+		floor.conn: new(make([]time.Duration, 0, b.N)),
+		dev.conn:   new(make([]time.Duration, 0, b.N)),
+	}
+	compare(b, floor, dev, func(b *testing.B, c client, n int) time.Duration {
+		return roundTrips(b, c, n, lat[c.conn])
+	})
+	reportLatency(b, *lat[dev.conn], *lat[floor.conn])
+}
+
+// BenchmarkExecuteRoundTripWorkers: as BenchmarkExecuteRoundTrip, with parts not declared instant,
+// so every call is handed to a worker goroutine: what running instant calls inline saves.
+func BenchmarkExecuteRoundTripWorkers(b *testing.B) {
+	floor, dev := startFloor(b, io.Discard), startDeviceInstant(b, io.Discard, false)
+	defer floor.stop()
+	defer dev.stop()
 	lat := map[*websocket.Conn]*[]time.Duration{
 		floor.conn: new(make([]time.Duration, 0, b.N)),
 		dev.conn:   new(make([]time.Duration, 0, b.N)),

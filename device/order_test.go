@@ -227,14 +227,25 @@ func checkBurst(t *testing.T, calls []burstCall, answers []wireAnswer, volumes *
 }
 
 // A burst of control calls at every built-in tool, on the simulated parts, ends in the state of the
-// last call to each, and no call of it is refused.
+// last call to each, and no call of it is refused: whether the calls run on workers or, the parts
+// being instant, on the read loop when nothing is ahead of them.
 func TestBurstEndsInLastState(t *testing.T) {
+	for _, instant := range []bool{false, true} {
+		t.Run(fmt.Sprintf("instant=%v", instant), func(t *testing.T) { testBurstEndsInLastState(t, instant) })
+	}
+}
+
+func testBurstEndsInLastState(t *testing.T, instant bool) {
 	checkLeaks(t)
 	var volumes changes[int]
 	var faces changes[hal.Expression]
 	speaker := sim.NewSpeaker(&sim.SpeakerOptions{OnChange: volumes.add})
 	face := sim.NewFace(&sim.FaceOptions{OnChange: faces.add})
-	l := registeredLine(t, device.Options{Registry: builtinRegistry(t, speaker, face)})
+	reg := builtinRegistry(t, speaker, face)
+	if instant {
+		reg = instantRegistry(t, speaker, face)
+	}
+	l := registeredLine(t, device.Options{Registry: reg})
 	r := rand.New(rand.NewPCG(1, 2))
 	for round := range 20 {
 		calls, level, expr := mixedBurst(r, 12)
@@ -263,6 +274,21 @@ func builtinRegistry(t *testing.T, speaker hal.Speaker, face hal.Face) *tools.Re
 	reg := tools.NewRegistry()
 	if err := builtin.Register(reg, &builtin.Options{Speaker: speaker, Face: face, Language: "en"}); err != nil {
 		t.Fatal(err)
+	}
+	return reg
+}
+
+// instantRegistry is builtinRegistry with the parts declared instant, so that calls may run inline.
+func instantRegistry(t *testing.T, speaker hal.Speaker, face hal.Face) *tools.Registry {
+	t.Helper()
+	reg := tools.NewRegistry()
+	if err := builtin.Register(reg, &builtin.Options{Speaker: speaker, Face: face, Language: "en", Instant: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range reg.Tools() {
+		if !tl.Inline {
+			t.Fatalf("%s is not Inline on instant parts", tl.Name)
+		}
 	}
 	return reg
 }
@@ -334,9 +360,19 @@ func TestBurstEndsInLastStateSlowParts(t *testing.T) {
 // A burst of 200 calls is answered 200 times, with results: the queries by the tool, and of the
 // control calls the last by the tool and the others by it or as superseded.
 func TestBurstOf200AnsweredWithResults(t *testing.T) {
+	for _, instant := range []bool{false, true} {
+		t.Run(fmt.Sprintf("instant=%v", instant), func(t *testing.T) { testBurstOf200AnsweredWithResults(t, instant) })
+	}
+}
+
+func testBurstOf200AnsweredWithResults(t *testing.T, instant bool) {
 	checkLeaks(t)
-	speaker := sim.NewSpeaker(nil)
-	l := registeredLine(t, device.Options{Registry: builtinRegistry(t, speaker, sim.NewFace(nil))})
+	speaker, face := sim.NewSpeaker(nil), sim.NewFace(nil)
+	reg := builtinRegistry(t, speaker, face)
+	if instant {
+		reg = instantRegistry(t, speaker, face)
+	}
+	l := registeredLine(t, device.Options{Registry: reg})
 	for _, tool := range []string{"get_device_status", "amplify_volume"} {
 		calls := make([]burstCall, 200)
 		for i := range calls {

@@ -85,6 +85,14 @@ func (d *dispatcher) admit(c *call) (refused string) {
 		d.answerSuperseded(prev)
 		d.done()
 	}
+	if len(start) == 1 && start[0] == c && c.tool.Inline {
+		// An instant tool with nothing ahead of it: running it here costs less than waking a
+		// worker, and nothing waits behind it for longer than the hand-off would have taken.
+		if next := d.run(c); next != nil {
+			d.launch([]*call{next})
+		}
+		return ""
+	}
 	d.launch(start)
 	return ""
 }

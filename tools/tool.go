@@ -64,6 +64,11 @@ type Tool struct {
 	// the same tool supersedes it (PROTOCOL.md, "Concurrency and order");
 	// it never skips a call of a Relative tool.
 	Relative bool
+	// Inline says the handler returns at once: it only touches memory, never does I/O or waits
+	// (a simulated part). A device may run such a call on the goroutine that received it when
+	// nothing is ahead of it, instead of handing it to a worker. A handler that can block must
+	// leave it false, or it holds up every call behind it.
+	Inline bool
 	// Handler is only ever called with input that validated against
 	// Parameters.
 	Handler Handler

@@ -97,11 +97,15 @@ func build(p *programs) error {
 	if len(host) != 2 {
 		return fmt.Errorf("go env GOHOSTOS GOHOSTARCH printed %q", hostEnv)
 	}
-	for _, prog := range []struct{ out, pkg string }{
-		{filepath.Join(dir, "devicectl"), "github.com/devicectl/devicectl/cmd/devicectl"},
-		{filepath.Join(dir, "floor"), "github.com/devicectl/devicectl/internal/benchproc/floor"},
+	tags, err := boardTags()
+	if err != nil {
+		return err
+	}
+	for _, prog := range []struct{ out, pkg, tags string }{
+		{filepath.Join(dir, "devicectl"), "github.com/devicectl/devicectl/cmd/devicectl", tags},
+		{filepath.Join(dir, "floor"), "github.com/devicectl/devicectl/internal/benchproc/floor", ""},
 	} {
-		cmd := exec.Command(goCmd, "build", "-trimpath", "-ldflags=-s -w", "-o", prog.out, prog.pkg)
+		cmd := exec.Command(goCmd, "build", "-trimpath", "-ldflags=-s -w", "-tags", prog.tags, "-o", prog.out, prog.pkg)
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+host[0], "GOARCH="+host[1])
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return fmt.Errorf("go build %s: %w\n%s", prog.pkg, err, out)
@@ -122,6 +126,25 @@ func build(p *programs) error {
 	}
 	p.registration = filepath.Join(dir, "registration.json")
 	return os.WriteFile(p.registration, line.registration, 0o600)
+}
+
+// boardTags returns the build tags of the board binaries (BOARD_TAGS, which make exports; else
+// the Makefile's default): devicectl is measured as a device ships it, without the agent server,
+// whose code would otherwise be most of its resident size (the binary's pages in memory).
+func boardTags() (string, error) {
+	if t := os.Getenv("BOARD_TAGS"); t != "" {
+		return t, nil
+	}
+	mk, err := os.ReadFile("../../Makefile")
+	if err != nil {
+		return "", fmt.Errorf("the board tags: BOARD_TAGS is unset and %w", err)
+	}
+	for l := range strings.Lines(string(mk)) {
+		if v, ok := strings.CutPrefix(l, "BOARD_TAGS ?="); ok {
+			return strings.TrimSpace(v), nil
+		}
+	}
+	return "", errors.New("the board tags: BOARD_TAGS is unset and the Makefile sets no default")
 }
 
 // side is one program under measurement and how to start it against a server.

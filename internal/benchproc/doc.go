@@ -1,5 +1,6 @@
-// Package benchproc holds devicectl's process-level benchmarks: the real binary, built as it ships
-// (static, stripped), next to a floor program measured in the same run on the same machine.
+// Package benchproc holds devicectl's process-level benchmarks: the real binary, built as the boards
+// ship it (static, stripped, with BOARD_TAGS: no agent server), next to a floor program measured in
+// the same run on the same machine.
 //
 // The floor (./floor) is the least a device program could be: a bare client on the same WebSocket
 // library (coder/websocket) that dials, sends the very mcp/registerTools request devicectl sent,

@@ -21,6 +21,9 @@ type Hardware struct {
 	Speaker hal.Speaker
 	Face    hal.Face
 	Speech  Speech // nil: replies are not spoken
+	// Instant says the parts return at once (simulated, with no hooks that may block); the
+	// device may then run their calls inline (builtin.Options.Instant).
+	Instant bool
 
 	buses *hostbus.Buses
 }
@@ -45,6 +48,8 @@ func Sim(hooks *SimHooks) *Hardware {
 		h = *hooks
 	}
 	return &Hardware{
+		// With no hooks, the parts only touch memory: their calls may run inline.
+		Instant: h.OnVolume == nil && h.OnExpression == nil,
 		Speaker: sim.NewSpeaker(&sim.SpeakerOptions{OnChange: h.OnVolume}),
 		Face:    sim.NewFace(&sim.FaceOptions{OnChange: h.OnExpression}),
 	}

@@ -21,6 +21,7 @@ func NewRegistry(hw *Hardware, c *config.Config, version string, connState func(
 		Language:  c.Device.Language,
 		Version:   version,
 		ConnState: connState,
+		Instant:   hw.Instant,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("registering built-in tools: %w", err)

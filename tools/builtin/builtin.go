@@ -27,6 +27,11 @@ type Options struct {
 	// get_device_status; nil reports "unknown". It is called on each status
 	// query, from the tool's goroutine.
 	ConnState func() string
+	// Instant says that Speaker and Face return at once, never doing I/O or waiting (simulated
+	// parts with no callbacks), and so does ConnState: the tools are then Inline (see
+	// tools.Tool.Inline). Said here by whoever built the parts, not guessed from their types: a
+	// wrapper around an instant part may well block.
+	Instant bool
 }
 
 // Resource names the built-in tools declare (tools.Tool.Resources).
@@ -79,6 +84,9 @@ func Register(r *tools.Registry, opts *Options) error {
 	}
 	ts = append(ts, t)
 
+	for _, t := range ts {
+		t.Inline = o.Instant
+	}
 	for _, t := range ts {
 		if _, taken := r.Lookup(t.Name); taken {
 			return fmt.Errorf("builtin: tool %q is already registered", t.Name)

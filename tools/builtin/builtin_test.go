@@ -366,3 +366,19 @@ func TestRegisterErrors(t *testing.T) {
 		t.Error("a failed Register added some of its tools")
 	}
 }
+
+// Only parts their builder declares instant make the tools Inline: a part's type says nothing.
+func TestInstantMakesToolsInline(t *testing.T) {
+	for _, instant := range []bool{false, true} {
+		r := register(t, &builtin.Options{Speaker: &haltest.Speaker{Level: 50}, Face: &haltest.Face{}, Instant: instant})
+		ts := r.Tools()
+		if len(ts) != 3 {
+			t.Fatalf("%d tools, want 3", len(ts))
+		}
+		for _, tl := range ts {
+			if tl.Inline != instant {
+				t.Errorf("Instant=%v: %s.Inline = %v", instant, tl.Name, tl.Inline)
+			}
+		}
+	}
+}
