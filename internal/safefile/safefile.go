@@ -64,8 +64,8 @@ func Size(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-// Open opens path for reading if it is a regular file (symlinks followed), and returns a
-// *NotRegularError otherwise. It never blocks on the kind of file path is: a FIFO is opened
+// Open opens path for reading if it is a regular file (symlinks followed) or /dev/null, the usual
+// way to say "an empty file", and returns a *NotRegularError otherwise. It never blocks on the kind of file path is: a FIFO is opened
 // without waiting for a writer, then refused.
 func Open(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|nonBlock, 0)
@@ -78,7 +78,7 @@ func Open(path string) (*os.File, error) {
 		f.Close()
 		return nil, err
 	}
-	if !fi.Mode().IsRegular() {
+	if !fi.Mode().IsRegular() && !isDevNull(fi) {
 		f.Close()
 		e := &NotRegularError{Path: path, Mode: fi.Mode()}
 		if target, err := os.Readlink(path); err == nil {
@@ -111,4 +111,11 @@ func ReadAll(f io.Reader, path string, max int64) ([]byte, error) {
 		return nil, &TooLargeError{Path: path, Max: max}
 	}
 	return b, nil
+}
+
+// isDevNull reports whether fi is os.DevNull's: it reads as empty, never blocks and never ends
+// late.
+func isDevNull(fi fs.FileInfo) bool {
+	null, err := os.Stat(os.DevNull)
+	return err == nil && os.SameFile(fi, null)
 }

@@ -55,3 +55,16 @@ func TestOpenDevZero(t *testing.T) {
 		t.Errorf("refusing /dev/zero allocated %d bytes", grew)
 	}
 }
+
+// /dev/null, through a symlink too, is an empty file.
+func TestDevNullIsEmpty(t *testing.T) {
+	link := filepath.Join(t.TempDir(), "empty")
+	if err := os.Symlink(os.DevNull, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{os.DevNull, link} {
+		if b, err := ReadFile(path, 10); err != nil || len(b) != 0 {
+			t.Errorf("ReadFile(%s) = %q, %v; want nothing", path, b, err)
+		}
+	}
+}
