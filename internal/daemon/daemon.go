@@ -54,6 +54,7 @@ type Daemon struct {
 	redact   *logging.Redactor // stderr: the log, errors, thoughts
 	out      *logging.Redactor // stdout: the replies
 	logs     *logging.Switch
+	repeats  *logging.Repeats // in front of every logger: a flood of one message becomes a count
 	log      *slog.Logger
 	state    *connState
 	replyMu  sync.Mutex     // the agent may render from more than one goroutine over a restart
@@ -182,7 +183,11 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 	defer d.redact.Flush()
 	defer d.out.Flush()
 	d.logs = logging.NewSwitch(logHandler(c.Log, d.redact, dio.Stderr))
-	d.log = slog.New(d.logs)
+	// One warning per dropped hook event or refused request would flood the journal, which then
+	// drops lines whatever they say. Closed before the redactors flush: its last summaries go too.
+	d.repeats = logging.NewRepeats(nil)
+	defer d.repeats.Close()
+	d.log = slog.New(d.repeats.Handler(d.logs))
 	// Whatever goes wrong, the message printed on the way out must not carry a secret either.
 	defer func() {
 		if err != nil {
@@ -417,7 +422,7 @@ func (d *Daemon) apply(ctx context.Context, c *config.Config) error {
 	if c.Server.URL == "" {
 		return &config.Error{Key: "server.url", Err: errors.New("not set")}
 	}
-	log := slog.New(logHandler(c.Log, d.redact, d.opts.Stderr))
+	log := slog.New(d.repeats.Handler(logHandler(c.Log, d.redact, d.opts.Stderr)))
 	// The identity is read again even when the file is the same: a token or certificate renewed
 	// in place is the usual reason for a reload.
 	ident, err := d.identity(c, log)
