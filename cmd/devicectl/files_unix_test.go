@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -70,5 +71,63 @@ func TestRunRefusesBadFiles(t *testing.T) {
 				t.Errorf("the token is in the message: %q", r.stderr)
 			}
 		})
+	}
+}
+
+// The case with the real binary: the config file replaced by a FIFO, then SIGHUP, then
+// SIGTERM. The reload is refused at once (it used to wait for a writer for ever, and SIGTERM then
+// went unheard), and the process exits 0.
+func TestRunSIGHUPWithFIFOConfig(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildHostBinary(t)
+	srv := startStandIn(t, nil)
+	configPath := filepath.Join(t.TempDir(), "devicectl.yaml")
+	if err := os.WriteFile(configPath, []byte(baseConfig(t, srv.URL())), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "run", "--config", configPath)
+	cmd.Env = append(os.Environ(), config.TokenEnv+"=")
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	nextRegistration(t, srv)
+
+	if err := os.Remove(configPath); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(configPath, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	refused := "reload refused"
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(stderr.String(), refused) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %q within 10s of SIGHUP; stderr:\n%s", refused, stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if want := configPath + " is a named pipe (FIFO), not a regular file"; !strings.Contains(stderr.String(), want) {
+		t.Errorf("the refusal does not say %q:\n%s", want, stderr.String())
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("after SIGTERM: %v, want exit 0; stderr:\n%s", err, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("still running 10s after SIGTERM; stderr:\n%s", stderr.String())
 	}
 }
