@@ -155,13 +155,22 @@ exit 0
 	took := time.Since(start)
 	pid := readPID(t, filepath.Join(dir, "pid"))
 	child := readPID(t, filepath.Join(dir, "child"))
-	if alive(child) {
-		syscall.Kill(child, syscall.SIGKILL)
-		t.Errorf("the hook's background child %d outlived the hook", child)
-	}
-	if left := groupMembers(t, pid); len(left) != 0 {
-		syscall.Kill(-pid, syscall.SIGKILL)
-		t.Errorf("processes %v of the hook's group %d outlived the hook", left, pid)
+	// Killed by then, but a SIGKILL takes a moment to land: wait for it, not for sleep 1000.
+	end := time.Now().Add(deadline)
+	for {
+		left := groupMembers(t, pid)
+		if alive(child) {
+			left = append(left, child)
+		}
+		if len(left) == 0 {
+			break
+		}
+		if time.Now().After(end) {
+			syscall.Kill(-pid, syscall.SIGKILL)
+			syscall.Kill(child, syscall.SIGKILL)
+			t.Fatalf("processes %v of the hook's group %d (child %d) outlived the hook", left, pid, child)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	if err != nil {
 		t.Fatalf("Close = %v", err)
