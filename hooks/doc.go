@@ -55,12 +55,14 @@
 // is bounded (Options.QueueSize, 64 by default); when it is full the oldest waiting event is
 // dropped, and a warning logged with a running count of the drops.
 //
-// Each run is bounded (Options.Timeout, 10 s by default). A hook still running then is killed,
-// and with it every process in its process group, which is its own: a child it started in the
-// background dies too. A run ends at most a second after the hook has exited or been killed even
-// if some process still holds its stdin or output, so nothing a hook leaves behind wedges the
-// queue. A hook that means to leave a process running after it succeeds should start it with
-// its output redirected (cmd >/dev/null 2>&1 </dev/null &), or the run waits that second.
+// Each hook runs in a process group of its own, and when the hook ends, whether it exited or was
+// killed, every process left in that group is killed: a child it started in the background dies
+// with it, so hooks that background work cannot pile up processes, one lot per event. Each run is
+// bounded (Options.Timeout, 10 s by default); a hook still running then is killed, group and all.
+// A hook that really means to leave a process running must start it in a session of its own,
+// with its output redirected (setsid cmd >/dev/null 2>&1 </dev/null &); a run ends at most a
+// second after the hook even if such a process holds its stdin or output, so it cannot wedge
+// the queue.
 //
 // # Failures
 //

@@ -42,7 +42,7 @@ type Options struct {
 	// nothing. The program is looked up (through PATH when it has no slash) by New.
 	Commands map[Event][]string
 	// Timeout bounds each run; 0 means DefaultTimeout. A hook still running then is killed with
-	// every process in its process group.
+	// every process in its process group, as are those left in the group when a hook exits.
 	Timeout time.Duration
 	// QueueSize bounds the events waiting behind the running hook; 0 means DefaultQueueSize.
 	// When it is full the oldest waiting event is dropped, with a warning.

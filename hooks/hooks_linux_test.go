@@ -3,6 +3,7 @@ package hooks_test
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -129,12 +130,14 @@ sleep 30
 	}
 }
 
-// TestChildHoldingOutput: a hook that succeeds but leaves a child holding its output does not
-// hold up the queue beyond a moment, and is a success.
-func TestChildHoldingOutput(t *testing.T) {
+// A hook that backgrounds a child and exits 0 takes the child with it: once the run is over
+// (the next hook has run), nothing of its process group is left, and the run is a success that
+// did not wait on the child's hold of its output.
+func TestHookEndKillsTheProcessGroup(t *testing.T) {
 	dir := t.TempDir()
 	var log logBuffer
-	prog := script(t, `sleep 60 &
+	prog := script(t, `echo $$ > "$1/pid"
+sleep 1000 &
 echo $! > "$1/child"
 exit 0
 `)
@@ -150,13 +153,30 @@ exit 0
 	defer cancel()
 	err := r.Close(ctx)
 	took := time.Since(start)
-	// The child is ours to stop: a successful hook may leave a process running on purpose.
+	pid := readPID(t, filepath.Join(dir, "pid"))
 	child := readPID(t, filepath.Join(dir, "child"))
-	syscall.Kill(child, syscall.SIGKILL)
+	// Killed by then, but a SIGKILL takes a moment to land: wait for it, not for sleep 1000.
+	end := time.Now().Add(deadline)
+	for {
+		left := groupMembers(t, pid)
+		if alive(child) {
+			left = append(left, child)
+		}
+		if len(left) == 0 {
+			break
+		}
+		if time.Now().After(end) {
+			syscall.Kill(-pid, syscall.SIGKILL)
+			syscall.Kill(child, syscall.SIGKILL)
+			t.Fatalf("processes %v of the hook's group %d (child %d) outlived the hook", left, pid, child)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	if err != nil {
 		t.Fatalf("Close = %v", err)
 	}
-	if took > 10*time.Second {
+	// Without the kill the run waits waitDelay (1s) for the child to let go of the output.
+	if took > 900*time.Millisecond {
 		t.Errorf("the runs took %v; the hook's child held the queue", took)
 	}
 	if d := diff(next.ran(t), []string{"next"}); d != "" {
@@ -164,5 +184,25 @@ exit 0
 	}
 	if w := log.records(t, "hook failed"); len(w) != 0 {
 		t.Errorf("failures logged: %v", w)
+	}
+}
+
+// A process the hook starts in a session of its own (setsid) is left alone, as the docs promise
+// for a hook that means to leave something running; the run still ends.
+func TestSetsidChildSurvives(t *testing.T) {
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("no setsid program")
+	}
+	dir := t.TempDir()
+	prog := script(t, `setsid sh -c 'echo $$ > "$1/child"; exec sleep 1000' sh "$1" >/dev/null 2>&1 </dev/null &
+while [ ! -s "$1/child" ]; do sleep 0.01; done
+`)
+	r := newRunner(t, &hooks.Options{Commands: map[hooks.Event][]string{hooks.Connected: {prog, dir}}})
+	r.Fire(hooks.Connected, nil)
+	closeRunner(t, r)
+	child := readPID(t, filepath.Join(dir, "child"))
+	defer syscall.Kill(child, syscall.SIGKILL)
+	if !alive(child) {
+		t.Errorf("the hook's setsid child %d was killed with the hook", child)
 	}
 }

@@ -27,8 +27,8 @@ const (
 	maxEnvValue = 16 << 10
 
 	// waitDelay is how long a run waits, once the hook has exited or been killed, for its output
-	// and stdin pipes to be let go: a process it left running (and that escaped its process
-	// group, or outlived a successful run) may hold them for ever, and the queue must move on.
+	// and stdin pipes to be let go: a process it left running that escaped its process group
+	// (setsid) may hold them for ever, and the queue must move on.
 	waitDelay = time.Second
 
 	// maxOutput is how much of the end of a hook's output a failure's log quotes.
@@ -59,7 +59,9 @@ func (r *Runner) run(e event) (killed bool) {
 	procgroup.KillGroup(cmd) // a timeout stops what the hook started, too
 
 	start := time.Now()
-	err := cmd.Run()
+	// Whatever the hook left in its group is killed when it exits: children it put in the
+	// background must not pile up, one lot per event.
+	err := procgroup.Run(cmd)
 	took := time.Since(start)
 	log := r.log.With("event", e.ev, "program", h.name)
 
@@ -69,8 +71,8 @@ func (r *Runner) run(e event) (killed bool) {
 		log.Debug("hook ran", "duration", took)
 		return false
 	case cmd.ProcessState != nil && cmd.ProcessState.Success():
-		// It exited 0, so it did its work; but a process it left running held its output or
-		// stdin past waitDelay (exec.ErrWaitDelay), or the timeout struck as it exited.
+		// It exited 0, so it did its work; but a process that escaped its group held its output
+		// or stdin past waitDelay (exec.ErrWaitDelay), or the timeout struck as it exited.
 		log.Debug("hook ran; a process it started may still run", "duration", took, "err", err)
 		return false
 	case r.stop.Err() != nil:

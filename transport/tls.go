@@ -4,7 +4,8 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
-	"os"
+
+	"github.com/devicectl/devicectl/internal/safefile"
 )
 
 // TLSOptions describes a client TLS setup in terms of files, the way a config
@@ -25,6 +26,10 @@ type TLSOptions struct {
 	InsecureSkipVerify bool
 }
 
+// maxPEMFile bounds a CA bundle, certificate or key file read; a system CA bundle is a few hundred
+// KiB.
+const maxPEMFile = 1 << 20
+
 // Config builds the tls.Config for DialOptions.TLSConfig. Errors name the
 // file and what is wrong with it. A nil *TLSOptions gives a default config.
 func (o *TLSOptions) Config() (*tls.Config, error) {
@@ -36,7 +41,7 @@ func (o *TLSOptions) Config() (*tls.Config, error) {
 	cfg.InsecureSkipVerify = o.InsecureSkipVerify
 
 	if o.CAFile != "" {
-		pem, err := os.ReadFile(o.CAFile)
+		pem, err := safefile.ReadFile(o.CAFile, maxPEMFile)
 		if err != nil {
 			return nil, fmt.Errorf("transport: CA file: %w", err) // names the file
 		}
@@ -54,11 +59,11 @@ func (o *TLSOptions) Config() (*tls.Config, error) {
 	case o.CertFile == "":
 		return nil, fmt.Errorf("transport: client key %s given without its certificate file", o.KeyFile)
 	default:
-		certPEM, err := os.ReadFile(o.CertFile)
+		certPEM, err := safefile.ReadFile(o.CertFile, maxPEMFile)
 		if err != nil {
 			return nil, fmt.Errorf("transport: client certificate: %w", err)
 		}
-		keyPEM, err := os.ReadFile(o.KeyFile)
+		keyPEM, err := safefile.ReadFile(o.KeyFile, maxPEMFile)
 		if err != nil {
 			return nil, fmt.Errorf("transport: client key: %w", err)
 		}

@@ -9,7 +9,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"os"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -83,12 +82,8 @@ func serveDefaults() *config.Config {
 func serveConfig(path string, fs *pflag.FlagSet) (*config.Config, error) {
 	c := serveDefaults()
 	if path != "" {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return nil, &config.Error{Key: "--config", Err: err}
-		}
-		if err := config.Parse(data, c); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+		if err := config.LoadFile(path, c); err != nil {
+			return nil, err
 		}
 	}
 	if err := config.ApplyFlags(fs, c); err != nil {

@@ -5,6 +5,12 @@
 // Resolve give a command its flags and its Config.
 //
 // Besides the values, the package resolves what they point at for the daemon and the other
-// commands: the bearer token and other secrets (ReadSecret), the TLS settings, the MAC, the
-// Client-Id's state directory, the logger, and the agent's device.Options.
+// commands: the bearer token and other secrets (ReadToken, ReadSecret), the TLS settings, the MAC,
+// the Client-Id's state directory, the logger, and the agent's device.Options.
+//
+// Every file a user names is read through internal/safefile: a regular file only (a FIFO, a
+// directory or a device is refused at once, naming the path and what it is), up to a cap
+// (MaxFileSize for the config, MaxSecretSize for a secret). A config's YAML aliases may add at
+// most MaxAliasNodes nodes, checked before anything is decoded; a secret may hold only what an
+// HTTP header may carry.
 package config

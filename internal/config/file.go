@@ -8,11 +8,22 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/devicectl/devicectl/internal/safefile"
 )
 
 // DefaultPath is read when --config is not given, but only if it exists: a device without a
 // config file runs on defaults and flags.
 const DefaultPath = "/etc/devicectl/devicectl.yaml"
+
+// MaxFileSize is the largest config file read. A config is a few KiB; the cap keeps a path that
+// leads to something else (a log, /dev/zero) from filling the memory.
+const MaxFileSize = 1 << 20
+
+// MaxAliasNodes bounds how many nodes YAML aliases may add to a config document once expanded.
+// Aliases let a small file stand for a huge one (a "billion laughs" bomb); a real config
+// repeats a few blocks, a few hundred nodes at most.
+const MaxAliasNodes = 10000
 
 // lookupSetting returns the setting with the dotted key, nil if there is none.
 func lookupSetting(key string) *setting {
@@ -66,14 +77,25 @@ func Load(path string) (*Config, error) {
 		}
 		path = DefaultPath
 	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, &Error{Key: "--config", Err: err}
-	}
-	if err := Parse(data, c); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	if err := LoadFile(path, c); err != nil {
+		return nil, err
 	}
 	return c, nil
+}
+
+// LoadFile overlays the config file at path onto c. The file must be a regular file of at most
+// MaxFileSize bytes: a FIFO, a directory or a device is refused at once, without waiting for a
+// writer or reading a byte. An error about the content names the file, and wraps a *Error naming
+// the key.
+func LoadFile(path string, c *Config) error {
+	data, err := safefile.ReadFile(path, MaxFileSize)
+	if err != nil {
+		return &Error{Key: "--config", Err: err}
+	}
+	if err := Parse(data, c); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }
 
 // Parse overlays the YAML document data onto c. It is strict: an unknown or duplicate key,
@@ -86,7 +108,53 @@ func Parse(data []byte, c *Config) error {
 	if len(doc.Content) == 0 { // empty file: all defaults
 		return nil
 	}
+	// Before anything is decoded: walk and the list settings copy what an alias stands for.
+	if err := checkAliases(&doc, MaxAliasNodes); err != nil {
+		return &Error{Err: err}
+	}
 	return walk(doc.Content[0], "", c)
+}
+
+// checkAliases refuses a document whose aliases, expanded, would add more than budget nodes to
+// it. The expanded size of each anchored node is computed once, so the check costs one pass over
+// the file whatever the expansion.
+func checkAliases(doc *yaml.Node, budget int) error {
+	var literal int // the nodes as written, each alias one node
+	var count func(n *yaml.Node)
+	count = func(n *yaml.Node) {
+		literal++
+		for _, ch := range n.Content {
+			count(ch)
+		}
+	}
+	count(doc)
+	ceiling := literal + budget + 1 // sizes stop growing there: enough to refuse, and no overflow
+	anchored := map[*yaml.Node]int{}
+	var first *yaml.Node // the first alias met, for the message
+	var size func(n *yaml.Node) int
+	size = func(n *yaml.Node) int {
+		if n.Kind == yaml.AliasNode && n.Alias != nil {
+			if first == nil {
+				first = n
+			}
+			return size(n.Alias)
+		}
+		if s, ok := anchored[n]; ok {
+			return s
+		}
+		s := 1
+		for _, ch := range n.Content {
+			s = min(s+size(ch), ceiling)
+		}
+		if n.Anchor != "" {
+			anchored[n] = s
+		}
+		return s
+	}
+	if size(doc)-literal > budget {
+		return fmt.Errorf("line %d: aliases (*%s and those after it) expand the document by more than %d nodes; write the values out, or repeat less", first.Line, first.Value, budget)
+	}
+	return nil
 }
 
 func walk(n *yaml.Node, prefix string, c *Config) error {

@@ -4,13 +4,13 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/internal/safefile"
 	"github.com/devicectl/devicectl/transport"
 )
 
@@ -36,21 +36,33 @@ func DeviceMAC(c DeviceConfig) (string, error) {
 
 // LoadToken returns the bearer token: the content of server.token_file when set, else the
 // DEVICECTL_TOKEN environment variable, else "" (no Authorization header). The token is never
-// logged; only where it came from is.
+// logged; only where it came from is. A token no HTTP header can carry is an error naming where
+// it came from: every connect would fail with it.
 func LoadToken(c ServerConfig, getenv func(string) string, log *slog.Logger) (string, error) {
 	if c.TokenFile == "" {
-		return strings.TrimSpace(getenv(TokenEnv)), nil
+		token := strings.TrimSpace(getenv(TokenEnv))
+		if err := checkToken(token); err != nil {
+			return "", &Error{Key: "$" + TokenEnv, Err: err}
+		}
+		return token, nil
 	}
 	if getenv(TokenEnv) != "" {
 		log.Warn("both server.token_file and " + TokenEnv + " are set; using server.token_file")
 	}
-	return ReadSecret("server.token_file", c.TokenFile, log)
+	return ReadToken("server.token_file", c.TokenFile, log)
 }
 
-// ReadSecret reads the secret in the file path that the config key names: a token or API key.
-// A file others can read is worth a warning, not a refusal: the device still has to work.
+// MaxSecretSize is the largest secret file read. A secret is short; the cap keeps a wrong path
+// (a log, a disk image) harmless.
+const MaxSecretSize = 64 << 10
+
+// ReadSecret reads the secret in the file path that the config key names: a token, an API key,
+// or a file of keys one per line. path must be a regular file of at most MaxSecretSize bytes, and
+// hold only what an HTTP header value may carry, besides line breaks: a FIFO, a device such as
+// /dev/zero or a file of control bytes is refused with an *Error naming the key and the file. A
+// file others can read is worth a warning, not a refusal: the device still has to work.
 func ReadSecret(key, path string, log *slog.Logger) (string, error) {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path)
 	if err != nil {
 		return "", &Error{Key: key, Err: err}
 	}
@@ -62,8 +74,7 @@ func ReadSecret(key, path string, log *slog.Logger) (string, error) {
 	if LooseMode(fi.Mode()) {
 		log.Warn("secret file is readable by group or others; chmod 600 it", "key", key, "file", path, "mode", fi.Mode().Perm().String())
 	}
-	// A secret is short; reading at most 64 KiB keeps a wrong path (a device node, a log) harmless.
-	b, err := io.ReadAll(io.LimitReader(f, 64<<10))
+	b, err := safefile.ReadAll(f, path, MaxSecretSize)
 	if err != nil {
 		return "", &Error{Key: key, Err: err}
 	}
@@ -71,7 +82,36 @@ func ReadSecret(key, path string, log *slog.Logger) (string, error) {
 	if secret == "" {
 		return "", &Error{Key: key, Err: fmt.Errorf("%s is empty", path)}
 	}
+	for line, text := range strings.Split(secret, "\n") {
+		if err := checkToken(strings.TrimSuffix(text, "\r")); err != nil {
+			return "", &Error{Key: key, Err: fmt.Errorf("%s line %d: %w", path, line+1, err)}
+		}
+	}
 	return secret, nil
+}
+
+// ReadToken is ReadSecret for a file that holds one token, sent whole in a header: a second line
+// is an error too.
+func ReadToken(key, path string, log *slog.Logger) (string, error) {
+	token, err := ReadSecret(key, path, log)
+	if err != nil {
+		return "", err
+	}
+	if strings.ContainsAny(token, "\r\n") {
+		return "", &Error{Key: key, Err: fmt.Errorf("%s holds more than one line; want the token alone", path)}
+	}
+	return token, nil
+}
+
+// checkToken refuses what no HTTP header value may carry (RFC 9110 field-value): control bytes
+// other than tab, and DEL. The byte is named by its offset, not shown: it is part of a secret.
+func checkToken(s string) error {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' && c != '\t' || c == 0x7f {
+			return fmt.Errorf("byte %d is 0x%02x, which no HTTP header may carry", i+1, c)
+		}
+	}
+	return nil
 }
 
 // LooseMode reports whether a secret file's mode lets others than its owner read it.

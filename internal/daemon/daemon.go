@@ -24,6 +24,7 @@ import (
 	"github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/internal/hardware"
 	"github.com/devicectl/devicectl/internal/logging"
+	"github.com/devicectl/devicectl/internal/safefile"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -53,6 +54,7 @@ type Daemon struct {
 	redact   *logging.Redactor // stderr: the log, errors, thoughts
 	out      *logging.Redactor // stdout: the replies
 	logs     *logging.Switch
+	repeats  *logging.Repeats // in front of every logger: a flood of one message becomes a count
 	log      *slog.Logger
 	state    *connState
 	replyMu  sync.Mutex     // the agent may render from more than one goroutine over a restart
@@ -119,7 +121,11 @@ func keyFiles(c *config.Config) []string {
 
 // keySums hashes the key files of c; one that cannot be read is reported where it is used.
 func keySums(c *config.Config) [sha256.Size]byte {
-	sum, _ := fileSums(keyFiles(c)...)
+	var files []keyedFile
+	for _, name := range keyFiles(c) {
+		files = append(files, keyedFile{path: name})
+	}
+	sum, _ := fileSums(files...)
 	return sum
 }
 
@@ -135,18 +141,23 @@ func (id identity) same(o identity) bool {
 	return id.mac == o.mac && id.clientID == o.clientID && id.token == o.token && id.tlsFiles == o.tlsFiles
 }
 
-// fileSums hashes the contents of the named files ("" skipped), in order.
-func fileSums(names ...string) ([sha256.Size]byte, error) {
+// keyedFile is a file the config key names.
+type keyedFile struct{ key, path string }
+
+// fileSums hashes the contents of the files (those with no path skipped), in order. Each must
+// be a regular file of at most config.MaxFileSize bytes; the error names the key of the first
+// that is not.
+func fileSums(files ...keyedFile) ([sha256.Size]byte, error) {
 	h := sha256.New()
-	for _, name := range names {
-		if name == "" {
+	for _, f := range files {
+		if f.path == "" {
 			continue
 		}
-		b, err := os.ReadFile(name)
+		b, err := safefile.ReadFile(f.path, config.MaxFileSize)
 		if err != nil {
-			return [sha256.Size]byte{}, err
+			return [sha256.Size]byte{}, &config.Error{Key: f.key, Err: err}
 		}
-		fmt.Fprintf(h, "%s:%d:", name, len(b))
+		fmt.Fprintf(h, "%s:%d:", f.path, len(b))
 		h.Write(b)
 	}
 	return [sha256.Size]byte(h.Sum(nil)), nil
@@ -172,7 +183,11 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 	defer d.redact.Flush()
 	defer d.out.Flush()
 	d.logs = logging.NewSwitch(logHandler(c.Log, d.redact, dio.Stderr))
-	d.log = slog.New(d.logs)
+	// One warning per dropped hook event or refused request would flood the journal, which then
+	// drops lines whatever they say. Closed before the redactors flush: its last summaries go too.
+	d.repeats = logging.NewRepeats(nil)
+	defer d.repeats.Close()
+	d.log = slog.New(d.repeats.Handler(d.logs))
 	// Whatever goes wrong, the message printed on the way out must not carry a secret either.
 	defer func() {
 		if err != nil {
@@ -280,11 +295,13 @@ func (d *Daemon) identity(c *config.Config, log *slog.Logger) (identity, error) 
 	}
 	d.redact.Add(id.token)
 	d.out.Add(id.token)
-	if id.tls, err = config.TLSConfig(c.Server, log); err != nil {
+	// Hashed first: that refuses a FIFO or a device before TLSConfig reads the files whole.
+	if id.tlsFiles, err = fileSums(keyedFile{"server.ca_file", c.Server.CAFile},
+		keyedFile{"server.cert_file", c.Server.CertFile}, keyedFile{"server.key_file", c.Server.KeyFile}); err != nil {
 		return id, err
 	}
-	if id.tlsFiles, err = fileSums(c.Server.CAFile, c.Server.CertFile, c.Server.KeyFile); err != nil {
-		return id, &config.Error{Key: "server", Err: err}
+	if id.tls, err = config.TLSConfig(c.Server, log); err != nil {
+		return id, err
 	}
 	if id.clientID, err = config.ClientID(c.Device, d.opts.Getenv, log); err != nil {
 		return id, err
@@ -405,7 +422,7 @@ func (d *Daemon) apply(ctx context.Context, c *config.Config) error {
 	if c.Server.URL == "" {
 		return &config.Error{Key: "server.url", Err: errors.New("not set")}
 	}
-	log := slog.New(logHandler(c.Log, d.redact, d.opts.Stderr))
+	log := slog.New(d.repeats.Handler(logHandler(c.Log, d.redact, d.opts.Stderr)))
 	// The identity is read again even when the file is the same: a token or certificate renewed
 	// in place is the usual reason for a reload.
 	ident, err := d.identity(c, log)

@@ -4,7 +4,7 @@
 //
 // The pieces stack from the logger down to the file:
 //
-//	slog.Logger → Switch → NewHandler(format) → Redactor → os.Stderr
+//	slog.Logger → Repeats → Switch → NewHandler(format) → Redactor → os.Stderr
 //
 // # One record, one Write
 //
@@ -45,6 +45,16 @@
 // secret contains a quote, a backslash or a control character. Secrets are usually learnt after
 // the logger exists (a token read from a file named in the configuration), so Add may be called at
 // any time.
+//
+// # Floods
+//
+// One warning per dropped event or per refused request can write tens of thousands of lines in
+// seconds; journald then rate-limits the unit and drops lines whatever they say. Repeats, in front
+// of everything, groups records of warn level and above by level and message (not attributes,
+// which carry a counter or an address that differs each time): of each group it writes the first
+// three of a 10 s window, counts the rest, and when the window ends writes one summary, the last
+// record counted with suppressed=N within=10s. The lines written plus the suppressed counts add
+// up to every record. Its timers are its own; Close writes the summaries still due.
 //
 // # Reload
 //

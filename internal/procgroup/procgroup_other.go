@@ -6,3 +6,6 @@ import "os/exec"
 
 // KillGroup leaves exec's default, killing the process alone: there are no process groups here.
 func KillGroup(*exec.Cmd) {}
+
+// Run is cmd.Run: there are no process groups here.
+func Run(cmd *exec.Cmd) error { return cmd.Run() }
