@@ -51,7 +51,9 @@ func FuzzHandleCall(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/opentool/call", bytes.NewReader(body)))
+		req := httptest.NewRequest(http.MethodPost, "/opentool/call", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		h.ServeHTTP(rec, req)
 		checkCallAnswer(t, body, rec)
 	})
 }

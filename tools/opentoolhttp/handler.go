@@ -10,7 +10,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"mime"
 	"net/http"
+	"net/url"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -62,6 +64,13 @@ type HandlerOptions struct {
 	// MaxBody is the largest /call request body, in bytes; 0 means
 	// DefaultMaxBody. A larger body is answered with HTTP 413.
 	MaxBody int64
+	// AllowedHosts are the names the server is reached by, as a Host
+	// header carries them: "host:port", or "host" for any port (IPv6 in
+	// brackets). When not empty, a request whose Host is none of them is
+	// answered 421, which defeats DNS rebinding: a web page whose name
+	// was made to point at this machine still sends its own name. Empty
+	// means any Host. Names compare without regard to case.
+	AllowedHosts []string
 }
 
 // handler serves the three endpoints. It is immutable after NewHandler, so
@@ -73,6 +82,7 @@ type handler struct {
 	keys    [][sha256.Size]byte
 	log     *slog.Logger
 	maxBody int64
+	hosts   []hostPort // empty: any Host
 }
 
 // NewHandler returns the server side of the protocol: an http.Handler for
@@ -93,6 +103,13 @@ func NewHandler(opts *HandlerOptions) (http.Handler, error) {
 		call:    o.Call,
 		log:     o.Logger,
 		maxBody: o.MaxBody,
+	}
+	for i, a := range o.AllowedHosts {
+		hp, err := parseHostPort(a, "")
+		if err != nil {
+			return nil, fmt.Errorf("opentoolhttp: AllowedHosts[%d]: %w", i, err)
+		}
+		h.hosts = append(h.hosts, hp)
 	}
 	if h.version == "" {
 		h.version = DefaultVersion
@@ -119,6 +136,15 @@ func NewHandler(opts *HandlerOptions) (http.Handler, error) {
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store") // the document and results change at run time
+	// Web pages first: a browser sends any page's requests to a port on
+	// this machine, keys or not. The log messages are constant, with the
+	// details as attributes, so that a flood of them can be counted as
+	// repeats of one line.
+	if status, reason := h.checkOrigin(r); status != 0 {
+		h.log.Warn("refused request", "status", status, "path", r.URL.Path, "remote", r.RemoteAddr, "reason", reason)
+		h.writeHTTPError(w, status, reason)
+		return
+	}
 	// Authentication comes before routing, so that without a key nobody
 	// learns which paths or methods exist.
 	if len(h.keys) > 0 {
@@ -141,7 +167,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.serveLoad(w, r)
 		}
 	case Prefix + "/call":
-		if h.allow(w, r, http.MethodPost) {
+		if h.allow(w, r, http.MethodPost) && h.allowJSON(w, r) {
 			h.serveCall(w, r)
 		}
 	default:
@@ -176,6 +202,66 @@ func (h *handler) checkKey(r *http.Request) string {
 		return "unknown API key"
 	}
 	return ""
+}
+
+// checkOrigin refuses what a web page, and not an OpenTool client, would
+// send: a Host that is not a name of this server (421: DNS rebinding), or
+// an Origin other than this server (403: a cross-site request). It returns
+// the status to answer with and why, or 0 when r may go on. A request
+// without Origin is not a browser's cross-site one: browsers send Origin
+// with every POST, and SDK clients send none.
+func (h *handler) checkOrigin(r *http.Request) (int, string) {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	host, err := parseHostPort(r.Host, defaultPort(scheme))
+	if len(h.hosts) > 0 && (err != nil || !host.in(h.hosts)) {
+		return http.StatusMisdirectedRequest, fmt.Sprintf("misdirected request: this server does not answer to Host %q", oneLine(r.Host, 100))
+	}
+	origin := r.Header.Values("Origin")
+	if len(origin) == 0 {
+		return 0, ""
+	}
+	foreign := fmt.Sprintf("forbidden: requests from web pages at %q are refused", oneLine(origin[0], 100))
+	if len(origin) > 1 {
+		return http.StatusForbidden, foreign
+	}
+	// "null" (a sandboxed frame, a file:// page) fails to parse: refused.
+	u, perr := url.Parse(origin[0])
+	if perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Path != "" || u.User != nil {
+		return http.StatusForbidden, foreign
+	}
+	from, perr := parseHostPort(u.Host, defaultPort(u.Scheme))
+	if perr != nil {
+		return http.StatusForbidden, foreign
+	}
+	switch {
+	case len(h.hosts) > 0 && from.in(h.hosts):
+	case len(h.hosts) == 0 && err == nil && from == host: // same origin as the Host asked for
+	default:
+		return http.StatusForbidden, foreign
+	}
+	return 0, ""
+}
+
+// allowJSON answers 415 and reports false unless r's body is declared
+// application/json (charset, if given, UTF-8). A web page can send a
+// text/plain or form POST to any address without the browser asking
+// first; application/json it cannot.
+func (h *handler) allowJSON(w http.ResponseWriter, r *http.Request) bool {
+	ct := r.Header.Get("Content-Type")
+	mt, params, err := mime.ParseMediaType(ct)
+	ok := err == nil && mt == "application/json"
+	for k, v := range params {
+		ok = ok && k == "charset" && strings.EqualFold(v, "utf-8")
+	}
+	if ok && len(r.Header.Values("Content-Type")) == 1 {
+		return true
+	}
+	h.log.Debug("call without Content-Type: application/json", "remote", r.RemoteAddr, "content_type", oneLine(ct, 100))
+	h.writeHTTPError(w, http.StatusUnsupportedMediaType, "unsupported media type: send the call as Content-Type: application/json")
+	return false
 }
 
 // allow answers 405 and reports false unless r uses method.

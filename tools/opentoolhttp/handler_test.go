@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -341,6 +343,7 @@ func TestHandlerCallContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.WithValue(t.Context(), key{}, "request"))
 	cancel() // as if the agent had hung up
 	req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/opentool/call", strings.NewReader(`{"jsonrpc":"2.0","method":"wait","id":1}`))
+	req.Header.Set("Content-Type", "application/json")
 	h.ServeHTTP(httptest.NewRecorder(), req)
 	if value != "request" || !errors.Is(ctxErr, context.Canceled) {
 		t.Errorf("Call's context had value %v and error %v, want the request's (\"request\", context.Canceled)", value, ctxErr)
@@ -372,7 +375,7 @@ func TestHandlerAuth(t *testing.T) {
 			{http.MethodPost, "/opentool/call", `{"jsonrpc":"2.0","method":"count","id":"1"}`},
 		} {
 			t.Run(tc.name+ep.path, func(t *testing.T) {
-				h := http.Header{}
+				h := http.Header{"Content-Type": {"application/json"}}
 				if tc.auth != "" {
 					h.Set("Authorization", tc.auth)
 				}
@@ -480,7 +483,7 @@ func TestHandlerMaxBody(t *testing.T) {
 		{"far over the limit, chunked", io.MultiReader(strings.NewReader(strings.Repeat(" ", 1<<20) + over)), 413},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			a := do(t, http.MethodPost, srv.URL+"/opentool/call", nil, tc.body)
+			a := do(t, http.MethodPost, srv.URL+"/opentool/call", http.Header{"Content-Type": {"application/json"}}, tc.body)
 			if a.status != tc.status {
 				t.Fatalf("status %d, want %d (body %s)", a.status, tc.status, a.body)
 			}
@@ -548,6 +551,129 @@ func TestHandlerLogsPanic(t *testing.T) {
 	for _, want := range []string{"call panicked", "method=count", `panic="index out of range"`, "TestHandlerLogsPanic"} {
 		if !strings.Contains(logs.String(), want) {
 			t.Errorf("logs lack %q:\n%s", want, logs.String())
+		}
+	}
+}
+
+// TestHandlerRefusesWebPages replays what any web page can make a browser
+// send to a port on the user's machine: a "simple" cross-origin POST
+// (text/plain, no preflight) and a request to a name the page's owner
+// pointed at 127.0.0.1 (DNS rebinding). Without keys, none of them may run
+// a tool; the SDK clients' requests still do.
+func TestHandlerRefusesWebPages(t *testing.T) {
+	leakCheck(t)
+	var calls atomic.Int32
+	srv := httptest.NewUnstartedServer(nil)
+	port := strconv.Itoa(srv.Listener.Addr().(*net.TCPAddr).Port)
+	h, err := opentoolhttp.NewHandler(&opentoolhttp.HandlerOptions{
+		Call: func(context.Context, string, json.RawMessage) (any, error) {
+			calls.Add(1)
+			return map[string]string{"status": "success"}, nil
+		},
+		AllowedHosts: []string{"127.0.0.1:" + port, "localhost:" + port, "[::1]:" + port, "board.lan"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Config.Handler = h
+	srv.Start()
+	t.Cleanup(srv.Close)
+
+	const body = `{"jsonrpc":"2.0","method":"amplify_volume","params":{"level":100},"id":1}`
+	for _, tc := range []struct {
+		name        string
+		host        string // "" sends the URL's, 127.0.0.1:port
+		origin      string
+		contentType string
+		status      int
+	}{
+		{"the issue's cross-origin text/plain POST", "", "http://evil.example", "text/plain", 403},
+		{"a text/plain POST without Origin", "", "", "text/plain", 415},
+		{"a form POST", "", "", "application/x-www-form-urlencoded", 415},
+		{"no Content-Type", "", "", "", 415},
+		{"JSON in another charset", "", "", "application/json; charset=latin1", 415},
+		{"JSON with another parameter", "", "", "application/json; boundary=x", 415},
+		{"a foreign Origin with JSON", "", "http://evil.example", "application/json", 403},
+		{"Origin of another local port", "", "http://127.0.0.1:1", "application/json", 403},
+		{"Origin null", "", "null", "application/json", 403},
+		{"DNS rebinding", "evil.example", "", "application/json", 421},
+		{"DNS rebinding with the port", "evil.example:" + port, "http://evil.example:" + port, "text/plain", 421},
+		{"DNS rebinding, a subdomain of an allowed name", "x.board.lan:" + port, "", "application/json", 421},
+		{"the loopback address on another port", "127.0.0.1:1", "", "application/json", 421},
+		{"SDK client", "", "", "application/json", 200},
+		{"SDK client with charset", "", "", "application/json; charset=UTF-8", 200},
+		{"localhost", "localhost:" + port, "", "application/json", 200},
+		{"IPv6 loopback", "[::1]:" + port, "", "application/json", 200},
+		{"a configured name, any port", "BOARD.lan:8443", "", "application/json", 200},
+		{"a page served by this server", "", "http://localhost:" + port, "application/json", 200},
+		{"a page of a configured name", "board.lan", "https://board.lan", "application/json", 200},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := calls.Load()
+			req, err := http.NewRequestWithContext(testContext(t), http.MethodPost, srv.URL+"/opentool/call", strings.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.host != "" {
+				req.Host = tc.host
+			}
+			if tc.origin != "" {
+				req.Header.Set("Origin", tc.origin)
+			}
+			if tc.contentType != "" {
+				req.Header.Set("Content-Type", tc.contentType)
+			}
+			hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+			resp, err := hc.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			ran := calls.Load() != before
+			if resp.StatusCode != tc.status || ran != (tc.status == 200) {
+				t.Errorf("status %d, tool ran %v (body %s); want %d, ran %v", resp.StatusCode, ran, b, tc.status, tc.status == 200)
+			}
+			if tc.status != 200 {
+				var e struct {
+					Code    int    `json:"code"`
+					Message string `json:"message"`
+				}
+				if json.Unmarshal(b, &e) != nil || e.Code != tc.status || e.Message == "" {
+					t.Errorf("body %s, want {code: %d, message: why}", b, tc.status)
+				}
+			}
+		})
+	}
+}
+
+// Without AllowedHosts any Host is served, but an Origin must still be the
+// Host the request was sent to.
+func TestHandlerSameOriginWithoutAllowedHosts(t *testing.T) {
+	leakCheck(t)
+	srv := serve(t, &opentoolhttp.HandlerOptions{Call: counter()})
+	host := strings.TrimPrefix(srv.URL, "http://")
+	for origin, status := range map[string]int{
+		"":                        200,
+		"http://" + host:          200,
+		"http://evil.example":     403,
+		"http://" + host + "/app": 403,
+	} {
+		h := http.Header{"Content-Type": {"application/json"}}
+		if origin != "" {
+			h.Set("Origin", origin)
+		}
+		a := do(t, http.MethodPost, srv.URL+"/opentool/call", h, strings.NewReader(`{"jsonrpc":"2.0","method":"count","id":1}`))
+		if a.status != status {
+			t.Errorf("Origin %q: status %d (%s), want %d", origin, a.status, a.body, status)
+		}
+	}
+}
+
+func TestHandlerBadAllowedHosts(t *testing.T) {
+	for _, bad := range []string{"", "http://board.lan", "board.lan:x", "a:b:c", "board.lan/path"} {
+		if _, err := opentoolhttp.NewHandler(&opentoolhttp.HandlerOptions{AllowedHosts: []string{"ok.lan", bad}}); err == nil || !strings.Contains(err.Error(), "AllowedHosts[1]") {
+			t.Errorf("AllowedHosts %q: NewHandler error %v, want one naming AllowedHosts[1]", bad, err)
 		}
 	}
 }

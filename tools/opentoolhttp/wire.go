@@ -3,7 +3,10 @@ package opentoolhttp
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -159,4 +162,53 @@ func oneLine(s string, limit int) string {
 		end--
 	}
 	return out[:end] + "…"
+}
+
+// hostPort is a host and port as Host and Origin name them: the host in
+// lower case, without brackets; the port empty for "any port" (in
+// AllowedHosts only).
+type hostPort struct {
+	host, port string
+}
+
+// parseHostPort reads "host:port", "[v6]:port", "host" or "[v6]"; a
+// missing port is defPort.
+func parseHostPort(s, defPort string) (hostPort, error) {
+	if s == "" {
+		return hostPort{}, errors.New("no host")
+	}
+	host, port, err := net.SplitHostPort(s)
+	if err != nil {
+		// No port: a name, an IPv4 address, or an IPv6 one in brackets.
+		host, port = s, defPort
+		if strings.HasPrefix(s, "[") && strings.HasSuffix(s, "]") {
+			host = s[1 : len(s)-1]
+		} else if strings.Contains(s, ":") {
+			return hostPort{}, fmt.Errorf("%q is not host or host:port", s)
+		}
+	} else if n, perr := strconv.Atoi(port); perr != nil || n < 0 || n > 65535 {
+		return hostPort{}, fmt.Errorf("%q: the port is not a number 0..65535", s)
+	}
+	if host == "" || strings.ContainsAny(host, "/?#@[] ") {
+		return hostPort{}, fmt.Errorf("%q is not host or host:port", s)
+	}
+	return hostPort{strings.ToLower(host), port}, nil
+}
+
+// in reports whether hp is one of allowed, where an allowed port that is
+// empty matches any.
+func (hp hostPort) in(allowed []hostPort) bool {
+	for _, a := range allowed {
+		if a.host == hp.host && (a.port == "" || a.port == hp.port) {
+			return true
+		}
+	}
+	return false
+}
+
+func defaultPort(scheme string) string {
+	if scheme == "https" {
+		return "443"
+	}
+	return "80"
 }
