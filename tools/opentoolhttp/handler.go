@@ -51,6 +51,11 @@ type HandlerOptions struct {
 	// err.Error(), which the agent shows to people: keep it short. A panic
 	// is answered with CodeInternalError and logged with its stack.
 	//
+	// When the error's data is an object with a string "details" member,
+	// the details are also appended to the message ("Invalid params:
+	// level: 300 is greater than the maximum 100"): the TypeScript SDK's
+	// client keeps only the message.
+	//
 	// Calls are not limited here: the caller bounds its own work in flight.
 	// A nil Call answers every method with CodeMethodNotFound.
 	Call func(ctx context.Context, name string, params json.RawMessage) (result any, err error)
@@ -71,6 +76,14 @@ type HandlerOptions struct {
 	// was made to point at this machine still sends its own name. Empty
 	// means any Host. Names compare without regard to case.
 	AllowedHosts []string
+	// KeepRefs serves the document of Load as it is. By default every
+	// {"$ref":"#/schemas/NAME"} in it is replaced by the schema it names,
+	// because the TypeScript SDK's client resolves a reference only
+	// against schemas it loaded earlier, and fails on the rest (its own
+	// server inlines them too). A schema that refers to itself is cut at
+	// the second visit: the reference becomes the schema's type, its
+	// description saying where the shape continues.
+	KeepRefs bool
 }
 
 // handler serves the three endpoints. It is immutable after NewHandler, so
@@ -83,6 +96,7 @@ type handler struct {
 	log     *slog.Logger
 	maxBody int64
 	hosts   []hostPort // empty: any Host
+	inline  bool       // replace $refs in the document
 }
 
 // NewHandler returns the server side of the protocol: an http.Handler for
@@ -103,6 +117,7 @@ func NewHandler(opts *HandlerOptions) (http.Handler, error) {
 		call:    o.Call,
 		log:     o.Logger,
 		maxBody: o.MaxBody,
+		inline:  !o.KeepRefs,
 	}
 	for i, a := range o.AllowedHosts {
 		hp, err := parseHostPort(a, "")
@@ -296,6 +311,15 @@ func (h *handler) serveLoad(w http.ResponseWriter, r *http.Request) {
 		h.writeHTTPError(w, http.StatusInternalServerError, "the device's OpenTool document is not a JSON object")
 		return
 	}
+	if h.inline {
+		if inlined, err := inlineRefs(doc); err != nil {
+			// Still a valid document; only clients that resolve
+			// references themselves can use it.
+			h.log.Warn("the OpenTool document is served with its $refs", "err", err)
+		} else {
+			doc = inlined
+		}
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
 	w.Write(validUTF8(doc))
@@ -373,6 +397,7 @@ func (h *handler) invoke(ctx context.Context, name string, params json.RawMessag
 		var e *RPCError
 		if errors.As(err, &e) && e != nil {
 			c := *e
+			c.Message = withDetails(c.Message, c.Data)
 			return nil, &c
 		}
 		return nil, &RPCError{Code: CodeServerError, Message: err.Error()}

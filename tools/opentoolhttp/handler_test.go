@@ -266,7 +266,24 @@ func TestHandlerCall(t *testing.T) {
 				return nil, &opentoolhttp.RPCError{Code: -32602, Message: "Invalid params", Data: map[string]string{"details": "level > 100"}}
 			}),
 			wantCall:  call{"tool", `{}`},
-			wantError: `{"code":-32602,"message":"Invalid params","data":{"details":"level > 100"}}`,
+			// The TypeScript SDK keeps only the message: the details go there too.
+			wantError: `{"code":-32602,"message":"Invalid params: level > 100","data":{"details":"level > 100"}}`,
+		},
+		{
+			name: "RPCError whose message holds the details",
+			call: record(func() (any, error) {
+				return nil, &opentoolhttp.RPCError{Code: -32602, Message: "Invalid params: level > 100", Data: map[string]any{"details": "level > 100", "n": 1}}
+			}),
+			wantCall:  call{"tool", `{}`},
+			wantError: `{"code":-32602,"message":"Invalid params: level > 100","data":{"details":"level > 100","n":1}}`,
+		},
+		{
+			name: "RPCError with data but no details",
+			call: record(func() (any, error) {
+				return nil, &opentoolhttp.RPCError{Code: 7, Message: "odd", Data: map[string]any{"detail": "x", "details": 3}}
+			}),
+			wantCall:  call{"tool", `{}`},
+			wantError: `{"code":7,"message":"odd","data":{"detail":"x","details":3}}`,
 		},
 		{
 			name: "wrapped RPCError",
