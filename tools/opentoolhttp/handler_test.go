@@ -265,7 +265,7 @@ func TestHandlerCall(t *testing.T) {
 			call: record(func() (any, error) {
 				return nil, &opentoolhttp.RPCError{Code: -32602, Message: "Invalid params", Data: map[string]string{"details": "level > 100"}}
 			}),
-			wantCall:  call{"tool", `{}`},
+			wantCall: call{"tool", `{}`},
 			// The TypeScript SDK keeps only the message: the details go there too.
 			wantError: `{"code":-32602,"message":"Invalid params: level > 100","data":{"details":"level > 100"}}`,
 		},
