@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"mime"
+	"net"
 	"net/http"
 	"net/url"
 	"runtime/debug"
@@ -76,6 +77,10 @@ type HandlerOptions struct {
 	// was made to point at this machine still sends its own name. Empty
 	// means any Host. Names compare without regard to case.
 	AllowedHosts []string
+	// AnyIPHost also accepts a Host that is an IP address, on any port:
+	// a server listening on all addresses is reached by each of the
+	// machine's addresses, and DNS rebinding needs a name.
+	AnyIPHost bool
 	// KeepRefs serves the document of Load as it is. By default every
 	// {"$ref":"#/schemas/NAME"} in it is replaced by the schema it names,
 	// because the TypeScript SDK's client resolves a reference only
@@ -95,7 +100,8 @@ type handler struct {
 	keys    [][sha256.Size]byte
 	log     *slog.Logger
 	maxBody int64
-	hosts   []hostPort // empty: any Host
+	hosts   []hostPort // empty, with anyIP false: any Host
+	anyIP   bool       // any IP address as Host too
 	inline  bool       // replace $refs in the document
 }
 
@@ -118,6 +124,7 @@ func NewHandler(opts *HandlerOptions) (http.Handler, error) {
 		log:     o.Logger,
 		maxBody: o.MaxBody,
 		inline:  !o.KeepRefs,
+		anyIP:   o.AnyIPHost,
 	}
 	for i, a := range o.AllowedHosts {
 		hp, err := parseHostPort(a, "")
@@ -231,7 +238,7 @@ func (h *handler) checkOrigin(r *http.Request) (int, string) {
 		scheme = "https"
 	}
 	host, err := parseHostPort(r.Host, defaultPort(scheme))
-	if len(h.hosts) > 0 && (err != nil || !host.in(h.hosts)) {
+	if (len(h.hosts) > 0 || h.anyIP) && (err != nil || !host.in(h.hosts) && !(h.anyIP && net.ParseIP(host.host) != nil)) {
 		return http.StatusMisdirectedRequest, fmt.Sprintf("misdirected request: this server does not answer to Host %q", oneLine(r.Host, 100))
 	}
 	origin := r.Header.Values("Origin")
@@ -251,13 +258,12 @@ func (h *handler) checkOrigin(r *http.Request) (int, string) {
 	if perr != nil {
 		return http.StatusForbidden, foreign
 	}
-	switch {
-	case len(h.hosts) > 0 && from.in(h.hosts):
-	case len(h.hosts) == 0 && err == nil && from == host: // same origin as the Host asked for
-	default:
-		return http.StatusForbidden, foreign
+	// The same origin as the Host, which passed the check above, or a
+	// page under another of the server's names.
+	if (err == nil && from == host) || from.in(h.hosts) {
+		return 0, ""
 	}
-	return 0, ""
+	return http.StatusForbidden, foreign
 }
 
 // allowJSON answers 415 and reports false unless r's body is declared

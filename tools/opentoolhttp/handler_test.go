@@ -694,3 +694,63 @@ func TestHandlerBadAllowedHosts(t *testing.T) {
 		}
 	}
 }
+
+// A flood of refused requests must be countable as repeats of one line: the
+// message stays the same whoever sends what, and the remote address and
+// the reason are attributes.
+func TestHandlerRefusalLogsAreConstant(t *testing.T) {
+	leakCheck(t)
+	var logs bytes.Buffer
+	srv := serve(t, &opentoolhttp.HandlerOptions{
+		Call:         counter(),
+		APIKeys:      []string{"key-one"},
+		AllowedHosts: []string{"127.0.0.1"},
+		Logger:       slog.New(slog.NewJSONHandler(&logs, nil)),
+	})
+	for _, auth := range []string{"", "Bearer nope", "Basic x"} {
+		do(t, http.MethodGet, srv.URL+"/opentool/version", http.Header{"Authorization": {auth}}, nil)
+	}
+	for _, origin := range []string{"http://evil.example", "null"} {
+		do(t, http.MethodGet, srv.URL+"/opentool/version", http.Header{"Origin": {origin}}, nil)
+	}
+	msgs := map[string]int{}
+	for line := range strings.Lines(logs.String()) {
+		var rec struct {
+			Msg    string `json:"msg"`
+			Remote string `json:"remote"`
+			Reason string `json:"reason"`
+		}
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		if !strings.HasPrefix(rec.Remote, "127.0.0.1:") || rec.Reason == "" {
+			t.Errorf("log line %s: want remote and reason attributes", line)
+		}
+		msgs[rec.Msg]++
+	}
+	if want := map[string]int{"unauthorized request": 3, "refused request": 2}; fmt.Sprint(msgs) != fmt.Sprint(want) {
+		t.Errorf("log messages %v, want %v", msgs, want)
+	}
+}
+
+// AnyIPHost: a server on all addresses answers to each of them, but not to
+// a name.
+func TestHandlerAnyIPHost(t *testing.T) {
+	leakCheck(t)
+	srv := serve(t, &opentoolhttp.HandlerOptions{AnyIPHost: true, AllowedHosts: []string{"localhost:1"}})
+	for host, status := range map[string]int{"192.168.1.5:9627": 200, "[fe80::1]": 200, "localhost:1": 200, "evil.example:9627": 421, "localhost:2": 421} {
+		req, err := http.NewRequestWithContext(testContext(t), http.MethodGet, srv.URL+"/opentool/version", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Host = host
+		resp, err := (&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != status {
+			t.Errorf("Host %s: %d, want %d", host, resp.StatusCode, status)
+		}
+	}
+}
