@@ -135,7 +135,9 @@ func TestOpenToolServerCheck(t *testing.T) {
 			s.Spec, s.Timeout = "w.yaml", 5*time.Minute
 			c.ToolSets.OpenAPI = []OpenAPISetConfig{s}
 		}, "toolsets.openapi[0].timeout (5m0s)"},
-		{"host names", func(c *Config) { c.OpenTool.AllowedHosts = []string{"board.lan", "board.lan:8443", "192.168.1.5", "[fe80::1]:9627"} }, ""},
+		{"host names", func(c *Config) {
+			c.OpenTool.AllowedHosts = []string{"board.lan", "board.lan:8443", "192.168.1.5", "[fe80::1]:9627"}
+		}, ""},
 		{"a URL as host", func(c *Config) { c.OpenTool.AllowedHosts = []string{"https://board.lan"} }, `opentool.allowed_hosts: "https://board.lan" is not a host or host:port`},
 		{"a bad port", func(c *Config) { c.OpenTool.AllowedHosts = []string{"board.lan:http"} }, `port "http" is not a number`},
 	} {
