@@ -85,7 +85,7 @@ func toolSetSettings() []setting {
 		stringKey("opentool.api_keys_file", "", "file of API keys, one per line (# comments), that OpenTool clients send as Authorization: Bearer KEY", func(c *Config) *string { return &c.OpenTool.APIKeysFile }, nil),
 		{
 			key: "opentool.allowed_hosts", typ: "list",
-			usage: "other names (host or host:port) clients reach the server by, e.g. [board.lan]; Host and Origin must be the listen address (on loopback: 127.0.0.1, localhost, [::1]) or one of these",
+			usage: "other names clients reach the server by: host (any port) or host:port, e.g. [board.lan]; Host and Origin must be the listen address (on loopback: 127.0.0.1, localhost, [::1]) or one of these",
 			get:   func(c *Config) string { return formatList(c.OpenTool.AllowedHosts) },
 			setList: func(c *Config, items []string) error {
 				if err := checkAllowedHosts(items); err != nil {
