@@ -335,3 +335,64 @@ func TestOpenToolServerTLS(t *testing.T) {
 		t.Errorf("a bad key file: %v, want an error naming opentool.cert_file and the files", err)
 	}
 }
+
+// A reload applies the new keys of the opentool section: a new allowed host on the same
+// listener, TLS on a new one, and a certificate renewed in place without a new listener.
+func TestOpenToolServerReload(t *testing.T) {
+	srv := startStandIn(t, nil)
+	base := baseConfig(t, srv.URL()) + "opentool:\n  listen: 127.0.0.1:0\n"
+	d := startDaemon(t, base, nil)
+	nextRegistration(t, srv)
+	addr := openToolAddr(t, d, 1)
+
+	get := func(hc *http.Client, url, host string) (int, error) {
+		t.Helper()
+		req, err := http.NewRequestWithContext(waitCtx(t), http.MethodGet, url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Host = host
+		resp, err := hc.Do(req)
+		if err != nil {
+			return 0, err
+		}
+		resp.Body.Close()
+		return resp.StatusCode, nil
+	}
+	plain := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	if status, err := get(plain, "http://"+addr+"/opentool/version", "board.lan"); status != http.StatusMisdirectedRequest {
+		t.Errorf("Host board.lan before it is allowed: %d, %v; want 421", status, err)
+	}
+	d.reload(t, base+"  allowed_hosts: [board.lan]\n", "configuration reloaded")
+	if status, err := get(plain, "http://"+addr+"/opentool/version", "board.lan"); status != http.StatusOK {
+		t.Errorf("Host board.lan once allowed: %d, %v; want 200 on the same listener", status, err)
+	}
+
+	dir := t.TempDir()
+	certFile, keyFile, pool := selfSigned(t, dir)
+	withTLS := base + fmt.Sprintf("  cert_file: %s\n  key_file: %s\n", certFile, keyFile)
+	d.reload(t, withTLS, "configuration reloaded")
+	addr = openToolAddr(t, d, 2)
+	secure := func(pool *x509.CertPool) *http.Client {
+		return &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, DisableKeepAlives: true}}
+	}
+	if status, err := get(secure(pool), "https://"+addr+"/opentool/version", addr); status != http.StatusOK {
+		t.Errorf("HTTPS after the reload: %d, %v", status, err)
+	}
+	if status, err := get(plain, "http://"+addr+"/opentool/version", addr); err == nil && status != http.StatusBadRequest {
+		t.Errorf("plain HTTP after the reload: %d, want it refused", status)
+	}
+
+	// Renewed in place: the same files, a new certificate, the same listener.
+	_, _, renewed := selfSigned(t, dir)
+	d.reload(t, withTLS, "configuration reloaded")
+	if status, err := get(secure(renewed), "https://"+addr+"/opentool/version", addr); status != http.StatusOK {
+		t.Errorf("HTTPS with the renewed certificate: %d, %v", status, err)
+	}
+	if _, err := get(secure(pool), "https://"+addr+"/opentool/version", addr); err == nil {
+		t.Errorf("the old certificate is still served after the reload")
+	}
+	if n := strings.Count(d.stderr.String(), "serving the device's tools over OpenTool"); n != 2 {
+		t.Errorf("%d listeners opened, want 2 (the renewal keeps the listener)", n)
+	}
+}
