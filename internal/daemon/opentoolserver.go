@@ -198,8 +198,7 @@ func (d *Daemon) openToolHandler(keys, hosts []string, anyIP bool) (http.Handler
 			// The JSON-RPC method is the tool: a name that is none is an unknown method, not
 			// the invalid params the agent server's mcp/tool/execute gets for it.
 			if _, ok := d.cur.Load().reg.Lookup(name); !ok {
-				return nil, &opentoolhttp.RPCError{Code: opentoolhttp.CodeMethodNotFound, Message: "Method not found: " + name,
-					Data: device.ErrorData{Details: fmt.Sprintf("the device has no tool %q", name)}}
+				return nil, &opentoolhttp.RPCError{Code: opentoolhttp.CodeMethodNotFound, Message: "Method not found: " + name}
 			}
 			res, err := d.agent.Call(ctx, name, params)
 			var ce *device.CallError
