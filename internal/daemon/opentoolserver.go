@@ -70,10 +70,7 @@ func listenOpenTool(o config.OpenToolConfig, cert *tls.Certificate, mk func(port
 	scheme := "http"
 	if cert != nil {
 		scheme = "https"
-		served = tls.NewListener(served, &tls.Config{
-			MinVersion:     tls.VersionTLS12,
-			GetCertificate: func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return s.cert.Load(), nil },
-		})
+		served = openToolTLS(served, s.cert.Load)
 	}
 	go func() {
 		defer close(s.done)
@@ -150,18 +147,6 @@ func (c *limitConn) Close() error {
 	err := c.Conn.Close()
 	c.release()
 	return err
-}
-
-// loadOpenToolCert reads opentool.cert_file and opentool.key_file; nil when they are not set.
-func loadOpenToolCert(o config.OpenToolConfig) (*tls.Certificate, error) {
-	if o.CertFile == "" {
-		return nil, nil
-	}
-	cert, err := tls.LoadX509KeyPair(o.CertFile, o.KeyFile)
-	if err != nil {
-		return nil, &config.Error{Key: "opentool.cert_file", Err: fmt.Errorf("%s with opentool.key_file %s: %w", o.CertFile, o.KeyFile, err)}
-	}
-	return &cert, nil
 }
 
 // openToolHosts are the names the server answers to on port: the listen address (on loopback,
