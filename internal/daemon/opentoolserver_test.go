@@ -281,3 +281,29 @@ func TestOpenToolServerReloadHosts(t *testing.T) {
 	}
 
 }
+
+// A device whose tool set is another devicectl's OpenTool server shows the other's details once,
+// though they come both in the message and in data.details.
+func TestOpenToolForwardedDetailsOnce(t *testing.T) {
+	const details = "tool_input.level: 555 is greater than the maximum 100"
+	for _, message := range []string{"Invalid params", "Invalid params: " + details} {
+		h, err := opentoolhttp.NewHandler(&opentoolhttp.HandlerOptions{Call: func(context.Context, string, json.RawMessage) (any, error) {
+			return nil, &opentoolhttp.RPCError{Code: -32602, Message: message, Data: map[string]string{"details": details}}
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := serveOpenTool(t, config.OpenToolConfig{}, nil, h)
+		set := config.DefaultOpenToolSet()
+		set.URL = "http://" + s.addr()
+		src, err := newOpenToolSource(0, set, "test", slog.New(slog.DiscardHandler), func(string) {})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = src.forward("amplify_volume")(waitCtx(t), json.RawMessage(`{"level":555}`))
+		src.client.CloseIdleConnections()
+		if err == nil || strings.Count(err.Error(), details) != 1 {
+			t.Errorf("server message %q: forwarded error %v, want the details once", message, err)
+		}
+	}
+}
