@@ -74,8 +74,10 @@ type HandlerOptions struct {
 	// header carries them: "host:port", or "host" for any port (IPv6 in
 	// brackets). When not empty, a request whose Host is none of them is
 	// answered 421, which defeats DNS rebinding: a web page whose name
-	// was made to point at this machine still sends its own name. Empty
-	// means any Host. Names compare without regard to case.
+	// was made to point at this machine still sends its own name. Empty,
+	// with AnyIPHost false, means any Host. Names compare without regard
+	// to case. An Origin, when a request has one, must be the request's
+	// own Host or one of these (403 otherwise).
 	AllowedHosts []string
 	// AnyIPHost also accepts a Host that is an IP address, on any port:
 	// a server listening on all addresses is reached by each of the
