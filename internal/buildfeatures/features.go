@@ -21,6 +21,8 @@ var Features = []Feature{
 		What: "devicectl swarm: many simulated devices against a server, for load tests"},
 	{Name: "http2", Tag: "nethttpomithttp2", Has: HasHTTP2,
 		What: "HTTP/2 in net/http (Go's own tag); devicectl speaks HTTP/1.1: the WebSocket upgrade, OpenTool"},
+	{Name: "opentooltls", Tag: "devicectl_omit_opentooltls", Has: HasOpenToolTLS,
+		What: "HTTPS for the device's OpenTool server (opentool.cert_file): Go's TLS server handshake"},
 }
 
 // Omitted returns the features this build leaves out.

@@ -109,6 +109,7 @@ func Defaults() *Config {
 		Render:   RenderConfig{Color: "auto"},
 		Hardware: defaultHardware(),
 		Hooks:    HooksConfig{Timeout: 10 * time.Second},
+		OpenTool: DefaultOpenTool(),
 		Agent:    defaultAgent(),
 		Log:      LogConfig{Level: slog.LevelInfo, Format: "auto"},
 	}
@@ -402,6 +403,9 @@ func (c *Config) Check() error {
 	}
 	if c.OpenTool.Listen != "" && c.OpenTool.APIKeysFile == "" && !isLoopback(c.OpenTool.Listen) {
 		return &Error{Key: "opentool.listen", Err: fmt.Errorf("%s is reachable beyond this machine, and opentool.api_keys_file is not set: set it, or listen on 127.0.0.1", c.OpenTool.Listen)}
+	}
+	if err := c.OpenTool.check(c); err != nil {
+		return err
 	}
 	if (c.Server.CertFile == "") != (c.Server.KeyFile == "") {
 		return &Error{Key: "server.cert_file", Err: errors.New("server.cert_file and server.key_file go together: set both or neither")}

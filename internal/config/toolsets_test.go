@@ -156,13 +156,47 @@ func TestOpenToolListenBeyondLoopbackNeedsKeys(t *testing.T) {
 		{"0.0.0.0:9627", "/etc/devicectl/opentool.keys", true},
 	} {
 		c := Defaults()
-		c.OpenTool = OpenToolConfig{Listen: tc.listen, APIKeysFile: tc.keys}
+		c.OpenTool.Listen, c.OpenTool.APIKeysFile = tc.listen, tc.keys
 		err := c.Check()
 		if (err == nil) != tc.ok {
 			t.Errorf("listen %q keys %q: check = %v, want ok=%v", tc.listen, tc.keys, err, tc.ok)
 		}
 		if err != nil && !strings.Contains(err.Error(), "opentool.listen: "+tc.listen+" is reachable beyond this machine") {
 			t.Errorf("listen %q: error %q does not say why", tc.listen, err)
+		}
+	}
+}
+
+// The opentool section's keys that only make sense together.
+func TestOpenToolServerCheck(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(c *Config)
+		want string // "" for no error
+	}{
+		{"defaults", func(c *Config) {}, ""},
+		{"TLS", func(c *Config) { c.OpenTool.CertFile, c.OpenTool.KeyFile = "c.pem", "k.pem" }, ""},
+		{"cert without key", func(c *Config) { c.OpenTool.CertFile = "c.pem" }, "opentool.key_file: missing: opentool.cert_file and opentool.key_file go together"},
+		{"key without cert", func(c *Config) { c.OpenTool.KeyFile = "k.pem" }, "opentool.cert_file: missing"},
+		{"write timeout under the tool timeout", func(c *Config) { c.OpenTool.WriteTimeout = 5 * time.Second }, "opentool.write_timeout: 5s is not longer than execution.tool_timeout (10s)"},
+		{"write timeout under a tool's", func(c *Config) { c.Execution.ToolTimeouts = map[string]time.Duration{"speak": 3 * time.Minute} }, "opentool.write_timeout: 2m0s is not longer than execution.tool_timeouts.speak (3m0s)"},
+		{"write timeout under a tool set's", func(c *Config) {
+			s := DefaultOpenAPISet()
+			s.Spec, s.Timeout = "w.yaml", 5*time.Minute
+			c.ToolSets.OpenAPI = []OpenAPISetConfig{s}
+		}, "toolsets.openapi[0].timeout (5m0s)"},
+		{"host names", func(c *Config) {
+			c.OpenTool.AllowedHosts = []string{"board.lan", "board.lan:8443", "192.168.1.5", "[fe80::1]:9627"}
+		}, ""},
+		{"a URL as host", func(c *Config) { c.OpenTool.AllowedHosts = []string{"https://board.lan"} }, `opentool.allowed_hosts: "https://board.lan" is not a host or host:port`},
+		{"a bad port", func(c *Config) { c.OpenTool.AllowedHosts = []string{"board.lan:http"} }, `port "http" is not a number`},
+	} {
+		c := Defaults()
+		c.OpenTool.Listen = "127.0.0.1:9627"
+		tc.edit(c)
+		err := c.Check()
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s: Check() = %v, want %q", tc.name, err, tc.want)
 		}
 	}
 }

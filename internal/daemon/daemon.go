@@ -109,7 +109,7 @@ type parts struct {
 
 // keyFiles lists the files of API keys and tokens c names, besides the server's credentials.
 func keyFiles(c *config.Config) []string {
-	files := []string{c.OpenTool.APIKeysFile}
+	files := []string{c.OpenTool.APIKeysFile, c.OpenTool.CertFile, c.OpenTool.KeyFile}
 	for _, s := range c.ToolSets.OpenTool {
 		files = append(files, s.APIKeyFile)
 	}
@@ -242,13 +242,11 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 	// reload may have started the server, or moved it.
 	defer func() { d.ot.close(d.cur.Load().cfg.Execution.DrainTimeout) }()
 	if c.OpenTool.Listen != "" {
-		h, err := d.openToolHandlerFor(c)
+		ot, err := d.reopenOpenTool(c)
 		if err != nil {
 			return err
 		}
-		if d.ot, err = listenOpenTool(c.OpenTool.Listen, h, d.log); err != nil {
-			return err
-		}
+		ot.commit()
 	}
 	sdCtx, stopSystemd := context.WithCancel(ctx)
 	d.sd = startSystemd(sdCtx, c.Server.URL, d.agent.Check, d.log)

@@ -108,7 +108,9 @@ func (s *openToolSource) forward(name string) tools.Handler {
 			var data struct {
 				Details string `json:"details"`
 			}
-			if json.Unmarshal(ce.Data, &data) == nil && data.Details != "" {
+			// A server that already put them in its message (devicectl does, for the TypeScript
+			// SDK) is not repeated.
+			if json.Unmarshal(ce.Data, &data) == nil && data.Details != "" && !strings.Contains(ce.Message, data.Details) {
 				return nil, fmt.Errorf("%w: %s", err, data.Details)
 			}
 		}

@@ -34,6 +34,21 @@
 // An id is echoed as sent; a missing one is answered with null rather than
 // not at all. A body over MaxBody is HTTP 413 with a JSON-RPC error.
 //
+// An RPCError whose data has a string "details" member is sent with the
+// details in the message as well ("Invalid params: level: 300 is greater
+// than the maximum 100"), because the TypeScript SDK's client keeps only
+// the message. /load replaces each {"$ref":"#/schemas/NAME"} by the schema
+// it names (HandlerOptions.KeepRefs turns that off): that client cannot
+// resolve references.
+//
+// A browser sends any web page's requests to a port on the user's machine,
+// so before anything else the handler refuses what only a page would send:
+// a Host outside AllowedHosts (421; DNS rebinding), an Origin that is
+// neither the Host nor one of AllowedHosts (403), and a /call whose
+// Content-Type is not application/json (415; the only kinds a page can
+// POST elsewhere without the browser asking the server first). SDK clients
+// send no Origin and application/json.
+//
 // With APIKeys set, every endpoint wants a valid key and answers 401 with
 // WWW-Authenticate otherwise; keys are compared in constant time and never
 // logged. A wrong method is 405 with Allow, another path 404; these, and

@@ -51,7 +51,9 @@ func FuzzHandleCall(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/opentool/call", bytes.NewReader(body)))
+		req := httptest.NewRequest(http.MethodPost, "/opentool/call", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		h.ServeHTTP(rec, req)
 		checkCallAnswer(t, body, rec)
 	})
 }
@@ -128,4 +130,42 @@ func checkCallAnswer(t *testing.T, body []byte, rec *httptest.ResponseRecorder) 
 			t.Fatalf("body %q: answer %s: echo result %s, want %s", body, out, result, want)
 		}
 	}
+}
+
+// FuzzLoadInline feeds arbitrary documents to GET /opentool/load, whose
+// $refs the handler inlines. Whatever the document, the answer is a JSON
+// object (200) or the error for a document that is not one (500), and an
+// object without "$ref" comes back byte for byte.
+func FuzzLoadInline(f *testing.F) {
+	f.Add(`{"functions":[{"parameters":[{"schema":{"$ref":"#/schemas/A","description":"d"}}]}],"schemas":{"A":{"type":"object","properties":{"b":{"$ref":"#/schemas/B"}}},"B":{"items":{"$ref":"#/schemas/A"}}}}`)
+	f.Add(`{"functions":[{"schema":{"$ref":"#/schemas/"}}],"schemas":{"":{"$ref":"#/schemas/"}}}`)
+	f.Add(`{"functions":{"$ref":"#/schemas/x"},"schemas":{"x":1}}`)
+	f.Add(`{"schemas":[{"$ref":"#/schemas/0"}],"functions":[]}`)
+	f.Fuzz(func(t *testing.T, doc string) {
+		h, err := opentoolhttp.NewHandler(&opentoolhttp.HandlerOptions{
+			Load: func(context.Context) (json.RawMessage, error) { return json.RawMessage(doc), nil },
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/opentool/load", nil))
+		body := rec.Body.Bytes()
+		if !json.Valid(body) {
+			t.Fatalf("document %q: answer %q is not JSON", doc, body)
+		}
+		switch rec.Code {
+		case http.StatusOK:
+			if b := bytes.TrimSpace(body); b[0] != '{' {
+				t.Fatalf("document %q: answer %q is not an object", doc, body)
+			}
+			if trimmed := bytes.TrimSpace([]byte(doc)); json.Valid(trimmed) && utf8.Valid(trimmed) && !bytes.Contains(trimmed, []byte(`"$ref"`)) &&
+				len(trimmed) > 0 && trimmed[0] == '{' && !bytes.Equal(bytes.TrimSpace(body), trimmed) {
+				t.Fatalf("document %q without $ref came back changed: %q", doc, body)
+			}
+		case http.StatusInternalServerError:
+		default:
+			t.Fatalf("document %q: status %d", doc, rec.Code)
+		}
+	})
 }

@@ -10,7 +10,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"mime"
+	"net"
 	"net/http"
+	"net/url"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -49,6 +52,11 @@ type HandlerOptions struct {
 	// err.Error(), which the agent shows to people: keep it short. A panic
 	// is answered with CodeInternalError and logged with its stack.
 	//
+	// When the error's data is an object with a string "details" member,
+	// the details are also appended to the message ("Invalid params:
+	// level: 300 is greater than the maximum 100"): the TypeScript SDK's
+	// client keeps only the message.
+	//
 	// Calls are not limited here: the caller bounds its own work in flight.
 	// A nil Call answers every method with CodeMethodNotFound.
 	Call func(ctx context.Context, name string, params json.RawMessage) (result any, err error)
@@ -62,6 +70,27 @@ type HandlerOptions struct {
 	// MaxBody is the largest /call request body, in bytes; 0 means
 	// DefaultMaxBody. A larger body is answered with HTTP 413.
 	MaxBody int64
+	// AllowedHosts are the names the server is reached by, as a Host
+	// header carries them: "host:port", or "host" for any port (IPv6 in
+	// brackets). When not empty, a request whose Host is none of them is
+	// answered 421, which defeats DNS rebinding: a web page whose name
+	// was made to point at this machine still sends its own name. Empty,
+	// with AnyIPHost false, means any Host. Names compare without regard
+	// to case. An Origin, when a request has one, must be the request's
+	// own Host or one of these (403 otherwise).
+	AllowedHosts []string
+	// AnyIPHost also accepts a Host that is an IP address, on any port:
+	// a server listening on all addresses is reached by each of the
+	// machine's addresses, and DNS rebinding needs a name.
+	AnyIPHost bool
+	// KeepRefs serves the document of Load as it is. By default every
+	// {"$ref":"#/schemas/NAME"} in it is replaced by the schema it names,
+	// because the TypeScript SDK's client resolves a reference only
+	// against schemas it loaded earlier, and fails on the rest (its own
+	// server inlines them too). A schema that refers to itself is cut at
+	// the second visit: the reference becomes the schema's type, its
+	// description saying where the shape continues.
+	KeepRefs bool
 }
 
 // handler serves the three endpoints. It is immutable after NewHandler, so
@@ -73,6 +102,9 @@ type handler struct {
 	keys    [][sha256.Size]byte
 	log     *slog.Logger
 	maxBody int64
+	hosts   []hostPort // empty, with anyIP false: any Host
+	anyIP   bool       // any IP address as Host too
+	inline  bool       // replace $refs in the document
 }
 
 // NewHandler returns the server side of the protocol: an http.Handler for
@@ -93,6 +125,15 @@ func NewHandler(opts *HandlerOptions) (http.Handler, error) {
 		call:    o.Call,
 		log:     o.Logger,
 		maxBody: o.MaxBody,
+		inline:  !o.KeepRefs,
+		anyIP:   o.AnyIPHost,
+	}
+	for i, a := range o.AllowedHosts {
+		hp, err := parseHostPort(a, "")
+		if err != nil {
+			return nil, fmt.Errorf("opentoolhttp: AllowedHosts[%d]: %w", i, err)
+		}
+		h.hosts = append(h.hosts, hp)
 	}
 	if h.version == "" {
 		h.version = DefaultVersion
@@ -119,6 +160,15 @@ func NewHandler(opts *HandlerOptions) (http.Handler, error) {
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store") // the document and results change at run time
+	// Web pages first: a browser sends any page's requests to a port on
+	// this machine, keys or not. The log messages are constant, with the
+	// details as attributes, so that a flood of them can be counted as
+	// repeats of one line.
+	if status, reason := h.checkOrigin(r); status != 0 {
+		h.log.Warn("refused request", "status", status, "path", r.URL.Path, "remote", r.RemoteAddr, "reason", reason)
+		h.writeHTTPError(w, status, reason)
+		return
+	}
 	// Authentication comes before routing, so that without a key nobody
 	// learns which paths or methods exist.
 	if len(h.keys) > 0 {
@@ -141,7 +191,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.serveLoad(w, r)
 		}
 	case Prefix + "/call":
-		if h.allow(w, r, http.MethodPost) {
+		if h.allow(w, r, http.MethodPost) && h.allowJSON(w, r) {
 			h.serveCall(w, r)
 		}
 	default:
@@ -178,6 +228,65 @@ func (h *handler) checkKey(r *http.Request) string {
 	return ""
 }
 
+// checkOrigin refuses what a web page, and not an OpenTool client, would
+// send: a Host that is not a name of this server (421: DNS rebinding), or
+// an Origin other than this server (403: a cross-site request). It returns
+// the status to answer with and why, or 0 when r may go on. A request
+// without Origin is not a browser's cross-site one: browsers send Origin
+// with every POST, and SDK clients send none.
+func (h *handler) checkOrigin(r *http.Request) (int, string) {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	host, err := parseHostPort(r.Host, defaultPort(scheme))
+	if (len(h.hosts) > 0 || h.anyIP) && (err != nil || !host.in(h.hosts) && !(h.anyIP && net.ParseIP(host.host) != nil)) {
+		return http.StatusMisdirectedRequest, fmt.Sprintf("misdirected request: this server does not answer to Host %q", oneLine(r.Host, 100))
+	}
+	origin := r.Header.Values("Origin")
+	if len(origin) == 0 {
+		return 0, ""
+	}
+	foreign := fmt.Sprintf("forbidden: requests from web pages at %q are refused", oneLine(origin[0], 100))
+	if len(origin) > 1 {
+		return http.StatusForbidden, foreign
+	}
+	// "null" (a sandboxed frame, a file:// page) fails to parse: refused.
+	u, perr := url.Parse(origin[0])
+	if perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Path != "" || u.User != nil {
+		return http.StatusForbidden, foreign
+	}
+	from, perr := parseHostPort(u.Host, defaultPort(u.Scheme))
+	if perr != nil {
+		return http.StatusForbidden, foreign
+	}
+	// The same origin as the Host, which passed the check above, or a
+	// page under another of the server's names.
+	if (err == nil && from == host) || from.in(h.hosts) {
+		return 0, ""
+	}
+	return http.StatusForbidden, foreign
+}
+
+// allowJSON answers 415 and reports false unless r's body is declared
+// application/json (charset, if given, UTF-8). A web page can send a
+// text/plain or form POST to any address without the browser asking
+// first; application/json it cannot.
+func (h *handler) allowJSON(w http.ResponseWriter, r *http.Request) bool {
+	ct := r.Header.Get("Content-Type")
+	mt, params, err := mime.ParseMediaType(ct)
+	ok := err == nil && mt == "application/json"
+	for k, v := range params {
+		ok = ok && k == "charset" && strings.EqualFold(v, "utf-8")
+	}
+	if ok && len(r.Header.Values("Content-Type")) == 1 {
+		return true
+	}
+	h.log.Debug("call without Content-Type: application/json", "remote", r.RemoteAddr, "content_type", oneLine(ct, 100))
+	h.writeHTTPError(w, http.StatusUnsupportedMediaType, "unsupported media type: send the call as Content-Type: application/json")
+	return false
+}
+
 // allow answers 405 and reports false unless r uses method.
 func (h *handler) allow(w http.ResponseWriter, r *http.Request, method string) bool {
 	if r.Method == method {
@@ -209,6 +318,15 @@ func (h *handler) serveLoad(w http.ResponseWriter, r *http.Request) {
 		h.log.Error("the OpenTool document is not a JSON object", "bytes", len(doc))
 		h.writeHTTPError(w, http.StatusInternalServerError, "the device's OpenTool document is not a JSON object")
 		return
+	}
+	if h.inline {
+		if inlined, err := inlineRefs(doc); err != nil {
+			// Still a valid document; only clients that resolve
+			// references themselves can use it.
+			h.log.Warn("the OpenTool document is served with its $refs", "err", err)
+		} else {
+			doc = inlined
+		}
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
@@ -287,6 +405,7 @@ func (h *handler) invoke(ctx context.Context, name string, params json.RawMessag
 		var e *RPCError
 		if errors.As(err, &e) && e != nil {
 			c := *e
+			c.Message = withDetails(c.Message, c.Data)
 			return nil, &c
 		}
 		return nil, &RPCError{Code: CodeServerError, Message: err.Error()}

@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -263,8 +265,25 @@ func TestHandlerCall(t *testing.T) {
 			call: record(func() (any, error) {
 				return nil, &opentoolhttp.RPCError{Code: -32602, Message: "Invalid params", Data: map[string]string{"details": "level > 100"}}
 			}),
+			wantCall: call{"tool", `{}`},
+			// The TypeScript SDK keeps only the message: the details go there too.
+			wantError: `{"code":-32602,"message":"Invalid params: level > 100","data":{"details":"level > 100"}}`,
+		},
+		{
+			name: "RPCError whose message holds the details",
+			call: record(func() (any, error) {
+				return nil, &opentoolhttp.RPCError{Code: -32602, Message: "Invalid params: level > 100", Data: map[string]any{"details": "level > 100", "n": 1}}
+			}),
 			wantCall:  call{"tool", `{}`},
-			wantError: `{"code":-32602,"message":"Invalid params","data":{"details":"level > 100"}}`,
+			wantError: `{"code":-32602,"message":"Invalid params: level > 100","data":{"details":"level > 100","n":1}}`,
+		},
+		{
+			name: "RPCError with data but no details",
+			call: record(func() (any, error) {
+				return nil, &opentoolhttp.RPCError{Code: 7, Message: "odd", Data: map[string]any{"detail": "x", "details": 3}}
+			}),
+			wantCall:  call{"tool", `{}`},
+			wantError: `{"code":7,"message":"odd","data":{"detail":"x","details":3}}`,
 		},
 		{
 			name: "wrapped RPCError",
@@ -341,6 +360,7 @@ func TestHandlerCallContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.WithValue(t.Context(), key{}, "request"))
 	cancel() // as if the agent had hung up
 	req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/opentool/call", strings.NewReader(`{"jsonrpc":"2.0","method":"wait","id":1}`))
+	req.Header.Set("Content-Type", "application/json")
 	h.ServeHTTP(httptest.NewRecorder(), req)
 	if value != "request" || !errors.Is(ctxErr, context.Canceled) {
 		t.Errorf("Call's context had value %v and error %v, want the request's (\"request\", context.Canceled)", value, ctxErr)
@@ -372,7 +392,7 @@ func TestHandlerAuth(t *testing.T) {
 			{http.MethodPost, "/opentool/call", `{"jsonrpc":"2.0","method":"count","id":"1"}`},
 		} {
 			t.Run(tc.name+ep.path, func(t *testing.T) {
-				h := http.Header{}
+				h := http.Header{"Content-Type": {"application/json"}}
 				if tc.auth != "" {
 					h.Set("Authorization", tc.auth)
 				}
@@ -480,7 +500,7 @@ func TestHandlerMaxBody(t *testing.T) {
 		{"far over the limit, chunked", io.MultiReader(strings.NewReader(strings.Repeat(" ", 1<<20) + over)), 413},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			a := do(t, http.MethodPost, srv.URL+"/opentool/call", nil, tc.body)
+			a := do(t, http.MethodPost, srv.URL+"/opentool/call", http.Header{"Content-Type": {"application/json"}}, tc.body)
 			if a.status != tc.status {
 				t.Fatalf("status %d, want %d (body %s)", a.status, tc.status, a.body)
 			}
@@ -548,6 +568,189 @@ func TestHandlerLogsPanic(t *testing.T) {
 	for _, want := range []string{"call panicked", "method=count", `panic="index out of range"`, "TestHandlerLogsPanic"} {
 		if !strings.Contains(logs.String(), want) {
 			t.Errorf("logs lack %q:\n%s", want, logs.String())
+		}
+	}
+}
+
+// TestHandlerRefusesWebPages replays what any web page can make a browser
+// send to a port on the user's machine: a "simple" cross-origin POST
+// (text/plain, no preflight) and a request to a name the page's owner
+// pointed at 127.0.0.1 (DNS rebinding). Without keys, none of them may run
+// a tool; the SDK clients' requests still do.
+func TestHandlerRefusesWebPages(t *testing.T) {
+	leakCheck(t)
+	var calls atomic.Int32
+	srv := httptest.NewUnstartedServer(nil)
+	port := strconv.Itoa(srv.Listener.Addr().(*net.TCPAddr).Port)
+	h, err := opentoolhttp.NewHandler(&opentoolhttp.HandlerOptions{
+		Call: func(context.Context, string, json.RawMessage) (any, error) {
+			calls.Add(1)
+			return map[string]string{"status": "success"}, nil
+		},
+		AllowedHosts: []string{"127.0.0.1:" + port, "localhost:" + port, "[::1]:" + port, "board.lan"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Config.Handler = h
+	srv.Start()
+	t.Cleanup(srv.Close)
+
+	const body = `{"jsonrpc":"2.0","method":"amplify_volume","params":{"level":100},"id":1}`
+	for _, tc := range []struct {
+		name        string
+		host        string // "" sends the URL's, 127.0.0.1:port
+		origin      string
+		contentType string
+		status      int
+	}{
+		{"the issue's cross-origin text/plain POST", "", "http://evil.example", "text/plain", 403},
+		{"a text/plain POST without Origin", "", "", "text/plain", 415},
+		{"a form POST", "", "", "application/x-www-form-urlencoded", 415},
+		{"no Content-Type", "", "", "", 415},
+		{"JSON in another charset", "", "", "application/json; charset=latin1", 415},
+		{"JSON with another parameter", "", "", "application/json; boundary=x", 415},
+		{"a foreign Origin with JSON", "", "http://evil.example", "application/json", 403},
+		{"Origin of another local port", "", "http://127.0.0.1:1", "application/json", 403},
+		{"Origin null", "", "null", "application/json", 403},
+		{"DNS rebinding", "evil.example", "", "application/json", 421},
+		{"DNS rebinding with the port", "evil.example:" + port, "http://evil.example:" + port, "text/plain", 421},
+		{"DNS rebinding, a subdomain of an allowed name", "x.board.lan:" + port, "", "application/json", 421},
+		{"the loopback address on another port", "127.0.0.1:1", "", "application/json", 421},
+		{"SDK client", "", "", "application/json", 200},
+		{"SDK client with charset", "", "", "application/json; charset=UTF-8", 200},
+		{"localhost", "localhost:" + port, "", "application/json", 200},
+		{"IPv6 loopback", "[::1]:" + port, "", "application/json", 200},
+		{"a configured name, any port", "BOARD.lan:8443", "", "application/json", 200},
+		{"a page served by this server", "", "http://localhost:" + port, "application/json", 200},
+		{"a page of a configured name", "board.lan", "https://board.lan", "application/json", 200},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := calls.Load()
+			req, err := http.NewRequestWithContext(testContext(t), http.MethodPost, srv.URL+"/opentool/call", strings.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.host != "" {
+				req.Host = tc.host
+			}
+			if tc.origin != "" {
+				req.Header.Set("Origin", tc.origin)
+			}
+			if tc.contentType != "" {
+				req.Header.Set("Content-Type", tc.contentType)
+			}
+			hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+			resp, err := hc.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			ran := calls.Load() != before
+			if resp.StatusCode != tc.status || ran != (tc.status == 200) {
+				t.Errorf("status %d, tool ran %v (body %s); want %d, ran %v", resp.StatusCode, ran, b, tc.status, tc.status == 200)
+			}
+			if tc.status != 200 {
+				var e struct {
+					Code    int    `json:"code"`
+					Message string `json:"message"`
+				}
+				if json.Unmarshal(b, &e) != nil || e.Code != tc.status || e.Message == "" {
+					t.Errorf("body %s, want {code: %d, message: why}", b, tc.status)
+				}
+			}
+		})
+	}
+}
+
+// Without AllowedHosts any Host is served, but an Origin must still be the
+// Host the request was sent to.
+func TestHandlerSameOriginWithoutAllowedHosts(t *testing.T) {
+	leakCheck(t)
+	srv := serve(t, &opentoolhttp.HandlerOptions{Call: counter()})
+	host := strings.TrimPrefix(srv.URL, "http://")
+	for origin, status := range map[string]int{
+		"":                        200,
+		"http://" + host:          200,
+		"http://evil.example":     403,
+		"http://" + host + "/app": 403,
+	} {
+		h := http.Header{"Content-Type": {"application/json"}}
+		if origin != "" {
+			h.Set("Origin", origin)
+		}
+		a := do(t, http.MethodPost, srv.URL+"/opentool/call", h, strings.NewReader(`{"jsonrpc":"2.0","method":"count","id":1}`))
+		if a.status != status {
+			t.Errorf("Origin %q: status %d (%s), want %d", origin, a.status, a.body, status)
+		}
+	}
+}
+
+func TestHandlerBadAllowedHosts(t *testing.T) {
+	for _, bad := range []string{"", "http://board.lan", "board.lan:x", "a:b:c", "board.lan/path"} {
+		if _, err := opentoolhttp.NewHandler(&opentoolhttp.HandlerOptions{AllowedHosts: []string{"ok.lan", bad}}); err == nil || !strings.Contains(err.Error(), "AllowedHosts[1]") {
+			t.Errorf("AllowedHosts %q: NewHandler error %v, want one naming AllowedHosts[1]", bad, err)
+		}
+	}
+}
+
+// A flood of refused requests must be countable as repeats of one line: the
+// message stays the same whoever sends what, and the remote address and
+// the reason are attributes.
+func TestHandlerRefusalLogsAreConstant(t *testing.T) {
+	leakCheck(t)
+	var logs bytes.Buffer
+	srv := serve(t, &opentoolhttp.HandlerOptions{
+		Call:         counter(),
+		APIKeys:      []string{"key-one"},
+		AllowedHosts: []string{"127.0.0.1"},
+		Logger:       slog.New(slog.NewJSONHandler(&logs, nil)),
+	})
+	for _, auth := range []string{"", "Bearer nope", "Basic x"} {
+		do(t, http.MethodGet, srv.URL+"/opentool/version", http.Header{"Authorization": {auth}}, nil)
+	}
+	for _, origin := range []string{"http://evil.example", "null"} {
+		do(t, http.MethodGet, srv.URL+"/opentool/version", http.Header{"Origin": {origin}}, nil)
+	}
+	msgs := map[string]int{}
+	for line := range strings.Lines(logs.String()) {
+		var rec struct {
+			Msg    string `json:"msg"`
+			Remote string `json:"remote"`
+			Reason string `json:"reason"`
+		}
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		if !strings.HasPrefix(rec.Remote, "127.0.0.1:") || rec.Reason == "" {
+			t.Errorf("log line %s: want remote and reason attributes", line)
+		}
+		msgs[rec.Msg]++
+	}
+	if want := map[string]int{"unauthorized request": 3, "refused request": 2}; fmt.Sprint(msgs) != fmt.Sprint(want) {
+		t.Errorf("log messages %v, want %v", msgs, want)
+	}
+}
+
+// AnyIPHost: a server on all addresses answers to each of them, but not to
+// a name.
+func TestHandlerAnyIPHost(t *testing.T) {
+	leakCheck(t)
+	srv := serve(t, &opentoolhttp.HandlerOptions{AnyIPHost: true, AllowedHosts: []string{"localhost:1"}})
+	for host, status := range map[string]int{"192.168.1.5:9627": 200, "[fe80::1]": 200, "localhost:1": 200, "evil.example:9627": 421, "localhost:2": 421} {
+		req, err := http.NewRequestWithContext(testContext(t), http.MethodGet, srv.URL+"/opentool/version", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Host = host
+		resp, err := (&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != status {
+			t.Errorf("Host %s: %d, want %d", host, resp.StatusCode, status)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package opentoolhttp_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -105,5 +106,70 @@ func TestSDKWire(t *testing.T) {
 				t.Errorf("Content-Type %q, want application/json", ct)
 			}
 		})
+	}
+}
+
+// TestSDKLoadInlinesRefs: the TypeScript SDK's client (OpenTool.fromJson)
+// builds the functions before it reads "schemas", and resolves a $ref only
+// against schemas some earlier load put in its table: a document with
+// references fails to load there. So /opentool/load inlines them, as the
+// SDK's own server does, keeping the members in order, letting a
+// description beside a $ref win, and cutting a schema that contains
+// itself. KeepRefs serves the document as it is.
+func TestSDKLoadInlinesRefs(t *testing.T) {
+	leakCheck(t)
+	const doc = `{"opentool":"1.0.0","info":{"title":"t","version":"1"},
+"functions":[{"name":"move","description":"Move","parameters":[
+  {"name":"to","schema":{"$ref":"#/schemas/Point","description":"where"},"required":true},
+  {"name":"path","schema":{"type":"array","items":{"$ref":"#/schemas/Point"}},"required":false},
+  {"name":"tree","schema":{"$ref":"#/schemas/Node"},"required":false},
+  {"name":"other","schema":{"$ref":"#/elsewhere/X"},"required":false}]}],
+"schemas":{
+  "Point":{"type":"object","description":"a point","properties":{"x":{"type":"number"},"unit":{"$ref":"#/schemas/Unit"}},"required":["x"]},
+  "Unit":{"type":"string","enum":["mm","cm"]},
+  "Node":{"type":"object","description":"a node","properties":{"kids":{"type":"array","items":{"$ref":"#/schemas/Node"}}}}}}`
+	const inlined = `{"opentool":"1.0.0","info":{"title":"t","version":"1"},` +
+		`"functions":[{"name":"move","description":"Move","parameters":[` +
+		`{"name":"to","schema":{"type":"object","description":"where","properties":{"x":{"type":"number"},"unit":{"type":"string","enum":["mm","cm"]}},"required":["x"]},"required":true},` +
+		`{"name":"path","schema":{"type":"array","items":{"type":"object","description":"a point","properties":{"x":{"type":"number"},"unit":{"type":"string","enum":["mm","cm"]}},"required":["x"]}},"required":false},` +
+		`{"name":"tree","schema":{"type":"object","description":"a node","properties":{"kids":{"type":"array","items":{"type":"object","description":"a node (recursive: see schemas.Node)"}}}},"required":false},` +
+		`{"name":"other","schema":{"$ref":"#/elsewhere/X"},"required":false}]}],` +
+		`"schemas":{` +
+		`"Point":{"type":"object","description":"a point","properties":{"x":{"type":"number"},"unit":{"type":"string","enum":["mm","cm"]}},"required":["x"]},` +
+		`"Unit":{"type":"string","enum":["mm","cm"]},` +
+		`"Node":{"type":"object","description":"a node","properties":{"kids":{"type":"array","items":{"type":"object","description":"a node (recursive: see schemas.Node)"}}}}}}`
+	load := func(context.Context) (json.RawMessage, error) { return json.RawMessage(doc), nil }
+
+	srv := serve(t, &opentoolhttp.HandlerOptions{Load: load})
+	a := do(t, "GET", srv.URL+"/opentool/load", nil, nil)
+	if a.status != 200 || a.body != inlined+"\n" {
+		t.Errorf("load\ngot  %d %s\nwant 200 %s", a.status, a.body, inlined)
+	}
+	if strings.Contains(strings.ReplaceAll(a.body, `{"$ref":"#/elsewhere/X"}`, ""), "$ref") {
+		t.Errorf("a reference to #/schemas is left, which the TypeScript client cannot load: %s", a.body)
+	}
+
+	kept := serve(t, &opentoolhttp.HandlerOptions{Load: load, KeepRefs: true})
+	if a := do(t, "GET", kept.URL+"/opentool/load", nil, nil); compact(t, a.body) != compact(t, doc) {
+		t.Errorf("load with KeepRefs = %s, want the document as it is", a.body)
+	}
+}
+
+// Shared schemas that each refer to the next twice would grow 2^n times
+// when inlined; past a bound the document is served with its references.
+func TestLoadInlineBound(t *testing.T) {
+	leakCheck(t)
+	var b strings.Builder
+	b.WriteString(`{"opentool":"1.0.0","info":{"title":"t","version":"1"},"functions":[{"name":"f","parameters":[{"name":"p","schema":{"$ref":"#/schemas/S0"}}]}],"schemas":{`)
+	const n = 40
+	for i := range n {
+		fmt.Fprintf(&b, `"S%d":{"type":"object","properties":{"a":{"$ref":"#/schemas/S%d"},"b":{"$ref":"#/schemas/S%d"}}},`, i, i+1, i+1)
+	}
+	fmt.Fprintf(&b, `"S%d":{"type":"string"}}}`, n)
+	doc := b.String()
+	srv := serve(t, &opentoolhttp.HandlerOptions{Load: func(context.Context) (json.RawMessage, error) { return json.RawMessage(doc), nil }})
+	a := do(t, "GET", srv.URL+"/opentool/load", nil, nil)
+	if a.status != 200 || compact(t, a.body) != doc {
+		t.Errorf("load = %d, %d bytes; want 200 and the document as it is", a.status, len(a.body))
 	}
 }
