@@ -50,14 +50,15 @@ paths:
 `
 
 // An OpenAPI document's operations become device tools, and their calls real HTTP requests with
-// the token, the path, the query and the body where the document puts them.
+// the token, the path, the query and the body where the document puts them, and devicectl's
+// User-Agent as OpenTool calls send it.
 func TestOpenAPIToolSet(t *testing.T) {
 	var mu sync.Mutex
 	var got []string
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		mu.Lock()
-		got = append(got, fmt.Sprintf("%s %s %s %s", r.Method, r.URL.RequestURI(), r.Header.Get("Authorization"), body))
+		got = append(got, fmt.Sprintf("%s %s %s %s %s", r.Method, r.URL.RequestURI(), r.Header.Get("User-Agent"), r.Header.Get("Authorization"), body))
 		mu.Unlock()
 		if strings.Contains(r.URL.Path, "attic") {
 			http.Error(w, `{"error":"no sensor in the attic"}`, http.StatusNotFound)
@@ -85,11 +86,11 @@ func TestOpenAPIToolSet(t *testing.T) {
 
 	for _, tc := range []struct{ tool, input, want, request string }{
 		{"heat_getTemperature", `{"room":"living room","unit":"celsius"}`, `{"celsius":21.5}`,
-			"GET /api/rooms/living%20room/temperature?unit=celsius Bearer t0ken-for-the-thermostat "},
+			"GET /api/rooms/living%20room/temperature?unit=celsius devicectl/test Bearer t0ken-for-the-thermostat "},
 		{"heat_setTarget", `{"room":"kitchen","body":{"celsius":19}}`, `{"celsius":21.5}`,
-			`PUT /api/rooms/kitchen/target Bearer t0ken-for-the-thermostat {"celsius":19}`},
+			`PUT /api/rooms/kitchen/target devicectl/test Bearer t0ken-for-the-thermostat {"celsius":19}`},
 		{"heat_getTemperature", `{"room":"attic"}`, `-32000: GET /rooms/attic/temperature: 404 Not Found: {"error":"no sensor in the attic"}`,
-			"GET /api/rooms/attic/temperature Bearer t0ken-for-the-thermostat "},
+			"GET /api/rooms/attic/temperature devicectl/test Bearer t0ken-for-the-thermostat "},
 		{"heat_setTarget", `{"room":"kitchen","body":{"celsius":40}}`, "-32602", ""},
 		{"heat_setTarget", `{"room":"kitchen"}`, "-32602", ""},
 	} {
