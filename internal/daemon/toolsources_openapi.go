@@ -53,6 +53,7 @@ func newOpenAPISource(i int, c config.OpenAPISetConfig, version string, log *slo
 		if o.Auth.APIKey, err = config.ReadSecret(key+".api_key_file", c.APIKeyFile, log); err != nil {
 			return nil, err
 		}
+		o.Auth.APIKeyScheme = c.APIKeyScheme
 		o.Auth.APIKeyHeader = c.APIKeyHeader
 		redact(o.Auth.APIKey)
 	}
