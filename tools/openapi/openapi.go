@@ -41,6 +41,7 @@ type Options struct {
 	// BaseURL, when set, is where every call goes instead of the
 	// document's servers: an absolute http or https URL whose path is put
 	// in front of every operation's path.
+	// Errors that ask for it name devicectl's config key, base_url.
 	BaseURL string
 
 	// ServerVariables override the defaults of the variables of the
