@@ -25,11 +25,25 @@ import (
 const maxInline = 32
 
 // valueKeywords hold instance values (examples, defaults), not schemas: a
-// "$ref" or "$id" member inside them is data and is left alone.
+// "$ref" or "$id" member inside them is data and is left alone. (A Media
+// Type's examples is a map of Example objects, which is walked.)
 var valueKeywords = map[string]bool{"example": true, "examples": true, "default": true, "const": true, "enum": true}
 
-// nameMaps hold schemas by name: their keys are names, never keywords.
-var nameMaps = map[string]bool{"properties": true, "patternProperties": true, "$defs": true, "definitions": true, "dependentSchemas": true}
+// nameMaps are the objects whose keys are names or status codes, never
+// keywords: a property named "default" and the default response are
+// walked like any other.
+var nameMaps = map[string]bool{
+	"properties": true, "patternProperties": true, "$defs": true, "definitions": true, "dependentSchemas": true,
+	"schemas": true, "responses": true, "parameters": true, "requestBodies": true, "headers": true,
+	"securitySchemes": true, "links": true, "callbacks": true, "pathItems": true, "paths": true,
+	"webhooks": true, "content": true, "encoding": true, "variables": true,
+}
+
+// skipValue reports whether the member k: v of an object that is not a
+// name map holds instance values.
+func skipValue(k string, v *yaml.Node) bool {
+	return valueKeywords[k] && !(k == "examples" && v.Kind == yaml.MappingNode)
+}
 
 // rewrite31 returns data with, for an OpenAPI 3.1 document:
 //
@@ -132,7 +146,7 @@ func (r *rewriter) index(n *yaml.Node, ptr, base string, names bool) {
 		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k := n.Content[i].Value
-			if !names && valueKeywords[k] {
+			if !names && skipValue(k, n.Content[i+1]) {
 				continue
 			}
 			r.index(n.Content[i+1], ptr+"/"+escapePointer(k), base, !names && nameMaps[k])
@@ -170,7 +184,7 @@ func (r *rewriter) rewriteRefs(n *yaml.Node, ptr, base, resource string, names b
 		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k := n.Content[i].Value
-			if !names && valueKeywords[k] {
+			if !names && skipValue(k, n.Content[i+1]) {
 				continue
 			}
 			if err := r.rewriteRefs(n.Content[i+1], ptr+"/"+escapePointer(k), base, resource, !names && nameMaps[k]); err != nil {

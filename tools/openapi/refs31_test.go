@@ -166,3 +166,49 @@ func TestPetstore31File(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Names that are keywords elsewhere (a property "default", the default
+// response) are walked; examples and defaults are data, left as they are.
+func TestRefs31Walk(t *testing.T) {
+	const doc = `openapi: 3.1.0
+info: {title: T, version: "1"}
+servers: [{url: "http://x"}]
+paths:
+  /a:
+    post:
+      requestBody:
+        content:
+          application/json:
+            schema:
+              type: object
+              properties:
+                default: {$ref: "urn:t:level"}
+              example: {default: {$ref: "urn:t:level"}}
+              default: {$id: "urn:t:level"}
+      responses:
+        default:
+          description: Any.
+          content:
+            application/json:
+              schema: {$ref: "urn:t:level"}
+components:
+  schemas:
+    Level: {$id: "urn:t:level", type: integer, maximum: 9}
+`
+	ts, err := openapi.FromData([]byte(doc), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := schemaOf(t, ts, "post_a")
+	for _, want := range []string{`"properties":{"default":{"type":"integer","maximum":9}}`, `"examples":[{"default":{"$ref":"urn:t:level"}}]`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("schema %s\nwant %s in it", got, want)
+		}
+	}
+	// A document that was rewritten has no line numbers in its errors:
+	// they would be those of the rewritten text.
+	_, err = openapi.FromData([]byte(strings.Replace(doc, "type: integer", "type: integr", 1)), nil)
+	if err == nil || strings.Contains(err.Error(), ": line ") || !strings.Contains(err.Error(), `schema "Level": unsupported 'type' value "integr"`) {
+		t.Errorf("error %v, want one about integr without a line", err)
+	}
+}
