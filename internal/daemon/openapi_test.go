@@ -142,3 +142,22 @@ func TestOpenAPIBadSpec(t *testing.T) {
 		t.Errorf("Run = %v, want an error naming toolsets.openapi[1].spec and the file", err)
 	}
 }
+
+// A document whose server is relative, read from a file, needs base_url: the error says so by
+// the config key's name, not the Go option's.
+func TestOpenAPIRelativeServer(t *testing.T) {
+	spec := writeFile(t, "relative.yaml", strings.Replace(thermostatSpec, "http://thermostat.invalid/api", "/api", 1))
+	c := config.Defaults()
+	c.Server.URL = "ws://127.0.0.1:1/"
+	c.Device.MAC = "AA-BB-CC-DD-EE-FF"
+	c.Device.StateDir = t.TempDir()
+	c.Hardware.Mode = "sim"
+	c.ToolSets.OpenAPI = []config.OpenAPISetConfig{config.DefaultOpenAPISet()}
+	c.ToolSets.OpenAPI[0].Spec = spec
+	var stderr lockedBuffer
+	err := New(c, &Options{Stderr: &stderr, Getenv: func(string) string { return "" }}).Run(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "toolsets.openapi[1]") || !strings.Contains(err.Error(), `URL "/api" is relative`) ||
+		!strings.Contains(err.Error(), "set base_url") || strings.Contains(err.Error(), "Options.BaseURL") {
+		t.Errorf("Run = %v, want an error naming toolsets.openapi[1] and base_url", err)
+	}
+}
