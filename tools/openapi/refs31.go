@@ -24,6 +24,9 @@ import (
 // inlined: deeper is a cycle.
 const maxInline = 32
 
+// maxCopied bounds the nodes that inlining path items may copy.
+const maxCopied = 1 << 20
+
 // valueKeywords hold instance values (examples, defaults), not schemas: a
 // "$ref" or "$id" member inside them is data and is left alone. (A Media
 // Type's examples is a map of Example objects, which is walked.)
@@ -123,6 +126,7 @@ type rewriter struct {
 	// anchor inside a schema with an $id is found when it is the only one.
 	byName  map[string][]string
 	changed bool
+	copied  int // nodes deepCopy made
 }
 
 // index records the $id and $anchor of every object under n, at pointer
@@ -253,7 +257,10 @@ func (r *rewriter) inlinePathItems(n *yaml.Node, depth int) error {
 			if t == nil {
 				return fmt.Errorf("$ref %q: no such path item", ref.Value)
 			}
-			c := deepCopy(t)
+			c, err := r.deepCopy(t)
+			if err != nil {
+				return err
+			}
 			if err := r.inlinePathItems(c, depth+1); err != nil {
 				return err
 			}
@@ -274,6 +281,7 @@ func (r *rewriter) inlinePathItems(n *yaml.Node, depth int) error {
 					merged.Content = append(merged.Content, n.Content[i], n.Content[i+1])
 				}
 			}
+			merged.Anchor = n.Anchor // aliases of the referring object stay valid
 			*n = *merged
 			return nil
 		}
@@ -380,19 +388,28 @@ func withoutFragment(u *url.URL) string {
 	return c.String()
 }
 
-// deepCopy copies a node tree. Aliases stay aliases of the same anchors;
-// the copy's anchors are dropped, so that the document does not define
-// one twice.
-func deepCopy(n *yaml.Node) *yaml.Node {
+// deepCopy copies a node tree for inlining. Aliases are expanded and the
+// copy's anchors dropped: the copy moves before its anchors in the
+// document, where an alias could not refer to them, and must not define an
+// anchor twice. The nodes copied in all count against maxCopied, so that
+// aliases cannot make a small document large.
+func (r *rewriter) deepCopy(n *yaml.Node) (*yaml.Node, error) {
+	if r.copied++; r.copied > maxCopied {
+		return nil, fmt.Errorf("inlining path items copies more than %d nodes: excessive aliasing?", maxCopied)
+	}
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		return r.deepCopy(n.Alias)
+	}
 	c := *n
 	c.Anchor = ""
-	if n.Kind != yaml.AliasNode {
-		c.Content = make([]*yaml.Node, len(n.Content))
-		for i, x := range n.Content {
-			c.Content[i] = deepCopy(x)
+	c.Content = make([]*yaml.Node, len(n.Content))
+	for i, x := range n.Content {
+		var err error
+		if c.Content[i], err = r.deepCopy(x); err != nil {
+			return nil, err
 		}
 	}
-	return &c
+	return &c, nil
 }
 
 var schemaType = reflect.TypeFor[openapi3.Schema]()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -210,5 +211,56 @@ components:
 	_, err = openapi.FromData([]byte(strings.Replace(doc, "type: integer", "type: integr", 1)), nil)
 	if err == nil || strings.Contains(err.Error(), ": line ") || !strings.Contains(err.Error(), `schema "Level": unsupported 'type' value "integr"`) {
 		t.Errorf("error %v, want one about integr without a line", err)
+	}
+}
+
+// YAML anchors and aliases inside path items survive their inlining, and
+// aliases cannot make inlining copy without bound.
+func TestPathItemsAliases(t *testing.T) {
+	const doc = `openapi: 3.1.0
+info: {title: T, version: "1"}
+servers: [{url: "http://x"}]
+paths:
+  /a: &pa {$ref: "#/components/pathItems/p"}
+  /b: *pa
+components:
+  pathItems:
+    p:
+      get:
+        operationId: %s
+        parameters:
+          - &q {name: q, in: query, schema: {type: string}}
+      put:
+        parameters: [*q]
+`
+	ts, err := openapi.FromData([]byte(strings.Replace(doc, "%s", "getA", 1)), nil)
+	if err == nil {
+		// /b is /a again, operationId and all.
+		t.Fatalf("no error for the duplicated operationId; tools %q", ts.Names())
+	}
+	if !strings.Contains(err.Error(), "getA") {
+		t.Errorf("error %v, want one about the operationId getA used twice", err)
+	}
+	ts, err = openapi.FromData([]byte(strings.Replace(doc, "        operationId: %s\n", "", 1)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := ts.Names(), []string{"get_a", "put_a", "get_b", "put_b"}; !slices.Equal(got, want) {
+		t.Errorf("Names() = %q, want %q", got, want)
+	}
+	for _, name := range ts.Names() {
+		if got := schemaOf(t, ts, name); !strings.Contains(got, `"q":{"type":"string"}`) {
+			t.Errorf("%s: %s, want the aliased parameter q", name, got)
+		}
+	}
+
+	var bomb strings.Builder
+	bomb.WriteString("openapi: 3.1.0\ninfo: {title: T, version: \"1\"}\npaths:\n  /a: {$ref: \"#/components/pathItems/p\"}\ncomponents:\n  pathItems:\n    p:\n      x-bomb:\n        l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n")
+	for i := 1; i < 8; i++ {
+		fmt.Fprintf(&bomb, "        l%d: &l%d [*l%d, *l%d, *l%d, *l%d, *l%d, *l%d, *l%d, *l%d, *l%d, *l%d]\n", i, i, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1)
+	}
+	_, err = openapi.FromData([]byte(bomb.String()), nil)
+	if err == nil || !strings.Contains(err.Error(), "excessive aliasing") {
+		t.Errorf("alias bomb in a path item: error %v, want one about excessive aliasing", err)
 	}
 }
