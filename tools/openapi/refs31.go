@@ -24,8 +24,13 @@ import (
 // inlined: deeper is a cycle.
 const maxInline = 32
 
-// maxCopied bounds the nodes that inlining path items may copy.
-const maxCopied = 1 << 20
+// Inlining path items may copy copyFactor times the document's nodes, plus
+// copyAllowance: generous for path items used many times, and small enough
+// that aliases cannot make a small document fill a device's memory.
+const (
+	copyFactor    = 10
+	copyAllowance = 100_000
+)
 
 // valueKeywords hold instance values (examples, defaults), not schemas: a
 // "$ref" or "$id" member inside them is data and is left alone. (A Media
@@ -126,12 +131,14 @@ type rewriter struct {
 	// anchor inside a schema with an $id is found when it is the only one.
 	byName  map[string][]string
 	changed bool
+	nodes   int // nodes of the document, outside aliases
 	copied  int // nodes deepCopy made
 }
 
 // index records the $id and $anchor of every object under n, at pointer
 // ptr, with base the URI relative $ids resolve against.
 func (r *rewriter) index(n *yaml.Node, ptr, base string, names bool) {
+	r.nodes++
 	switch n.Kind {
 	case yaml.MappingNode:
 		if !names {
@@ -391,11 +398,11 @@ func withoutFragment(u *url.URL) string {
 // deepCopy copies a node tree for inlining. Aliases are expanded and the
 // copy's anchors dropped: the copy moves before its anchors in the
 // document, where an alias could not refer to them, and must not define an
-// anchor twice. The nodes copied in all count against maxCopied, so that
-// aliases cannot make a small document large.
+// anchor twice. The nodes copied in all are bounded (see copyFactor), so
+// that aliases cannot make a small document large.
 func (r *rewriter) deepCopy(n *yaml.Node) (*yaml.Node, error) {
-	if r.copied++; r.copied > maxCopied {
-		return nil, fmt.Errorf("inlining path items copies more than %d nodes: excessive aliasing?", maxCopied)
+	if r.copied++; r.copied > copyFactor*r.nodes+copyAllowance {
+		return nil, fmt.Errorf("inlining path items copies more than %d nodes: excessive aliasing?", copyFactor*r.nodes+copyAllowance)
 	}
 	if n.Kind == yaml.AliasNode && n.Alias != nil {
 		return r.deepCopy(n.Alias)
