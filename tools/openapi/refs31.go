@@ -86,6 +86,17 @@ func rewrite31(data []byte, base *url.URL, log *slog.Logger) (out []byte, change
 		base = &url.URL{Scheme: "file", Path: "/openapi-document"}
 	}
 	r := &rewriter{root: root, docBase: withoutFragment(base), resources: map[string]string{}, anchors: map[string]string{}, byName: map[string][]string{}}
+	// Webhooks go first, so that nothing in them (a path item or an
+	// anchor that is not there) can stop the document from loading.
+	if hooks := member(root, "webhooks"); hooks != nil {
+		var names []string
+		for i := 0; i+1 < len(hooks.Content); i += 2 {
+			names = append(names, hooks.Content[i].Value)
+		}
+		log.Debug("webhooks ignored: they are requests the API sends, not operations to call", "webhooks", names)
+		removeMember(root, "webhooks")
+		r.changed = true
+	}
 	r.resources[r.docBase] = ""
 	r.index(root, "", r.docBase, false)
 	if err := r.rewriteRefs(root, "", r.docBase, "", false); err != nil {
@@ -96,15 +107,6 @@ func rewrite31(data []byte, base *url.URL, log *slog.Logger) (out []byte, change
 			return nil, false, err
 		}
 		removeMember(comps, "pathItems")
-		r.changed = true
-	}
-	if hooks := member(root, "webhooks"); hooks != nil {
-		var names []string
-		for i := 0; i+1 < len(hooks.Content); i += 2 {
-			names = append(names, hooks.Content[i].Value)
-		}
-		log.Debug("webhooks ignored: they are requests the API sends, not operations to call", "webhooks", names)
-		removeMember(root, "webhooks")
 		r.changed = true
 	}
 	if !r.changed {

@@ -104,6 +104,13 @@ func TestPathItems31(t *testing.T) {
 	if ts.BaseURL() != "http://lights.invalid/v1" {
 		t.Errorf("BaseURL() = %q", ts.BaseURL())
 	}
+	// Webhooks are not looked into: one that refers to nothing does not
+	// stop the document.
+	const hooked = "openapi: 3.1.0\ninfo: {title: T, version: '1'}\nservers: [{url: 'http://x'}]\npaths:\n  /a: {get: {operationId: a}}\n" +
+		"webhooks:\n  gone: {$ref: '#/components/pathItems/nope'}\n  odd: {post: {requestBody: {content: {application/json: {schema: {$ref: '#nowhere'}}}}}}\n"
+	if ts, err := openapi.FromData([]byte(hooked), nil); err != nil || !slices.Equal(ts.Names(), []string{"a"}) {
+		t.Errorf("a document with broken webhooks: %v", err)
+	}
 }
 
 // References by $id or $anchor that lead nowhere, and path items that
