@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"net/http"
@@ -56,7 +57,7 @@ func newSecurity(doc *openapi3.T, a Auth) (*security, error) {
 	}
 	if a.APIKey == "" {
 		if a.APIKeyScheme != "" || a.APIKeyHeader != "" {
-			return nil, fmt.Errorf("Auth.APIKeyScheme or APIKeyHeader is set without Auth.APIKey")
+			return nil, errors.New("Auth.APIKeyScheme or APIKeyHeader is set without Auth.APIKey")
 		}
 		return s, nil
 	}
@@ -82,12 +83,12 @@ func newSecurity(doc *openapi3.T, a Auth) (*security, error) {
 		return nil, fmt.Errorf("Auth.APIKeyScheme %q and APIKeyHeader %q are both set: the scheme says where the key goes, set one", a.APIKeyScheme, a.APIKeyHeader)
 	case a.APIKeyScheme != "":
 		if !slices.Contains(keySchemes, a.APIKeyScheme) {
-			return nil, fmt.Errorf("Auth.APIKeyScheme %q is not an apiKey security scheme of the document (its apiKey schemes: %s)", a.APIKeyScheme, describe())
+			return nil, fmt.Errorf("Auth.APIKeyScheme (api_key_scheme) %q is not an apiKey security scheme of the document (its apiKey schemes: %s)", a.APIKeyScheme, describe())
 		}
 		s.keyScheme = a.APIKeyScheme
 	case a.APIKeyHeader != "":
 		if !validHeaderName(a.APIKeyHeader) {
-			return nil, fmt.Errorf("Auth.APIKeyHeader %q is not a valid header name", a.APIKeyHeader)
+			return nil, fmt.Errorf("Auth.APIKeyHeader (api_key_header) %q is not a valid header name", a.APIKeyHeader)
 		}
 		for _, n := range keySchemes {
 			if ss := s.schemes[n]; ss.In == "header" && strings.EqualFold(ss.Name, a.APIKeyHeader) {
@@ -103,8 +104,10 @@ func newSecurity(doc *openapi3.T, a Auth) (*security, error) {
 		}
 	case len(keySchemes) == 1:
 		s.keyScheme = keySchemes[0]
+	case len(keySchemes) == 0:
+		return nil, errors.New("Auth.APIKey is set and the document has no apiKey security scheme to say where it goes: set Auth.APIKeyHeader (api_key_header) to send it in a header")
 	default:
-		return nil, fmt.Errorf("Auth.APIKey is set and the document has %d apiKey security schemes (%s): set Auth.APIKeyScheme to the one it is for, or Auth.APIKeyHeader to send it in a header", len(keySchemes), describe())
+		return nil, fmt.Errorf("Auth.APIKey is set and the document has %d apiKey security schemes (%s): set Auth.APIKeyScheme (api_key_scheme) to the one it is for", len(keySchemes), describe())
 	}
 	if s.keyScheme != "" {
 		ss := s.schemes[s.keyScheme]

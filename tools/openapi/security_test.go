@@ -235,8 +235,8 @@ components:
 		auth openapi.Auth
 		want string
 	}{
-		{openapi.Auth{APIKey: "k"}, `Auth.APIKey is set and the document has 2 apiKey security schemes (c (cookie "sid"), q (query "access key")): set Auth.APIKeyScheme`},
-		{openapi.Auth{APIKey: "k", APIKeyScheme: "t"}, `Auth.APIKeyScheme "t" is not an apiKey security scheme of the document (its apiKey schemes: c (cookie "sid"), q (query "access key"))`},
+		{openapi.Auth{APIKey: "k"}, `Auth.APIKey is set and the document has 2 apiKey security schemes (c (cookie "sid"), q (query "access key")): set Auth.APIKeyScheme (api_key_scheme) to the one it is for`},
+		{openapi.Auth{APIKey: "k", APIKeyScheme: "t"}, `Auth.APIKeyScheme (api_key_scheme) "t" is not an apiKey security scheme of the document (its apiKey schemes: c (cookie "sid"), q (query "access key"))`},
 		{openapi.Auth{APIKey: "k", APIKeyScheme: "q", APIKeyHeader: "X-Key"}, `Auth.APIKeyScheme "q" and APIKeyHeader "X-Key" are both set`},
 		{openapi.Auth{APIKeyScheme: "q"}, `Auth.APIKeyScheme or APIKeyHeader is set without Auth.APIKey`},
 	} {
