@@ -62,9 +62,10 @@ type OpenAPISetConfig struct {
 	Operations      []string          // the tools to declare; empty: all
 	SubTypes        map[string]string // per tool; else GET and HEAD are query, the rest control
 	Prefix          string            // put before each tool's name
-	BearerTokenFile string            // sent as Authorization: Bearer
-	APIKeyFile      string            // sent in APIKeyHeader
-	APIKeyHeader    string            // empty: the document's one apiKey-in-header scheme
+	BearerTokenFile string            // sent as Authorization: Bearer, where the operation's security asks
+	APIKeyFile      string            // sent where the operation's security asks, as its apiKey scheme says
+	APIKeyScheme    string            // the apiKey scheme APIKeyFile is for; empty: the document's only one
+	APIKeyHeader    string            // a header for APIKeyFile when no scheme of the document describes it
 	Timeout         time.Duration     // one call
 }
 
@@ -143,9 +144,10 @@ func toolSetSettings() []setting {
 			itemList("operations", "the tools to declare, by name; empty: all", func(s *OpenAPISetConfig) *[]string { return &s.Operations }),
 			itemMap("sub_types", "sub_type per tool; else GET and HEAD are query, the rest control", func(s *OpenAPISetConfig) *map[string]string { return &s.SubTypes }, checkSubType),
 			itemString("prefix", "put before each tool's name", func(s *OpenAPISetConfig) *string { return &s.Prefix }, nil),
-			itemString("bearer_token_file", "file holding a token sent as Authorization: Bearer", func(s *OpenAPISetConfig) *string { return &s.BearerTokenFile }, nil),
-			itemString("api_key_file", "file holding an API key sent in api_key_header", func(s *OpenAPISetConfig) *string { return &s.APIKeyFile }, nil),
-			itemString("api_key_header", "header for api_key_file; empty: the document's one apiKey-in-header scheme", func(s *OpenAPISetConfig) *string { return &s.APIKeyHeader }, nil),
+			itemString("bearer_token_file", "file holding a token sent as Authorization: Bearer to the operations whose security asks for http bearer, oauth2 or openIdConnect", func(s *OpenAPISetConfig) *string { return &s.BearerTokenFile }, nil),
+			itemString("api_key_file", "file holding an API key sent, in the header, query or cookie its apiKey scheme names, to the operations whose security asks for it (with bearer_token_file too, if need be)", func(s *OpenAPISetConfig) *string { return &s.APIKeyFile }, nil),
+			itemString("api_key_scheme", "the document's apiKey security scheme api_key_file is for; empty: its only one", func(s *OpenAPISetConfig) *string { return &s.APIKeyScheme }, nil),
+			itemString("api_key_header", "send api_key_file in this header with every call instead, for a document whose schemes do not describe the key", func(s *OpenAPISetConfig) *string { return &s.APIKeyHeader }, nil),
 			itemDuration("timeout", "one call", func(s *OpenAPISetConfig) *time.Duration { return &s.Timeout }),
 		}),
 		itemsKey("toolsets.mcp", "MCP servers whose tools the device declares as its own tools; calls are forwarded as tools/call (needs the mcp build tag)", func(c *Config) *[]MCPSetConfig { return &c.ToolSets.MCP }, DefaultMCPSet, checkMCPSet, []itemKey[MCPSetConfig]{
@@ -307,10 +309,12 @@ func checkOpenAPISet(s *OpenAPISetConfig) (string, error) {
 	switch {
 	case s.Spec == "":
 		return "spec", errors.New("missing (an OpenAPI file or URL)")
-	case s.BearerTokenFile != "" && s.APIKeyFile != "":
-		return "api_key_file", errors.New("set bearer_token_file or api_key_file, not both")
 	case s.APIKeyHeader != "" && s.APIKeyFile == "":
 		return "api_key_header", errors.New("set without api_key_file")
+	case s.APIKeyScheme != "" && s.APIKeyFile == "":
+		return "api_key_scheme", errors.New("set without api_key_file")
+	case s.APIKeyScheme != "" && s.APIKeyHeader != "":
+		return "api_key_header", errors.New("set with api_key_scheme: the scheme says where the key goes, set one")
 	}
 	return "", nil
 }

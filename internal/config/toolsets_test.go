@@ -26,6 +26,8 @@ toolsets:
       server_variables: {region: eu}
       operations: [getForecast]
       bearer_token_file: /etc/devicectl/weather.token
+      api_key_file: /etc/devicectl/weather.key
+      api_key_scheme: api_key
       timeout: 3s
 `
 	c := Defaults()
@@ -50,6 +52,8 @@ toolsets:
 	weather.ServerVariables = map[string]string{"region": "eu"}
 	weather.Operations = []string{"getForecast"}
 	weather.BearerTokenFile = "/etc/devicectl/weather.token"
+	weather.APIKeyFile = "/etc/devicectl/weather.key" // with the token: the Petstore needs both
+	weather.APIKeyScheme = "api_key"
 	weather.Timeout = 3 * time.Second
 	want := ToolSetsConfig{OpenTool: []OpenToolSetConfig{lights, second}, OpenAPI: []OpenAPISetConfig{weather}}
 	if !reflect.DeepEqual(c.ToolSets, want) {
@@ -113,7 +117,8 @@ func TestToolSetErrors(t *testing.T) {
 		{"toolsets:\n  opentool:\n    - http://x\n", "toolsets.opentool[1]: want a mapping"},
 		{"toolsets:\n  opentool:\n    - url: http://x\n      timeout: soon\n", `toolsets.opentool[1].timeout: "soon" is not a duration`},
 		{"toolsets:\n  openapi:\n    - base_url: http://x\n", "toolsets.openapi[1].spec: missing"},
-		{"toolsets:\n  openapi:\n    - spec: a.yaml\n      bearer_token_file: t\n      api_key_file: k\n", "toolsets.openapi[1].api_key_file: set bearer_token_file or api_key_file, not both"},
+		{"toolsets:\n  openapi:\n    - spec: a.yaml\n      api_key_scheme: key\n", "toolsets.openapi[1].api_key_scheme: set without api_key_file"},
+		{"toolsets:\n  openapi:\n    - spec: a.yaml\n      api_key_file: k\n      api_key_scheme: key\n      api_key_header: X-Key\n", "toolsets.openapi[1].api_key_header: set with api_key_scheme"},
 		{"toolsets:\n  openapi:\n    - spec: a.yaml\n      api_key_header: X-Key\n", "toolsets.openapi[1].api_key_header: set without api_key_file"},
 		{"toolsets:\n  grpc: []\n", "toolsets.grpc: unknown key"},
 		{"toolsets:\n  mcp:\n    - command: [x]\n", "toolsets.mcp[1].name: missing"},

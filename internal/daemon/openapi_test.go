@@ -22,6 +22,7 @@ servers:
 components:
   securitySchemes:
     token: {type: http, scheme: bearer}
+    key: {type: apiKey, in: header, name: X-Key}
   schemas:
     Target:
       type: object
@@ -36,10 +37,12 @@ paths:
       parameters:
         - {name: room, in: path, required: true, schema: {type: string}}
         - {name: unit, in: query, schema: {type: string, enum: [celsius, fahrenheit]}}
+      security: [{key: []}]
   /rooms/{room}/target:
     put:
       operationId: setTarget
       summary: Set a room's target temperature.
+      security: [{token: []}]
       parameters:
         - {name: room, in: path, required: true, schema: {type: string}}
       requestBody:
@@ -50,14 +53,16 @@ paths:
 `
 
 // An OpenAPI document's operations become device tools, and their calls real HTTP requests with
-// the token, the path, the query and the body where the document puts them.
+// the path, the query and the body where the document puts them, the token or the key as each
+// operation's security asks (both are configured), and devicectl's User-Agent as OpenTool calls
+// send it.
 func TestOpenAPIToolSet(t *testing.T) {
 	var mu sync.Mutex
 	var got []string
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		mu.Lock()
-		got = append(got, fmt.Sprintf("%s %s %s %s", r.Method, r.URL.RequestURI(), r.Header.Get("Authorization"), body))
+		got = append(got, fmt.Sprintf("%s %s %s [%s] [%s] %s", r.Method, r.URL.RequestURI(), r.Header.Get("User-Agent"), r.Header.Get("Authorization"), r.Header.Get("X-Key"), body))
 		mu.Unlock()
 		if strings.Contains(r.URL.Path, "attic") {
 			http.Error(w, `{"error":"no sensor in the attic"}`, http.StatusNotFound)
@@ -70,13 +75,15 @@ func TestOpenAPIToolSet(t *testing.T) {
 	srv := startStandIn(t, nil)
 	spec := writeFile(t, "thermostat.yaml", thermostatSpec)
 	token := writeFile(t, "thermostat.token", "t0ken-for-the-thermostat\n")
+	key := writeFile(t, "thermostat.key", "k3y-for-the-thermostat\n")
 	config := baseConfig(t, srv.URL()) + fmt.Sprintf(`toolsets:
   openapi:
     - spec: %s
       base_url: %s/api
       bearer_token_file: %s
+      api_key_file: %s
       prefix: heat_
-`, spec, api.URL, token)
+`, spec, api.URL, token, key)
 	d := startDaemon(t, config, nil)
 	dev := nextRegistration(t, srv)
 	if names := toolNamesOf(dev); !slices.Contains(names, "heat_getTemperature") || !slices.Contains(names, "heat_setTarget") {
@@ -85,11 +92,11 @@ func TestOpenAPIToolSet(t *testing.T) {
 
 	for _, tc := range []struct{ tool, input, want, request string }{
 		{"heat_getTemperature", `{"room":"living room","unit":"celsius"}`, `{"celsius":21.5}`,
-			"GET /api/rooms/living%20room/temperature?unit=celsius Bearer t0ken-for-the-thermostat "},
+			"GET /api/rooms/living%20room/temperature?unit=celsius devicectl/test [] [k3y-for-the-thermostat] "},
 		{"heat_setTarget", `{"room":"kitchen","body":{"celsius":19}}`, `{"celsius":21.5}`,
-			`PUT /api/rooms/kitchen/target Bearer t0ken-for-the-thermostat {"celsius":19}`},
+			`PUT /api/rooms/kitchen/target devicectl/test [Bearer t0ken-for-the-thermostat] [] {"celsius":19}`},
 		{"heat_getTemperature", `{"room":"attic"}`, `-32000: GET /rooms/attic/temperature: 404 Not Found: {"error":"no sensor in the attic"}`,
-			"GET /api/rooms/attic/temperature Bearer t0ken-for-the-thermostat "},
+			"GET /api/rooms/attic/temperature devicectl/test [] [k3y-for-the-thermostat] "},
 		{"heat_setTarget", `{"room":"kitchen","body":{"celsius":40}}`, "-32602", ""},
 		{"heat_setTarget", `{"room":"kitchen"}`, "-32602", ""},
 	} {
@@ -114,8 +121,8 @@ func TestOpenAPIToolSet(t *testing.T) {
 		}
 		mu.Unlock()
 	}
-	if strings.Contains(d.stderr.String(), "t0ken-for-the-thermostat") {
-		t.Error("the log holds the API's token")
+	if strings.Contains(d.stderr.String(), "t0ken-for-the-thermostat") || strings.Contains(d.stderr.String(), "k3y-for-the-thermostat") {
+		t.Error("the log holds the API's token or key")
 	}
 }
 
@@ -133,5 +140,24 @@ func TestOpenAPIBadSpec(t *testing.T) {
 	err := New(c, &Options{Stderr: &stderr, Getenv: func(string) string { return "" }}).Run(t.Context())
 	if err == nil || !strings.Contains(err.Error(), "toolsets.openapi[1].spec: ") || !strings.Contains(err.Error(), "broken.yaml") {
 		t.Errorf("Run = %v, want an error naming toolsets.openapi[1].spec and the file", err)
+	}
+}
+
+// A document whose server is relative, read from a file, needs base_url: the error says so by
+// the config key's name, not the Go option's.
+func TestOpenAPIRelativeServer(t *testing.T) {
+	spec := writeFile(t, "relative.yaml", strings.Replace(thermostatSpec, "http://thermostat.invalid/api", "/api", 1))
+	c := config.Defaults()
+	c.Server.URL = "ws://127.0.0.1:1/"
+	c.Device.MAC = "AA-BB-CC-DD-EE-FF"
+	c.Device.StateDir = t.TempDir()
+	c.Hardware.Mode = "sim"
+	c.ToolSets.OpenAPI = []config.OpenAPISetConfig{config.DefaultOpenAPISet()}
+	c.ToolSets.OpenAPI[0].Spec = spec
+	var stderr lockedBuffer
+	err := New(c, &Options{Stderr: &stderr, Getenv: func(string) string { return "" }}).Run(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "toolsets.openapi[1]") || !strings.Contains(err.Error(), `URL "/api" is relative`) ||
+		!strings.Contains(err.Error(), "set base_url") || strings.Contains(err.Error(), "Options.BaseURL") {
+		t.Errorf("Run = %v, want an error naming toolsets.openapi[1] and base_url", err)
 	}
 }

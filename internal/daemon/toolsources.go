@@ -197,7 +197,7 @@ func newToolSources(ctx context.Context, c *config.Config, version string, log *
 		ready = append(ready, nil)
 	}
 	for i, ac := range c.ToolSets.OpenAPI {
-		s, err := newOpenAPISource(i, ac, log, redact)
+		s, err := newOpenAPISource(i, ac, version, log, redact)
 		if err != nil {
 			return sources, ready, err
 		}

@@ -25,13 +25,15 @@ type openAPISource struct {
 	opts *openapi.Options
 }
 
-func newOpenAPISource(i int, c config.OpenAPISetConfig, log *slog.Logger, redact func(string)) (toolSource, error) {
+// version is sent in the User-Agent, as the OpenTool sets send it.
+func newOpenAPISource(i int, c config.OpenAPISetConfig, version string, log *slog.Logger, redact func(string)) (toolSource, error) {
 	key := fmt.Sprintf("toolsets.openapi[%d]", i+1)
 	o := &openapi.Options{
 		BaseURL:         c.BaseURL,
 		ServerVariables: c.ServerVariables,
 		Timeout:         c.Timeout,
 		Include:         c.Operations,
+		UserAgent:       "devicectl/" + version,
 		Logger:          log.With("toolset", key+" "+c.Spec),
 	}
 	if len(c.SubTypes) > 0 {
@@ -51,6 +53,7 @@ func newOpenAPISource(i int, c config.OpenAPISetConfig, log *slog.Logger, redact
 		if o.Auth.APIKey, err = config.ReadSecret(key+".api_key_file", c.APIKeyFile, log); err != nil {
 			return nil, err
 		}
+		o.Auth.APIKeyScheme = c.APIKeyScheme
 		o.Auth.APIKeyHeader = c.APIKeyHeader
 		redact(o.Auth.APIKey)
 	}

@@ -32,6 +32,8 @@ type operation struct {
 	name   string
 
 	base   *url.URL
+	creds  []credential // what Options.Auth sends with this operation
+	wants  string       // the security requirement creds do not meet, if any
 	params []*param
 	body   *body // nil when the tool sends no body
 }
@@ -166,11 +168,11 @@ func (op *operation) description() string {
 var ignoredHeaders = map[string]bool{"Accept": true, "Content-Type": true, "Authorization": true}
 
 // parameters merges the path's parameters with the operation's, the
-// operation's replacing those of the same name and location. Header
-// parameters that Options.Auth sets are left out: documents often declare
-// their API key header as a parameter, and the model must neither need nor
-// see the secret.
-func (op *operation) parameters(auth http.Header) []*openapi3.Parameter {
+// operation's replacing those of the same name and location. Parameters
+// that the operation's credentials set are left out: documents often
+// declare their API key header as a parameter, and the model must neither
+// need nor see the secret.
+func (op *operation) parameters() []*openapi3.Parameter {
 	key := func(p *openapi3.Parameter) string {
 		if p.In == openapi3.ParameterInHeader {
 			return p.In + "\x00" + http.CanonicalHeaderKey(p.Name)
@@ -185,11 +187,8 @@ func (op *operation) parameters(auth http.Header) []*openapi3.Parameter {
 				continue
 			}
 			p := ref.Value
-			if p.In == openapi3.ParameterInHeader {
-				h := http.CanonicalHeaderKey(p.Name)
-				if ignoredHeaders[h] || auth.Get(h) != "" {
-					continue
-				}
+			if p.In == openapi3.ParameterInHeader && ignoredHeaders[http.CanonicalHeaderKey(p.Name)] || sets(op.creds, p.In, p.Name) {
+				continue
 			}
 			if i, ok := index[key(p)]; ok {
 				out[i] = p
@@ -226,7 +225,7 @@ func (op *operation) tool(c *caller, o *Options) (*tools.Tool, error) {
 		}
 	}
 
-	ps := op.parameters(c.auth.header)
+	ps := op.parameters()
 	props := propertyNames(ps, bodyMedia != nil)
 	op.params = nil
 	for i, p := range ps {

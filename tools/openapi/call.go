@@ -34,10 +34,11 @@ var errCallTimeout = errors.New("call timeout")
 
 // caller sends the requests of a set's tools.
 type caller struct {
-	client  *http.Client
-	timeout time.Duration
-	auth    *auth
-	logger  *slog.Logger
+	client    *http.Client
+	timeout   time.Duration
+	secrets   []string // kept out of error messages
+	userAgent string
+	logger    *slog.Logger
 }
 
 // textResult is the result of a 2xx response whose body is not JSON.
@@ -98,6 +99,9 @@ func (c *caller) call(ctx context.Context, op *operation, input json.RawMessage)
 		if e := c.excerpt(data); e != "" {
 			msg += ": " + e
 		}
+		if op.wants != "" && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
+			msg += " (the operation's security wants " + op.wants + ", which the configured credentials do not meet)"
+		}
 		return nil, errors.New(msg)
 	}
 	if len(bytes.TrimSpace(data)) == 0 || op.method == http.MethodHead {
@@ -136,10 +140,7 @@ func statusText(code int) string {
 // secrets redacted, control characters removed, at most maxExcerpt bytes.
 func (c *caller) excerpt(data []byte) string {
 	// Redact before cutting, so that a cut cannot leave a secret's prefix.
-	s := string(data)
-	for _, secret := range c.auth.secrets {
-		s = strings.ReplaceAll(s, secret, "[redacted]")
-	}
+	s := c.redact(string(data))
 	s = strings.ToValidUTF8(string(cutUTF8([]byte(s), 4*maxExcerpt)), "\uFFFD")
 	s = strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) {
@@ -152,6 +153,18 @@ func (c *caller) excerpt(data []byte) string {
 		return s
 	}
 	return string(cutUTF8([]byte(s), maxExcerpt-len("..."))) + "..."
+}
+
+// redact replaces the secrets in s, as sent and as a query or cookie
+// carries them.
+func (c *caller) redact(s string) string {
+	for _, secret := range c.secrets {
+		s = strings.ReplaceAll(s, secret, "[redacted]")
+		if e := queryEscape(secret, false); e != secret {
+			s = strings.ReplaceAll(s, e, "[redacted]")
+		}
+	}
+	return s
 }
 
 // cutUTF8 returns at most n bytes of b, not splitting a UTF-8 sequence.
@@ -217,13 +230,24 @@ func (c *caller) request(ctx context.Context, op *operation, input json.RawMessa
 			cookies = append(cookies, cookieValue(p, v)...)
 		}
 	}
+	for _, cr := range op.creds {
+		switch cr.in {
+		case "header":
+			header.Set(cr.name, cr.value)
+		case "query":
+			query = append(query, queryEscape(cr.name, false)+"="+queryEscape(cr.value, false))
+		case "cookie":
+			cookies = append(cookies, cr.name+"="+queryEscape(cr.value, false))
+		}
+	}
 	target := op.base.String() + path
 	if len(query) > 0 {
 		target += "?" + strings.Join(query, "&")
 	}
 	u, err := url.Parse(target)
 	if err != nil {
-		return nil, "", fmt.Errorf("request URL: %w", err)
+		// The error quotes the URL, which may hold an API key.
+		return nil, "", fmt.Errorf("request URL of %s: %s", path, c.redact(err.Error()))
 	}
 	var rb io.Reader
 	if op.body != nil {
@@ -245,9 +269,7 @@ func (c *caller) request(ctx context.Context, op *operation, input json.RawMessa
 		req.Header.Set("Content-Type", op.body.contentType)
 	}
 	req.Header.Set("Accept", "application/json")
-	for k, vs := range c.auth.header {
-		req.Header[k] = slices.Clone(vs)
-	}
+	req.Header.Set("User-Agent", c.userAgent)
 	return req, path, nil
 }
 

@@ -4,7 +4,8 @@
 // anybody writing a tool per endpoint.
 //
 //	set, err := openapi.Load(ctx, "/etc/devicectl/arm.yaml", &openapi.Options{
-//		Auth: openapi.Auth{BearerToken: token},
+//		Auth:      openapi.Auth{BearerToken: token, APIKey: key},
+//		UserAgent: "devicectl/" + version,
 //	})
 //	for _, t := range set.Tools() {
 //		err := registry.Add(t)
@@ -22,6 +23,20 @@
 // invalid operation GET: parameter \"limit\" ...") and, for an invalid
 // document, its line. References to other documents are followed only from
 // a file to files and from a URL to URLs of the same host.
+//
+// An OpenAPI 3.1 document is first made readable for kin-openapi, which
+// lacks parts of 3.1: a $ref that names a schema of the document by its
+// $id (resolved against the enclosing $ids and the document's URL), by a
+// $anchor (also "#name" for the only anchor of that name anywhere), or by
+// a pointer inside a schema with an $id becomes a pointer from the
+// document's root; references to components.pathItems are replaced by
+// copies of the path items (the referring object's own fields win);
+// webhooks are dropped, with a Debug record, since they are requests the
+// API sends and not operations to call; and schema keywords kin-openapi
+// does not know, which JSON Schema 2020-12 allows, are dropped. A $ref
+// that names an $id or $anchor the document does not have is an error.
+// Errors of a document so rewritten name the place by its path in the
+// document, not by line.
 //
 // # Names
 //
@@ -76,7 +91,8 @@
 // operation's first server (else its path's, else the document's), with
 // server variables from Options.ServerVariables or their defaults. A
 // relative server URL is resolved against the document's URL; for a
-// document read from a file or data, Options.BaseURL must then be set.
+// document read from a file or data, Options.BaseURL must then be set
+// (the error names devicectl's config key for it, base_url).
 //
 // Parameters are serialized per their style and explode, as in the OpenAPI
 // specification's style examples:
@@ -95,9 +111,36 @@
 // Object keys are sent sorted. A parameter described by content (a JSON
 // query parameter) is sent as JSON text. The body is sent as given, with
 // the document's JSON media type as Content-Type. Every request has
-// Accept: application/json and the credentials of Options.Auth; an absent
-// or null optional parameter is not sent, and defaults are left to the
-// server.
+// Accept: application/json, User-Agent: Options.UserAgent, and the
+// credentials its operation asks for; an absent or null optional parameter
+// is not sent, and defaults are left to the server.
+//
+// # Credentials
+//
+// Options.Auth may hold a bearer token and an API key together. What a
+// call sends follows its operation's security requirements, the
+// operation's own replacing the document's:
+//
+//   - none declared, for the operation or the document: every credential
+//     configured;
+//   - security: [] : none;
+//   - otherwise the first alternative, in document order, whose every
+//     scheme has a credential, and only the credentials of its schemes;
+//     an empty alternative ({}) is taken only when no other can be met.
+//
+// The bearer token serves schemes of type http with scheme bearer, oauth2
+// and openIdConnect, as "Authorization: Bearer <token>". The API key
+// serves one apiKey scheme (Auth.APIKeyScheme, else the one whose header
+// is Auth.APIKeyHeader, else the document's only one), in the header,
+// query parameter or cookie it names, percent-encoded in a query or
+// cookie. When APIKeyHeader names a header no scheme uses, the key goes in
+// it with every call but those of security: []. Other schemes (http basic,
+// mutualTLS) cannot be met. A parameter that a call's credentials fill in
+// is left out of the tool's input. A call whose requirement cannot be met
+// goes without credentials, and a 401 or 403 answer then says what the
+// operation wanted:
+//
+//	GET /vet/records: 401 Unauthorized: ... (the operation's security wants mutual_tls (mutualTLS: not supported), which the configured credentials do not meet)
 //
 // # Results and errors
 //

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
@@ -24,6 +25,10 @@ import (
 
 // DefaultTimeout bounds one call when Options.Timeout is zero.
 const DefaultTimeout = 10 * time.Second
+
+// DefaultUserAgent is the User-Agent header sent when Options.UserAgent is
+// empty.
+const DefaultUserAgent = "devicectl-openapi"
 
 // maxDocument caps what Load reads of a document or of a file it refers to:
 // a device has little memory, and a specification larger than this is not
@@ -36,6 +41,7 @@ type Options struct {
 	// BaseURL, when set, is where every call goes instead of the
 	// document's servers: an absolute http or https URL whose path is put
 	// in front of every operation's path.
+	// Errors that ask for it name devicectl's config key, base_url.
 	BaseURL string
 
 	// ServerVariables override the defaults of the variables of the
@@ -44,12 +50,19 @@ type Options struct {
 	// variable's enum.
 	ServerVariables map[string]string
 
-	// Auth is sent with every call.
+	// Auth is the credentials; each call sends those its operation's
+	// security requirement asks for (see "Credentials" in the package
+	// documentation).
 	Auth Auth
 
 	// Timeout bounds one call, from sending the request to reading the
 	// response. Zero means DefaultTimeout. It is also the tools' Timeout.
 	Timeout time.Duration
+
+	// UserAgent is sent as the User-Agent header of every call and of the
+	// requests that fetch the document; empty means DefaultUserAgent.
+	// devicectl sends "devicectl/VERSION", as its OpenTool client does.
+	UserAgent string
 
 	// HTTPClient sends the calls and, for Load, fetches the document. Nil
 	// means a client with http.DefaultTransport and no timeout of its own.
@@ -70,19 +83,25 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Auth holds the credentials sent with every call. Either or both may be
-// set. The token and key never appear in logs or errors: a server that
-// echoes them in an error body has them replaced by "[redacted]".
+// Auth holds the credentials of a set. Either or both may be set; which
+// of them a call sends is decided per operation by its security
+// requirements. The token and key never appear in logs or errors: a server
+// that echoes them in an error body has them replaced by "[redacted]".
 type Auth struct {
-	// BearerToken is sent as "Authorization: Bearer <token>".
+	// BearerToken is sent as "Authorization: Bearer <token>" for the
+	// document's security schemes of type http with scheme bearer, oauth2
+	// (an access token) and openIdConnect.
 	BearerToken string
 
-	// APIKey is sent in the header named APIKeyHeader. When APIKeyHeader
-	// is empty it is taken from the document: the name of its only
-	// securitySchemes entry of type apiKey with in: header. A document
-	// with none or several of them is an error. API keys sent in the query
-	// or in a cookie are not supported.
+	// APIKey is sent for an apiKey security scheme, in the header, query
+	// parameter or cookie the scheme names: the scheme APIKeyScheme
+	// names, else the one whose header is APIKeyHeader, else the
+	// document's only apiKey scheme. A document with several, and neither
+	// field set, is an error. When APIKeyHeader names a header no scheme
+	// of the document uses, the key is sent in it with every call, except
+	// to operations whose security is [].
 	APIKey       string
+	APIKeyScheme string // a key of components.securitySchemes
 	APIKeyHeader string
 }
 
@@ -93,7 +112,7 @@ func (a Auth) String() string {
 		parts = append(parts, "bearer:[redacted]")
 	}
 	if a.APIKey != "" {
-		parts = append(parts, fmt.Sprintf("apikey(%s):[redacted]", cmp.Or(a.APIKeyHeader, "from document")))
+		parts = append(parts, fmt.Sprintf("apikey(%s):[redacted]", cmp.Or(a.APIKeyScheme, a.APIKeyHeader, "from document")))
 	}
 	return "{" + strings.Join(parts, " ") + "}"
 }
@@ -118,6 +137,9 @@ func (opts *Options) withDefaults() *Options {
 	}
 	if o.HTTPClient == nil {
 		o.HTTPClient = &http.Client{}
+	}
+	if o.UserAgent == "" {
+		o.UserAgent = DefaultUserAgent
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -177,7 +199,10 @@ func (ts *ToolSet) Skipped() []Skipped { return slices.Clone(ts.skipped) }
 // URL. A relative server URL is resolved against a location that is a URL.
 func Load(ctx context.Context, location string, opts *Options) (*ToolSet, error) {
 	o := opts.withDefaults()
-	src := &source{name: location}
+	if err := checkUserAgent(o.UserAgent); err != nil {
+		return nil, fmt.Errorf("openapi: %s: %w", location, err)
+	}
+	src := &source{name: location, userAgent: o.UserAgent}
 	if isHTTP(location) {
 		u, err := url.Parse(location)
 		if err != nil {
@@ -204,7 +229,19 @@ func Load(ctx context.Context, location string, opts *Options) (*ToolSet, error)
 // all be local ("#/components/..."), and its servers absolute, unless
 // Options.BaseURL is set.
 func FromData(data []byte, opts *Options) (*ToolSet, error) {
-	return build(context.Background(), data, &source{name: "inline document"}, opts.withDefaults())
+	o := opts.withDefaults()
+	if err := checkUserAgent(o.UserAgent); err != nil {
+		return nil, fmt.Errorf("openapi: inline document: %w", err)
+	}
+	return build(context.Background(), data, &source{name: "inline document"}, o)
+}
+
+// checkUserAgent refuses a User-Agent that would break the header.
+func checkUserAgent(ua string) error {
+	if strings.ContainsFunc(ua, unicode.IsControl) {
+		return fmt.Errorf("UserAgent %q holds a control character", ua)
+	}
+	return nil
 }
 
 func isHTTP(location string) bool {
@@ -219,6 +256,8 @@ type source struct {
 	url    *url.URL // nil for FromData
 	remote bool
 	client *http.Client
+	// userAgent is sent when fetching a remote document.
+	userAgent string
 }
 
 // read fetches one document, capped at maxDocument.
@@ -230,6 +269,7 @@ func (src *source) read(ctx context.Context, u *url.URL) ([]byte, error) {
 			return nil, err
 		}
 		req.Header.Set("Accept", "application/json, application/yaml;q=0.9, */*;q=0.5")
+		req.Header.Set("User-Agent", src.userAgent)
 		resp, err := src.client.Do(req)
 		if err != nil {
 			return nil, err
@@ -294,7 +334,11 @@ var validationOptions = []openapi3.ValidationOption{
 }
 
 // parse loads and validates a document.
-func parse(ctx context.Context, data []byte, src *source) (*openapi3.T, error) {
+func parse(ctx context.Context, data []byte, src *source, log *slog.Logger) (*openapi3.T, error) {
+	data, rewritten, err := rewrite31(data, src.url, log)
+	if err != nil {
+		return nil, fmt.Errorf("openapi: %s: %w", src.name, err)
+	}
 	doc, err := load(ctx, data, src, false)
 	invalid := false
 	if err == nil {
@@ -311,8 +355,9 @@ func parse(ctx context.Context, data []byte, src *source) (*openapi3.T, error) {
 		return doc, nil
 	}
 	// Only an invalid document pays for line numbers: tracking them costs
-	// memory for every element.
-	if invalid {
+	// memory for every element. Those of a rewritten document would not
+	// be the file's; its errors name the place by its path instead.
+	if invalid && !rewritten {
 		if doc, err2 := load(ctx, data, src, true); err2 == nil {
 			if err2 = doc.Validate(ctx, validationOptions...); err2 != nil {
 				err = err2
@@ -331,10 +376,17 @@ func load(ctx context.Context, data []byte, src *source, origin bool) (*openapi3
 	loader.IncludeOrigin = origin
 	loader.IsExternalRefsAllowed = src.url != nil
 	loader.ReadFromURIFunc = src.readRef(ctx)
+	var doc *openapi3.T
+	var err error
 	if src.url == nil {
-		return loader.LoadFromData(data)
+		doc, err = loader.LoadFromData(data)
+	} else {
+		doc, err = loader.LoadFromDataWithPath(data, src.url)
 	}
-	return loader.LoadFromDataWithPath(data, src.url)
+	if err == nil && doc.OpenAPIMajorMinor() == "3.1" {
+		dropUnknownKeywords(doc)
+	}
+	return doc, err
 }
 
 var originType = reflect.TypeFor[*openapi3.Origin]()
@@ -377,7 +429,7 @@ func originOf(err error) *openapi3.Location {
 
 // build turns a document into a ToolSet.
 func build(ctx context.Context, data []byte, src *source, o *Options) (*ToolSet, error) {
-	doc, err := parse(ctx, data, src)
+	doc, err := parse(ctx, data, src, o.Logger)
 	if err != nil {
 		return nil, err
 	}
@@ -417,11 +469,11 @@ func build(ctx context.Context, data []byte, src *source, o *Options) (*ToolSet,
 	if err != nil {
 		return fail(err)
 	}
-	auth, err := newAuth(doc, o.Auth)
+	sec, err := newSecurity(doc, o.Auth)
 	if err != nil {
 		return fail(err)
 	}
-	c := &caller{client: o.HTTPClient, timeout: o.Timeout, auth: auth, logger: o.Logger}
+	c := &caller{client: o.HTTPClient, timeout: o.Timeout, secrets: sec.secrets, userAgent: o.UserAgent, logger: o.Logger}
 	ts := &ToolSet{}
 	if doc.Info != nil {
 		ts.title = doc.Info.Title
@@ -437,6 +489,7 @@ func build(ctx context.Context, data []byte, src *source, o *Options) (*ToolSet,
 		if err != nil {
 			return fail(fmt.Errorf("%s %s (%s): %w", op.method, op.path, op.name, err))
 		}
+		op.creds, op.wants = sec.forOperation(doc, op.op)
 		t, err := op.tool(c, o)
 		if err == nil {
 			err = check.Add(t)
@@ -465,46 +518,6 @@ func sortedNames(ops []*operation) []string {
 	}
 	slices.Sort(names)
 	return names
-}
-
-// auth is the headers Options.Auth adds to each request, and the secrets
-// to keep out of errors.
-type auth struct {
-	header  http.Header
-	secrets []string
-}
-
-func newAuth(doc *openapi3.T, a Auth) (*auth, error) {
-	h := http.Header{}
-	var secrets []string
-	if a.BearerToken != "" {
-		h.Set("Authorization", "Bearer "+a.BearerToken)
-		secrets = append(secrets, a.BearerToken)
-	}
-	if a.APIKey != "" {
-		name := a.APIKeyHeader
-		if name == "" {
-			var found []string
-			if doc.Components != nil {
-				for _, k := range slices.Sorted(maps.Keys(doc.Components.SecuritySchemes)) {
-					ss := doc.Components.SecuritySchemes[k]
-					if ss != nil && ss.Value != nil && ss.Value.Type == "apiKey" && ss.Value.In == "header" {
-						found = append(found, ss.Value.Name)
-					}
-				}
-			}
-			if len(found) != 1 {
-				return nil, fmt.Errorf("Auth.APIKeyHeader is empty and the document has %d apiKey security schemes in a header (%s): set it", len(found), strings.Join(found, ", "))
-			}
-			name = found[0]
-		}
-		if !validHeaderName(name) {
-			return nil, fmt.Errorf("Auth.APIKeyHeader %q is not a valid header name", name)
-		}
-		h.Set(name, a.APIKey)
-		secrets = append(secrets, a.APIKey)
-	}
-	return &auth{header: h, secrets: secrets}, nil
 }
 
 func validHeaderName(name string) bool {

@@ -380,7 +380,7 @@ func TestRequests(t *testing.T) {
 			Header: map[string]string{
 				"X-Request-ID":  "4d1d2b3c-0000-4000-8000-000000000001",
 				"Accept":        "application/json",
-				"Authorization": "Bearer " + bearerSecret,
+				"Authorization": "", // the document's security is the API key alone
 				"X-API-Key":     apiKeySecret,
 				"Content-Type":  "",
 			},
@@ -478,7 +478,7 @@ func TestResults(t *testing.T) {
 		{tool: "pets_get_by_id", input: `{"petId":"7"}`,
 			wantErr: `GET /pets/7: 404 Not Found: {"message":"no such pet"}`},
 		{tool: "whoami", input: `{}`,
-			wantErr: `GET /whoami: 401 Unauthorized: bad credentials auth="Bearer [redacted]" key="[redacted]" [31m ` + strings.Repeat("é", 67) + "..."},
+			wantErr: `GET /whoami: 401 Unauthorized: bad credentials auth="Bearer [redacted]" key="" [31m ` + strings.Repeat("é", 72) + "..."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.tool, func(t *testing.T) {
@@ -655,11 +655,13 @@ func TestLoadErrors(t *testing.T) {
 		{"server variable outside its enum", "testdata/petstore-3.0.yaml", &openapi.Options{ServerVariables: map[string]string{"scheme": "ftp"}},
 			[]string{`ServerVariables: "scheme" is "ftp", not one of http, https`}},
 		{"relative server from a file", "testdata/arm-3.1.yaml", nil,
-			[]string{`arm-3.1.yaml: GET /events/{filter} (events): servers: URL "/api" is relative and the document was not loaded from a URL: set Options.BaseURL`}},
+			[]string{`arm-3.1.yaml: GET /events/{filter} (events): servers: URL "/api" is relative and the document was not loaded from a URL: set base_url to the API's absolute URL`}},
 		{"bad BaseURL", "testdata/arm-3.1.yaml", &openapi.Options{BaseURL: "robot.local/api"},
 			[]string{`BaseURL "robot.local/api" is not an absolute http or https URL`}},
 		{"ambiguous API key header", "testdata/arm-3.1.yaml", &openapi.Options{BaseURL: "http://x", Auth: openapi.Auth{APIKey: apiKeySecret}},
-			[]string{"Auth.APIKeyHeader is empty and the document has 2 apiKey security schemes in a header (X-Device-Key, X-Site-Key): set it"}},
+			[]string{`Auth.APIKey is set and the document has 2 apiKey security schemes (deviceKey (header "X-Device-Key"), siteKey (header "X-Site-Key")): set Auth.APIKeyScheme (api_key_scheme)`}},
+		{"API key without a scheme", "testdata/pathitems-3.1.yaml", &openapi.Options{Auth: openapi.Auth{APIKey: apiKeySecret}},
+			[]string{"the document has no apiKey security scheme to say where it goes: set Auth.APIKeyHeader (api_key_header)"}},
 		{"3.1 keyword in 3.0", write("const.yaml", edit(petstore, "        tag:\n          type: string\n", "        tag:\n          const: x\n")),
 			base, []string{"const.yaml", "const"}},
 		{"3.0 boolean exclusiveMinimum in 3.1", write("excl.yaml", edit(arm, "exclusiveMinimum: 0", "exclusiveMinimum: true\n          minimum: 0")),

@@ -117,7 +117,7 @@ func (s *servers) pick(list openapi3.Servers, what string) (*url.URL, error) {
 	}
 	if !u.IsAbs() {
 		if s.docURL == nil {
-			return nil, fmt.Errorf("%s: URL %q is relative and the document was not loaded from a URL: set Options.BaseURL", what, raw)
+			return nil, fmt.Errorf("%s: URL %q is relative and the document was not loaded from a URL: set base_url to the API's absolute URL", what, raw)
 		}
 		u = s.docURL.ResolveReference(u)
 	}
