@@ -20,7 +20,7 @@ func newPlanner(c *config.Config, log *slog.Logger) (agent.Planner, error) {
 		key := ""
 		if c.LLM.APIKeyFile != "" {
 			var err error
-			if key, err = config.ReadSecret("llm.api_key_file", c.LLM.APIKeyFile, log); err != nil {
+			if key, err = config.ReadToken("llm.api_key_file", c.LLM.APIKeyFile, log); err != nil {
 				return nil, err
 			}
 		}

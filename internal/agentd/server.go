@@ -136,7 +136,7 @@ func New(o *Options) (_ *Server, err error) {
 
 	token := ""
 	if c.Agent.TokenFile != "" {
-		if token, err = config.ReadSecret("agent.token_file", c.Agent.TokenFile, s.log); err != nil {
+		if token, err = config.ReadToken("agent.token_file", c.Agent.TokenFile, s.log); err != nil {
 			return nil, err
 		}
 	}

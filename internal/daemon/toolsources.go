@@ -38,7 +38,7 @@ func newOpenToolSource(i int, c config.OpenToolSetConfig, version string, log *s
 	var apiKey string
 	if c.APIKeyFile != "" {
 		var err error
-		if apiKey, err = config.ReadSecret(key+".api_key_file", c.APIKeyFile, log); err != nil {
+		if apiKey, err = config.ReadToken(key+".api_key_file", c.APIKeyFile, log); err != nil {
 			return nil, err
 		}
 		redact(apiKey)

@@ -51,7 +51,7 @@ func newMCPSource(i int, c config.MCPSetConfig, version string, log *slog.Logger
 	}
 	if c.TokenFile != "" {
 		var err error
-		if o.BearerToken, err = config.ReadSecret(key+".token_file", c.TokenFile, log); err != nil {
+		if o.BearerToken, err = config.ReadToken(key+".token_file", c.TokenFile, log); err != nil {
 			return nil, err
 		}
 		redact(o.BearerToken)

@@ -44,13 +44,13 @@ func newOpenAPISource(i int, c config.OpenAPISetConfig, version string, log *slo
 	}
 	var err error
 	if c.BearerTokenFile != "" {
-		if o.Auth.BearerToken, err = config.ReadSecret(key+".bearer_token_file", c.BearerTokenFile, log); err != nil {
+		if o.Auth.BearerToken, err = config.ReadToken(key+".bearer_token_file", c.BearerTokenFile, log); err != nil {
 			return nil, err
 		}
 		redact(o.Auth.BearerToken)
 	}
 	if c.APIKeyFile != "" {
-		if o.Auth.APIKey, err = config.ReadSecret(key+".api_key_file", c.APIKeyFile, log); err != nil {
+		if o.Auth.APIKey, err = config.ReadToken(key+".api_key_file", c.APIKeyFile, log); err != nil {
 			return nil, err
 		}
 		o.Auth.APIKeyScheme = c.APIKeyScheme

@@ -10,7 +10,6 @@ import (
 	"maps"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
+	"github.com/devicectl/devicectl/internal/safefile"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -280,7 +280,8 @@ func (src *source) read(ctx context.Context, u *url.URL) ([]byte, error) {
 		}
 		body = resp.Body
 	} else {
-		f, err := os.Open(filepath.FromSlash(u.Path))
+		// safefile: a FIFO or a device named as the document would hang start and reload.
+		f, err := safefile.Open(filepath.FromSlash(u.Path))
 		if err != nil {
 			return nil, err
 		}
