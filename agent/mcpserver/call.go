@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -43,7 +44,7 @@ func (s *Server) callDevice(ctx context.Context, t deviceTool, args json.RawMess
 	res, err := h.Call(ctx, t.mac, t.decl.Name, args)
 	if err != nil {
 		if ctx.Err() != nil && s.ctx.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return toolError(fmt.Sprintf("%s: no answer from the device %s within %s", t.decl.Name, who, s.opts.CallTimeout)), nil
+			return toolError(fmt.Sprintf("%s: no answer from the device %s within %s", t.name(), who, s.opts.CallTimeout)), nil
 		}
 		return s.deviceError(t, err)
 	}
@@ -73,9 +74,9 @@ func (s *Server) deviceError(t deviceTool, err error) (*mcp.CallToolResult, erro
 	)
 	switch {
 	case errors.As(err, &pe):
-		return toolError(fmt.Sprintf("%s: Invalid params (-32602): %s", t.decl.Name, pe.Details)), nil
+		return toolError(invalidParams(t.name(), pe)), nil
 	case errors.As(err, &ce):
-		text := fmt.Sprintf("%s: the device %s answered %s (%d)", t.decl.Name, who, ce.Message, ce.Code)
+		text := fmt.Sprintf("%s: the device %s answered %s (%d)", t.name(), who, ce.Message, ce.Code)
 		if ce.Details != "" {
 			text += ": " + ce.Details
 		} else if len(ce.Data) > 0 && !bytes.Equal(ce.Data, []byte("null")) {
@@ -83,14 +84,14 @@ func (s *Server) deviceError(t deviceTool, err error) (*mcp.CallToolResult, erro
 		}
 		return toolError(text), nil
 	case errors.Is(err, hub.ErrGone):
-		return toolError(fmt.Sprintf("%s: the device %s disconnected before it answered: %v", t.decl.Name, who, err)), nil
+		return toolError(fmt.Sprintf("%s: the device %s disconnected before it answered: %v", t.name(), who, err)), nil
 	case errors.Is(err, hub.ErrNotRegistered):
-		if text, gone := s.goneText(t.device + "." + t.decl.Name); gone {
+		if text, gone := s.goneText(t.name()); gone {
 			return toolError(text), nil
 		}
-		return toolError(fmt.Sprintf("%s: the device %s is not connected", t.decl.Name, who)), nil
+		return toolError(fmt.Sprintf("%s: the device %s is not connected", t.name(), who)), nil
 	case errors.Is(err, hub.ErrClosed), s.ctx.Err() != nil:
-		return toolError(t.decl.Name + ": the agent server is shutting down"), nil
+		return toolError(t.name() + ": the agent server is shutting down"), nil
 	}
 	return nil, err
 }
@@ -101,7 +102,7 @@ func (s *Server) callLocal(ctx context.Context, name string, args json.RawMessag
 	if err != nil {
 		var pe *tools.ParamsError
 		if errors.As(err, &pe) {
-			return toolError(fmt.Sprintf("%s: Invalid params (-32602): %s", name, pe.Details)), nil
+			return toolError(invalidParams(name, pe)), nil
 		}
 		return nil, err
 	}
@@ -125,6 +126,16 @@ func (s *Server) callLocal(ctx context.Context, name string, args json.RawMessag
 		}
 	}
 	return toolResult(raw), nil
+}
+
+// invalidParams says what the schema refused, naming the value as an MCP host sent it: the
+// tools package's "tool_input" (the device protocol's member) is MCP's "arguments".
+func invalidParams(name string, pe *tools.ParamsError) string {
+	d := pe.Details
+	if rest, ok := strings.CutPrefix(d, "tool_input"); ok {
+		d = "arguments" + rest
+	}
+	return fmt.Sprintf("%s: Invalid params (-32602): %s", name, d)
 }
 
 // objectArgs makes absent arguments an empty object: MCP hosts leave them out of a call to a tool

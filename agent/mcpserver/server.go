@@ -80,6 +80,9 @@ type deviceTool struct {
 	decl   tools.Declaration
 }
 
+// name is the tool's MCP name.
+func (t deviceTool) name() string { return t.device + "." + t.decl.Name }
+
 // goneDevice is a device whose registration ended.
 type goneDevice struct {
 	mac    string
@@ -283,9 +286,8 @@ func validDeviceName(a string) bool {
 
 // addDevice lists a device's tool.
 func (s *Server) addDevice(t deviceTool) {
-	name := t.device + "." + t.decl.Name
 	s.mcp.AddTool(&mcp.Tool{
-		Name:        name,
+		Name:        t.name(),
 		Title:       t.decl.Name + " on " + t.device,
 		Description: t.decl.Description,
 		InputSchema: t.decl.Parameters, // type object: the hub refuses a registration without it
@@ -328,7 +330,7 @@ func (s *Server) goneDevices(next mcp.MethodHandler) mcp.MethodHandler {
 
 // goneText says why name, a tool of a device that is no longer registered, cannot be called.
 func (s *Server) goneText(name string) (string, bool) {
-	device, tool, ok := strings.Cut(name, ".")
+	device, _, ok := strings.Cut(name, ".")
 	if !ok {
 		return "", false
 	}
@@ -341,7 +343,7 @@ func (s *Server) goneText(name string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	text := fmt.Sprintf("%s: the device %s disconnected %s ago (at %s)", tool, describe(device, g.mac), time.Since(g.at).Round(time.Second), g.at.UTC().Format(time.RFC3339))
+	text := fmt.Sprintf("%s: the device %s disconnected %s ago (at %s)", name, describe(device, g.mac), time.Since(g.at).Round(time.Second), g.at.UTC().Format(time.RFC3339))
 	if g.reason != nil {
 		text += ": " + g.reason.Error()
 	}

@@ -79,11 +79,11 @@ func TestDevicesAsTools(t *testing.T) {
 
 	// Input the schema refuses never reaches the device: a tool error with the detail.
 	res = call(t, cs, "desk.amplify_volume", map[string]any{"level": 150})
-	if !res.IsError || !strings.Contains(text(res), "Invalid params (-32602)") || !strings.Contains(text(res), "150 is greater than the maximum 100") {
+	if want := "desk.amplify_volume: Invalid params (-32602): arguments.level: 150 is greater than the maximum 100"; !res.IsError || text(res) != want {
 		t.Errorf("desk.amplify_volume 150: isError %v %q, want a tool error naming the maximum", res.IsError, text(res))
 	}
 	res = call(t, cs, "desk.amplify_volume", nil)
-	if !res.IsError || !strings.Contains(text(res), `missing required property "level"`) {
+	if !res.IsError || !strings.Contains(text(res), `arguments: missing required property "level"`) {
 		t.Errorf("desk.amplify_volume without arguments: isError %v %q", res.IsError, text(res))
 	}
 
@@ -134,7 +134,7 @@ func TestDeviceErrorIsToolError(t *testing.T) {
 	}
 	cs, _ := connect(t, addr, "")
 	res := call(t, cs, barMAC+".amplify_volume", map[string]any{"level": 20})
-	want := "amplify_volume: the device " + barMAC + " answered 执行失败：音量级别超出范围（0-100）。 (-32000): the amplifier is off"
+	want := barMAC + ".amplify_volume: the device " + barMAC + " answered 执行失败：音量级别超出范围（0-100）。 (-32000): the amplifier is off"
 	if !res.IsError || text(res) != want {
 		t.Errorf("isError %v %q, want %q", res.IsError, text(res), want)
 	}
@@ -167,7 +167,7 @@ func TestDeviceDisconnects(t *testing.T) {
 		t.Errorf("after the device disconnected, tools/list still has its tools: %v", names)
 	}
 	res := call(t, cs, "desk.amplify_volume", map[string]any{"level": 10})
-	if !res.IsError || !strings.Contains(text(res), "the device desk ("+deskMAC+") disconnected") {
+	if !res.IsError || !strings.HasPrefix(text(res), "desk.amplify_volume: the device desk ("+deskMAC+") disconnected") {
 		t.Errorf("a call to the gone device: isError %v %q, want a tool error saying it disconnected", res.IsError, text(res))
 	}
 
@@ -198,7 +198,7 @@ func TestDeviceDisconnects(t *testing.T) {
 		dev.Close()
 	}()
 	res = call(t, cs, barMAC+".get_status", nil)
-	if !res.IsError || !strings.Contains(text(res), "get_status: the device "+barMAC+" disconnected before it answered") {
+	if !res.IsError || !strings.Contains(text(res), barMAC+".get_status: the device "+barMAC+" disconnected before it answered") {
 		t.Errorf("a call whose device went mid-call: isError %v %q", res.IsError, text(res))
 	}
 }
