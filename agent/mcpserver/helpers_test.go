@@ -18,6 +18,7 @@ import (
 	"github.com/devicectl/devicectl/internal/agentd"
 	"github.com/devicectl/devicectl/internal/config"
 	devhw "github.com/devicectl/devicectl/internal/hardware"
+	"github.com/devicectl/devicectl/internal/leakcheck"
 	"github.com/devicectl/devicectl/internal/simdevice"
 	"github.com/devicectl/devicectl/tools"
 )
@@ -27,9 +28,11 @@ import (
 const wait = 10 * time.Second
 
 // startServe runs the agent server as `devicectl serve` builds it, on a loopback port, until the
-// test ends; edit changes its config. It returns the server and its address.
+// test ends; edit changes its config. It returns the server and its address. Called first, it
+// also checks that nothing the test started outlives it.
 func startServe(t *testing.T, edit func(c *config.Config)) (*agentd.Server, string) {
 	t.Helper()
+	leakcheck.Check(t)
 	c := config.Defaults()
 	c.Agent.StateDir = t.TempDir()
 	if edit != nil {
@@ -217,3 +220,23 @@ func compactJSON(t *testing.T, v any) string {
 }
 
 type toolDecl = tools.Declaration
+
+// waitListed waits until tools/list holds every name in want: a device's tools are listed when
+// the server has seen its registration, which can come just after the device was answered. The
+// session must be open before, so that a list_changed follows any listing that lacks them.
+func waitListed(t *testing.T, cs *mcp.ClientSession, changed <-chan struct{}, want ...string) []string {
+	t.Helper()
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for {
+		names := toolNames(t, cs)
+		if !slices.ContainsFunc(want, func(n string) bool { return !slices.Contains(names, n) }) {
+			return names
+		}
+		select {
+		case <-changed:
+		case <-timer.C:
+			t.Fatalf("tools/list lacks some of %v within %s: %v", want, wait, names)
+		}
+	}
+}

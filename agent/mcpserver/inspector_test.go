@@ -43,7 +43,9 @@ func TestInspector(t *testing.T) {
 	_, addr := startServe(t, func(c *config.Config) {
 		c.Agent.DeviceAliases = map[string]string{deskMAC: "robot"}
 	})
+	cs, changed := connect(t, addr, "")
 	robot := startSim(t, addr, deskMAC)
+	waitListed(t, cs, changed, "robot.amplify_volume") // the server has seen the registration
 	endpoint := "http://" + addr + "/mcp"
 
 	// inspect runs the Inspector's CLI with args after the URL and decodes what it prints.

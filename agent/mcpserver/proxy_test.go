@@ -41,9 +41,7 @@ func TestProxy(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if names := toolNames(t, cs); !slices.Contains(names, "desk.amplify_volume") || !slices.Contains(names, "calculate") {
-		t.Errorf("tools/list through the proxy = %v", names)
-	}
+	waitListed(t, cs, changed, "desk.amplify_volume", "calculate")
 	res := call(t, cs, "desk.amplify_volume", map[string]any{"level": 42})
 	if res.IsError {
 		t.Errorf("desk.amplify_volume 42: %s", text(res))

@@ -138,7 +138,7 @@ func New(o *Options) (*Server, error) {
 	// Subscribed before the first sync, so no registration falls between the two.
 	events, unsubscribe := opts.Hub.Subscribe(0)
 	s.unsubscribe = unsubscribe
-	s.sync(hub.Event{})
+	s.sync(nil)
 	s.wg.Go(func() { s.follow(events) })
 
 	streamable := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
@@ -177,20 +177,47 @@ func (s *Server) Close() error {
 	return nil
 }
 
-// follow keeps the device tools in step with the hub until the subscription ends.
+// follow keeps the device tools in step with the hub until the subscription ends. The events
+// already queued are taken together, so a burst of registrations (a swarm reconnecting) costs one
+// sync, not one per device.
 func (s *Server) follow(events <-chan hub.Event) {
 	for ev := range events {
-		switch ev.Kind {
-		case hub.Registered, hub.ToolsChanged, hub.Disconnected:
-			s.sync(ev)
+		reasons := map[string]error{} // why each device in the batch disconnected
+		relevant := note(reasons, ev)
+	batch:
+		for {
+			select {
+			case ev, ok := <-events:
+				if !ok {
+					break batch
+				}
+				relevant = note(reasons, ev) || relevant
+			default:
+				break batch
+			}
+		}
+		if relevant {
+			s.sync(reasons)
 		}
 	}
 }
 
+// note records a Disconnected event's reason and reports whether ev can change the tools.
+func note(reasons map[string]error, ev hub.Event) bool {
+	switch ev.Kind {
+	case hub.Disconnected:
+		reasons[ev.Device.MAC] = ev.Reason
+		return true
+	case hub.Registered, hub.ToolsChanged:
+		return true
+	}
+	return false
+}
+
 // sync makes the listed device tools those of the devices registered now. Events only say when
 // to look: the hub's Devices is what counts, so a dropped or late event costs nothing but time.
-// ev, when a Disconnected, gives the reason a device went.
-func (s *Server) sync(ev hub.Event) {
+// reasons say why devices that went, went (by MAC).
+func (s *Server) sync(reasons map[string]error) {
 	want := map[string]deviceTool{}
 	present := map[string]bool{} // device names registered now
 	for _, d := range s.opts.Hub.Devices() {
@@ -208,7 +235,7 @@ func (s *Server) sync(ev hub.Event) {
 		if w, ok := want[n]; !ok {
 			remove = append(remove, n)
 			if !present[cur.device] {
-				s.forget(cur, ev)
+				s.forget(cur, reasons[cur.mac])
 			}
 		} else if !sameTool(cur.decl, w.decl) {
 			add = append(add, w)
@@ -235,14 +262,10 @@ func (s *Server) sync(ev hub.Event) {
 	}
 }
 
-// forget remembers that the device of t went; s.mu is held.
-func (s *Server) forget(t deviceTool, ev hub.Event) {
+// forget remembers that the device of t went, and why when the hub said; s.mu is held.
+func (s *Server) forget(t deviceTool, reason error) {
 	if _, ok := s.gone[t.device]; ok {
 		return
-	}
-	g := goneDevice{mac: t.mac, at: time.Now()}
-	if ev.Kind == hub.Disconnected && ev.Device.MAC == t.mac {
-		g.reason = ev.Reason
 	}
 	if len(s.gone) >= goneKept { // the longest gone makes room
 		oldest := ""
@@ -253,7 +276,7 @@ func (s *Server) forget(t deviceTool, ev hub.Event) {
 		}
 		delete(s.gone, oldest)
 	}
-	s.gone[t.device] = g
+	s.gone[t.device] = goneDevice{mac: t.mac, at: time.Now(), reason: reason}
 }
 
 // sameTool reports whether a re-registration left a tool as it was. The hub shares one schema

@@ -30,20 +30,13 @@ func TestDevicesAsTools(t *testing.T) {
 	srv, addr := startServe(t, func(c *config.Config) {
 		c.Agent.DeviceAliases = map[string]string{deskMAC: "desk"}
 	})
+	cs, changed := connect(t, addr, "")
 	desk := startSim(t, addr, deskMAC)
 	bar := startSim(t, addr, barMAC)
-	cs, _ := connect(t, addr, "")
-
-	names := toolNames(t, cs)
-	for _, want := range []string{
+	waitListed(t, cs, changed,
 		"desk.amplify_volume", "desk.set_virtual_human_expression", "desk.get_device_status",
-		barMAC + ".amplify_volume", barMAC + ".get_device_status",
-		"calculate", "search_web", "add_user_memory", "search_user_memories", "delete_user_memory",
-	} {
-		if !slices.Contains(names, want) {
-			t.Errorf("tools/list lacks %s: %v", want, names)
-		}
-	}
+		barMAC+".amplify_volume", barMAC+".get_device_status",
+		"calculate", "search_web", "add_user_memory", "search_user_memories", "delete_user_memory")
 	// The input schema is the one the device declared.
 	dev, ok := srv.Hub.Device(deskMAC)
 	if !ok {
@@ -129,10 +122,11 @@ func TestDeviceErrorIsToolError(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer dev.Close()
+	cs, changed := connect(t, addr, "")
 	if _, err := dev.Register(t.Context(), barMAC, hubtest.Tools); err != nil {
 		t.Fatal(err)
 	}
-	cs, _ := connect(t, addr, "")
+	waitListed(t, cs, changed, barMAC+".amplify_volume")
 	res := call(t, cs, barMAC+".amplify_volume", map[string]any{"level": 20})
 	want := barMAC + ".amplify_volume: the device " + barMAC + " answered 执行失败：音量级别超出范围（0-100）。 (-32000): the amplifier is off"
 	if !res.IsError || text(res) != want {
@@ -154,9 +148,7 @@ func TestDeviceDisconnects(t *testing.T) {
 
 	desk := startSim(t, addr, deskMAC)
 	waitChanged(t, changed)
-	if names := toolNames(t, cs); !slices.Contains(names, "desk.amplify_volume") {
-		t.Fatalf("after the device registered, tools/list = %v", names)
-	}
+	waitListed(t, cs, changed, "desk.amplify_volume")
 	drain(changed)
 
 	if err := desk.Close(); err != nil {
@@ -167,6 +159,7 @@ func TestDeviceDisconnects(t *testing.T) {
 		t.Errorf("after the device disconnected, tools/list still has its tools: %v", names)
 	}
 	res := call(t, cs, "desk.amplify_volume", map[string]any{"level": 10})
+	t.Logf("a call to the gone device: %s", text(res))
 	if !res.IsError || !strings.HasPrefix(text(res), "desk.amplify_volume: the device desk ("+deskMAC+") disconnected") {
 		t.Errorf("a call to the gone device: isError %v %q, want a tool error saying it disconnected", res.IsError, text(res))
 	}
@@ -192,7 +185,7 @@ func TestDeviceDisconnects(t *testing.T) {
 	if _, err := dev.Register(t.Context(), barMAC, hubtest.Tools); err != nil {
 		t.Fatal(err)
 	}
-	waitChanged(t, changed)
+	waitListed(t, cs, changed, barMAC+".get_status")
 	go func() {
 		<-started
 		dev.Close()
@@ -232,10 +225,8 @@ func TestToken(t *testing.T) {
 		t.Errorf("initialize without a token: %s %s, want 401 naming the bearer token", resp.Status, body)
 	}
 
-	cs, _ := connect(t, addr, token)
-	if names := toolNames(t, cs); !slices.Contains(names, deskMAC+".amplify_volume") {
-		t.Errorf("with the token, tools/list = %v", names)
-	}
+	cs, changed := connect(t, addr, token)
+	waitListed(t, cs, changed, deskMAC+".amplify_volume")
 }
 
 // Close ends the MCP sessions, so the server's shutdown does not wait for their event streams.
@@ -255,5 +246,52 @@ func TestCloseEndsSessions(t *testing.T) {
 	case <-done:
 	case <-time.After(wait):
 		t.Error("the client's session did not end when the server closed")
+	}
+}
+
+// A device that registers again on its line with other tools: the list follows, with one
+// list_changed, and the tool it dropped is an unknown tool (the device is still connected).
+func TestToolsChanged(t *testing.T) {
+	_, addr := startServe(t, nil)
+	cs, changed := connect(t, addr, "")
+	dev, err := hubtest.Dial(t.Context(), "ws://"+addr+"/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	if _, err := dev.Register(t.Context(), barMAC, hubtest.Tools); err != nil {
+		t.Fatal(err)
+	}
+	waitListed(t, cs, changed, barMAC+".amplify_volume", barMAC+".get_status")
+	drain(changed)
+
+	const only = `[{"name":"get_status","description":"Read the device's state, again.","main_type":"remote","sub_type":"query","parameters":{"type":"object","properties":{"verbose":{"type":"boolean"}}}}]`
+	if _, err := dev.Register(t.Context(), barMAC, only); err != nil {
+		t.Fatal(err)
+	}
+	waitChanged(t, changed)
+	var desc string
+	for tool, err := range cs.Tools(t.Context(), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tool.Name == barMAC+".amplify_volume" {
+			t.Errorf("%s is still listed after the device dropped it", tool.Name)
+		}
+		if tool.Name == barMAC+".get_status" {
+			desc = tool.Description
+		}
+	}
+	if desc != "Read the device's state, again." {
+		t.Errorf("get_status's description %q, want the new registration's", desc)
+	}
+	res := call(t, cs, barMAC+".get_status", map[string]any{"verbose": true})
+	if res.IsError || !strings.Contains(text(res), `"verbose":true`) {
+		t.Errorf("get_status with the new schema: isError %v %q", res.IsError, text(res))
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), wait)
+	defer cancel()
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: barMAC + ".amplify_volume", Arguments: map[string]any{"level": 1}}); err == nil || !strings.Contains(err.Error(), "unknown tool") {
+		t.Errorf("a tool the connected device dropped: %v, want unknown tool", err)
 	}
 }

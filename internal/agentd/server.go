@@ -44,8 +44,9 @@ type Server struct {
 
 	log     *slog.Logger
 	api     http.Handler
-	mcp     *mcpserver.Server // the devices' and the local tools as an MCP server, at /mcp
 	closers []func() error // what New opened, closed last first: the front door before the database
+
+	mcp *mcpserver.Server // the devices' and the local tools as an MCP server, at /mcp
 
 	srv       *http.Server
 	closeOnce sync.Once
