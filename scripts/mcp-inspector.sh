@@ -2,9 +2,11 @@
 # Installs the MCP Inspector pinned in agent/mcpserver/testdata/inspector (@modelcontextprotocol/
 # inspector 0.15.0, the newest that runs on node 20; package-lock.json pins the rest) and runs its
 # CLI mode against devicectl serve's MCP server:
-#   scripts/mcp-inspector.sh                 install, then run the Go test that starts serve with a
-#                                            sim device and drives it with the Inspector's CLI
-#                                            (DEVICECTL_MCP_INSPECTOR=1 go test -run '^TestInspector$' ./agent/mcpserver/)
+#   scripts/mcp-inspector.sh                 install, then run the Go tests that start serve with a
+#                                            sim device and drive it with the Inspector's CLI, over
+#                                            HTTP (TestInspector in agent/mcpserver) and through the
+#                                            devicectl mcp command (TestMCPCommandInspector in
+#                                            cmd/devicectl), with DEVICECTL_MCP_INSPECTOR=1
 #   scripts/mcp-inspector.sh --install-only  install only
 #   scripts/mcp-inspector.sh --url URL [ARGS...]
 #                                            install, then run the Inspector's CLI against a running
@@ -33,6 +35,7 @@ case "${1:-}" in
 	;;
 "")
 	DEVICECTL_MCP_INSPECTOR=1 ${GO:-go} test -count=1 -run '^TestInspector$' -v ./agent/mcpserver/
+	DEVICECTL_MCP_INSPECTOR=1 ${GO:-go} test -count=1 -run '^TestMCPCommandInspector$' -v ./cmd/devicectl/
 	;;
 *)
 	echo "usage: $0 [--install-only | --url URL [ARGS...]]" >&2
