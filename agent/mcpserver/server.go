@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -96,15 +97,22 @@ func New(o *Options) (*Server, error) {
 		return nil, errors.New("mcpserver: Options.Hub is nil")
 	}
 	opts := *o
-	opts.Aliases = maps.Clone(o.Aliases)
-	for mac, a := range opts.Aliases {
+	opts.Aliases = make(map[string]string, len(o.Aliases))
+	owner := map[string]string{} // alias -> MAC
+	for _, mac := range slices.Sorted(maps.Keys(o.Aliases)) {
+		a := o.Aliases[mac]
+		norm, err := hub.ParseMAC(mac)
+		if err != nil {
+			return nil, fmt.Errorf("mcpserver: the alias %q is for %q: %w", a, mac, err)
+		}
 		if !validDeviceName(a) {
-			return nil, fmt.Errorf("mcpserver: the alias %q of %s is not 1 to 32 of A-Z a-z 0-9 _ -", a, mac)
+			return nil, fmt.Errorf("mcpserver: the alias %q of %s is not 1 to 32 of A-Z a-z 0-9 _ -", a, norm)
 		}
-		if norm, err := hub.ParseMAC(mac); err == nil && norm != mac {
-			delete(opts.Aliases, mac)
-			opts.Aliases[norm] = a
+		if other, dup := owner[a]; dup {
+			return nil, fmt.Errorf("mcpserver: the alias %q names both %s and %s", a, other, norm)
 		}
+		owner[a] = norm
+		opts.Aliases[norm] = a
 	}
 	if opts.CallTimeout <= 0 {
 		opts.CallTimeout = DefaultCallTimeout
@@ -119,8 +127,12 @@ func New(o *Options) (*Server, error) {
 		gone:   map[string]goneDevice{},
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	control := controlNotWaited
+	if opts.WaitForControl {
+		control = controlWaited
+	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "devicectl", Title: "devicectl agent server", Version: opts.Version}, &mcp.ServerOptions{
-		Instructions: instructions,
+		Instructions: instructions + " " + control,
 		// No logging capability (the SDK's default): the server sends no logs to hosts. Tools
 		// are announced even before a device registers, and change as devices come and go.
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
@@ -145,12 +157,16 @@ func New(o *Options) (*Server, error) {
 		Logger:         s.log,
 		SessionTimeout: sessionTimeout,
 	})
-	s.http = s.authorize(streamable)
+	s.http = s.authorize(s.refuseClosed(streamable))
 	return s, nil
 }
 
-// instructions tell a host's model what the tools are.
-const instructions = `The tools of the devices (robots, speakers, desk companions) registered with this devicectl agent server, named DEVICE.TOOL (DEVICE is a short alias or the device's MAC), and the server's own tools (calculate, search_web, memory, ...). A device's control tool answers {"status":"success"} once sent; its query tools answer with the device's result. The list changes as devices connect and disconnect.`
+// instructions tell a host's model what the tools are; one of the control sentences follows.
+const (
+	instructions     = `The tools of the devices (robots, speakers, desk companions) registered with this devicectl agent server, named DEVICE.TOOL (DEVICE is a short alias or the device's MAC), and the server's own tools (calculate, search_web, memory, ...). The list changes as devices connect and disconnect.`
+	controlNotWaited = `A device's control tool (one that changes the device) answers {"status":"success"} once sent, without waiting for the device; its query tools answer with the device's result.`
+	controlWaited    = `A device's tools answer with the device's result.`
+)
 
 // MCP returns the SDK server, to serve it over another transport (mcp.Server.Run).
 func (s *Server) MCP() *mcp.Server { return s.mcp }
@@ -379,6 +395,21 @@ func describe(device, mac string) string {
 		return mac
 	}
 	return device + " (" + mac + ")"
+}
+
+// refuseClosed answers 503 once the server is closed: a session opened then would hold the HTTP
+// server's shutdown with its event stream.
+func (s *Server) refuseClosed(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		closed := s.closed
+		s.mu.Unlock()
+		if closed {
+			http.Error(w, "devicectl: the agent server is shutting down", http.StatusServiceUnavailable)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // authorize refuses a request without the bearer token, when one is set, as the A2A routes do.

@@ -13,7 +13,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/devicectl/devicectl/agent/hub"
 	"github.com/devicectl/devicectl/agent/hub/hubtest"
+	"github.com/devicectl/devicectl/agent/mcpserver"
 	"github.com/devicectl/devicectl/internal/config"
 )
 
@@ -139,7 +141,7 @@ func TestDeviceErrorIsToolError(t *testing.T) {
 // line drops ends with a tool error too.
 func TestDeviceDisconnects(t *testing.T) {
 	_, addr := startServe(t, func(c *config.Config) {
-		c.Agent.DeviceAliases = map[string]string{deskMAC: "desk"}
+		c.Agent.DeviceAliases = map[string]string{"02:00:00:00:00:01": "desk"} // as written, not normalised
 	})
 	cs, changed := connect(t, addr, "")
 	if names := toolNames(t, cs); slices.ContainsFunc(names, func(n string) bool { return strings.Contains(n, ".") }) {
@@ -293,5 +295,29 @@ func TestToolsChanged(t *testing.T) {
 	defer cancel()
 	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: barMAC + ".amplify_volume", Arguments: map[string]any{"level": 1}}); err == nil || !strings.Contains(err.Error(), "unknown tool") {
 		t.Errorf("a tool the connected device dropped: %v, want unknown tool", err)
+	}
+}
+
+// New refuses options it cannot serve, naming what is wrong.
+func TestNewOptions(t *testing.T) {
+	h := hub.New(nil)
+	defer h.Close()
+	for _, tc := range []struct {
+		opts *mcpserver.Options
+		want string
+	}{
+		{nil, "Options.Hub is nil"},
+		{&mcpserver.Options{}, "Options.Hub is nil"},
+		{&mcpserver.Options{Hub: h, Aliases: map[string]string{deskMAC: "my.desk"}}, `the alias "my.desk" of ` + deskMAC + " is not 1 to 32"},
+		{&mcpserver.Options{Hub: h, Aliases: map[string]string{deskMAC: "x", "02:00:00:00:00:02": "x"}}, `the alias "x" names both ` + deskMAC + " and " + barMAC},
+		{&mcpserver.Options{Hub: h, Aliases: map[string]string{"desk": "x"}}, `the alias "x" is for "desk"`},
+	} {
+		s, err := mcpserver.New(tc.opts)
+		if err == nil {
+			s.Close()
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("New(%+v): %v, want an error containing %q", tc.opts, err, tc.want)
+		}
 	}
 }
