@@ -1,12 +1,14 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"maps"
 	"net/http"
@@ -157,7 +159,7 @@ func New(o *Options) (*Server, error) {
 		Logger:         s.log,
 		SessionTimeout: sessionTimeout,
 	})
-	s.http = s.authorize(s.refuseClosed(streamable))
+	s.http = s.authorize(s.refuseClosed(parseErrors(streamable)))
 	return s, nil
 }
 
@@ -412,6 +414,45 @@ func (s *Server) refuseClosed(next http.Handler) http.Handler {
 	})
 }
 
+// maxBody bounds a POST's body, as the SDK's own default does (mcp.DefaultMaxRequestBodyBytes).
+const maxBody = mcp.DefaultMaxRequestBodyBytes
+
+// parseErrors answers a POST whose body is not JSON with a JSON-RPC parse error (-32700, HTTP
+// 400), where the SDK answers plain text: a client reads the error as it reads any other.
+func parseErrors(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			next.ServeHTTP(w, r)
+			return
+		}
+		body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+		r.Body.Close()
+		switch {
+		case err != nil:
+			writeRPCError(w, http.StatusBadRequest, -32700, "Parse error", "reading the request body: "+err.Error())
+			return
+		case len(body) > maxBody:
+			writeRPCError(w, http.StatusRequestEntityTooLarge, -32600, "Invalid Request", fmt.Sprintf("the request body is over %d bytes", maxBody))
+			return
+		case !json.Valid(body):
+			writeRPCError(w, http.StatusBadRequest, -32700, "Parse error", "the request body is not JSON")
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+		next.ServeHTTP(w, r)
+	})
+}
+
+// writeRPCError writes a JSON-RPC error answer with no id, as HTTP status.
+func writeRPCError(w http.ResponseWriter, status int, code int64, message, details string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{
+		"code": code, "message": message, "data": map[string]string{"details": details},
+	}})
+}
+
 // authorize refuses a request without the bearer token, when one is set, as the A2A routes do.
 func (s *Server) authorize(next http.Handler) http.Handler {
 	if s.opts.Token == "" {
@@ -422,11 +463,7 @@ func (s *Server) authorize(next http.Handler) http.Handler {
 		got := sha256.Sum256([]byte(r.Header.Get("Authorization")))
 		if subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="devicectl"`)
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusUnauthorized)
-			json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{
-				"code": -32600, "message": "Invalid Request", "data": map[string]string{"details": "Missing or wrong bearer token in the Authorization header (the token in agent.token_file)"},
-			}})
+			writeRPCError(w, http.StatusUnauthorized, -32600, "Invalid Request", "Missing or wrong bearer token in the Authorization header (the token in agent.token_file)")
 			return
 		}
 		next.ServeHTTP(w, r)

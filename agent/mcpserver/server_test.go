@@ -321,3 +321,30 @@ func TestNewOptions(t *testing.T) {
 		}
 	}
 }
+
+// A body that is not JSON is a JSON-RPC parse error, as the SDK answers it, and serving goes on.
+func TestBadJSON(t *testing.T) {
+	_, addr := startServe(t, nil)
+	post := func(body string) (int, string) {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, "http://"+addr+"/mcp", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	code, body := post(`{"jsonrpc":"2.0","id":1,"method":"initialize",`)
+	t.Logf("%d %s", code, body)
+	if code != http.StatusBadRequest || !strings.Contains(body, "-32700") {
+		t.Errorf("a truncated body: %d %s, want 400 with a -32700 parse error", code, body)
+	}
+	cs, changed := connect(t, addr, "")
+	waitListed(t, cs, changed, "calculate")
+}
