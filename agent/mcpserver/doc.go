@@ -29,8 +29,8 @@
 // tool is an MCP tool error (CallToolResult.IsError) whose text carries the detail: input the
 // schema refuses, the device's JSON-RPC error (code, message, data.details), a device that
 // disconnected before or during the call, no answer within Options.CallTimeout. What is wrong
-// with the request itself (an unknown tool, malformed JSON) is a JSON-RPC error, as the SDK
-// answers it.
+// with the request itself is a JSON-RPC error: an unknown tool as the SDK answers it, a body that
+// is not JSON as -32700 Parse error.
 //
 // # Transports
 //
