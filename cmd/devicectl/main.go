@@ -79,6 +79,7 @@ Try it on a laptop, with no server and no hardware: devicectl sim`,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newRunCmd(), newSimCmd(), newServeCmd(), newSwarmCmd(), newToolsCmd(), newCallCmd(), newDoctorCmd(), newVersionCmd())
+	root.AddCommand(newMCPCmd())
 	return root
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/devicectl/devicectl/agent/a2a"
 	"github.com/devicectl/devicectl/agent/hub"
 	"github.com/devicectl/devicectl/agent/localtools"
+	"github.com/devicectl/devicectl/agent/mcpserver"
 	"github.com/devicectl/devicectl/agent/memory"
 	"github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/tools"
@@ -37,13 +38,15 @@ type Server struct {
 	Hub   *hub.Hub
 	Agent *agent.Agent
 	// Handler serves everything on one address: a WebSocket upgrade on any path is a device line
-	// for the hub; other requests go to the HTTP API.
+	// for the hub; /mcp is the MCP server (agent/mcpserver); other requests go to the HTTP API.
 	Handler http.Handler
 	DBPath  string // "" when the server has no database
 
 	log     *slog.Logger
 	api     http.Handler
 	closers []func() error // what New opened, closed last first: the front door before the database
+
+	mcp *mcpserver.Server // the devices' and the local tools as an MCP server, at /mcp
 
 	srv       *http.Server
 	closeOnce sync.Once
@@ -146,16 +149,28 @@ func New(o *Options) (_ *Server, err error) {
 	}
 	s.closers = append(s.closers, front.Close)
 	s.api = front
+	s.mcp, err = mcpserver.New(&mcpserver.Options{
+		Hub: s.Hub, Local: local, Aliases: c.Agent.DeviceAliases, WaitForControl: c.Agent.WaitForControl,
+		CallTimeout: c.Agent.TurnTimeout, Token: token, Version: opts.Version, Logger: s.log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.closers = append(s.closers, s.mcp.Close)
 	s.Handler = http.HandlerFunc(s.route)
 	s.srv = &http.Server{Handler: s.Handler, ReadHeaderTimeout: readHeaderTimeout, ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelDebug)}
 	return s, nil
 }
 
 // route sends a WebSocket upgrade, on any path, to the hub (so every device's server.url keeps
-// working), and the rest to the HTTP API.
+// working), /mcp to the MCP server, and the rest to the HTTP API.
 func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	if isWebSocket(r) {
 		s.Hub.ServeHTTP(w, r)
+		return
+	}
+	if r.URL.Path == MCPPath && s.mcp != nil {
+		s.mcp.Handler().ServeHTTP(w, r)
 		return
 	}
 	if s.api != nil {
@@ -164,6 +179,9 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	}
 	http.Error(w, "devicectl agent server: devices connect here with a WebSocket (ws://HOST:PORT/, any path)", http.StatusNotFound)
 }
+
+// MCPPath is where the MCP server's Streamable HTTP transport is mounted.
+const MCPPath = "/mcp"
 
 // isWebSocket reports whether r asks to upgrade to a WebSocket (RFC 6455 section 4.1).
 func isWebSocket(r *http.Request) bool {
@@ -206,6 +224,9 @@ func (s *Server) Close() error {
 		var errs []error
 		if s.Hub != nil {
 			errs = append(errs, s.Hub.Close())
+		}
+		if s.mcp != nil { // its sessions' event streams end, so Shutdown need not wait for them
+			errs = append(errs, s.mcp.Close())
 		}
 		if s.srv != nil {
 			ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)

@@ -4,8 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"time"
 )
@@ -22,6 +25,9 @@ type AgentConfig struct {
 	TokenFile        string        // bearer token of the HTTP API; empty: open (loopback only)
 	DeviceTokensFile string        // tokens a device may register with, one a line; empty: any
 	Search           SearchConfig
+	// DeviceAliases names devices in the MCP server's tool names (ALIAS.amplify_volume), by
+	// MAC as the protocol writes it; a device without one is named by its MAC.
+	DeviceAliases map[string]string
 }
 
 // SearchConfig is the backend of the search_web tool.
@@ -63,6 +69,7 @@ func agentSettings() []setting {
 		stringKey("agent.state_dir", "", "serve: directory of agent.db (memories, tasks); empty: as device.state_dir", func(c *Config) *string { return &c.Agent.StateDir }, nil),
 		stringKey("agent.token_file", "", "serve: file holding the bearer token HTTP clients (A2A, the seed's routes) must send; empty: none, allowed on loopback only", func(c *Config) *string { return &c.Agent.TokenFile }, nil),
 		stringKey("agent.device_tokens_file", "", "serve: file of device tokens, one per line (# comments); a device registers only with one of them as its bearer token; empty: any device", func(c *Config) *string { return &c.Agent.DeviceTokensFile }, nil),
+		deviceAliasesKey(),
 		stringKey("agent.search.searxng_url", "", "serve, sim: the SearXNG instance search_web asks (its JSON API enabled), e.g. http://127.0.0.1:8888; empty: search_web answers that no backend is configured", func(c *Config) *string { return &c.Agent.Search.SearXNGURL }, checkHTTPURL),
 		stringKey("llm.base_url", "llm-url", "agent.planner llm: the OpenAI-compatible API's base URL, e.g. http://127.0.0.1:11434/v1", func(c *Config) *string { return &c.LLM.BaseURL }, checkHTTPURL),
 		stringKey("llm.model", "llm-model", "agent.planner llm: the model, e.g. qwen3:8b", func(c *Config) *string { return &c.LLM.Model }, nil),
@@ -75,6 +82,9 @@ func agentSettings() []setting {
 func (c *Config) CheckAgent() error {
 	if c.Agent.TokenFile == "" && !isLoopback(c.Agent.Listen) {
 		return &Error{Key: "agent.listen", Err: fmt.Errorf("%s is reachable beyond this machine, and agent.token_file is not set: set it, or listen on 127.0.0.1", c.Agent.Listen)}
+	}
+	if err := checkAliasesUnique(c.Agent.DeviceAliases); err != nil {
+		return &Error{Key: "agent.device_aliases", Err: err}
 	}
 	if c.Agent.Planner == PlannerLLM {
 		if c.LLM.BaseURL == "" {
@@ -127,4 +137,58 @@ func ReadTokens(key, path string, log *slog.Logger) ([]string, error) {
 		return nil, &Error{Key: key, Err: fmt.Errorf("%s holds no token", path)}
 	}
 	return tokens, nil
+}
+
+// aliasPattern is what a device alias may be: it starts an MCP tool name (ALIAS.TOOL), whose
+// charset is [A-Za-z0-9_.-]; no dot, so the first dot of a tool name ends the alias.
+var aliasPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,32}$`)
+
+// deviceAliasesKey is agent.device_aliases: {MAC: alias}, each MAC normalised, each alias
+// checked here and their uniqueness in CheckAgent.
+func deviceAliasesKey() setting {
+	return setting{
+		key: "agent.device_aliases", typ: "map",
+		usage: "serve: short names of devices in the MCP server's tool names (ALIAS.amplify_volume), by MAC, e.g. {AA-BB-CC-DD-EE-FF: desk}; a device without one is named by its MAC",
+		get: func(c *Config) string {
+			m := c.Agent.DeviceAliases
+			macs := slices.Sorted(maps.Keys(m))
+			for i, mac := range macs {
+				macs[i] = mac + ": " + m[mac]
+			}
+			return "{" + strings.Join(macs, ", ") + "}"
+		},
+		setEntry: func(c *Config, mac, alias string) error {
+			norm, err := checkMAC(mac)
+			if err != nil {
+				return err
+			}
+			if !aliasPattern.MatchString(alias) {
+				return fmt.Errorf("alias %q: want 1 to 32 of A-Z a-z 0-9 _ - (it starts MCP tool names)", alias)
+			}
+			if _, err := checkMAC(alias); err == nil {
+				return fmt.Errorf("alias %q is itself a MAC: it could name another device", alias)
+			}
+			if _, dup := c.Agent.DeviceAliases[norm]; dup {
+				return fmt.Errorf("%s is given twice (as %q)", norm, mac)
+			}
+			if c.Agent.DeviceAliases == nil {
+				c.Agent.DeviceAliases = map[string]string{}
+			}
+			c.Agent.DeviceAliases[norm] = alias
+			return nil
+		},
+	}
+}
+
+// checkAliasesUnique refuses two devices with one alias: their tools would share names.
+func checkAliasesUnique(aliases map[string]string) error {
+	owner := make(map[string]string, len(aliases))
+	for _, mac := range slices.Sorted(maps.Keys(aliases)) {
+		a := aliases[mac]
+		if other, dup := owner[a]; dup {
+			return fmt.Errorf("alias %q names both %s and %s", a, other, mac)
+		}
+		owner[a] = mac
+	}
+	return nil
 }

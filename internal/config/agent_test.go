@@ -36,6 +36,8 @@ func TestCheckAgent(t *testing.T) {
 		{"llm without model", "agent: {planner: llm}\nllm: {base_url: 'http://127.0.0.1:11434/v1'}", "llm.model", "llm.model is not set"},
 		{"llm complete", "agent: {planner: llm}\nllm: {base_url: 'http://127.0.0.1:11434/v1', model: m}", "", ""},
 		{"llm keys with rules", "llm: {model: m}", "", ""},
+		{"device aliases", "agent: {device_aliases: {aa:bb:cc:dd:ee:01: desk, AA-BB-CC-DD-EE-02: kitchen}}", "", ""},
+		{"one alias for two devices", "agent: {device_aliases: {AA-BB-CC-DD-EE-01: desk, AA-BB-CC-DD-EE-02: desk}}", "agent.device_aliases", `alias "desk" names both AA-BB-CC-DD-EE-01 and AA-BB-CC-DD-EE-02`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -114,6 +116,31 @@ func TestReadTokens(t *testing.T) {
 		var ce *Error
 		if !errors.As(err, &ce) || ce.Key != "agent.device_tokens_file" || !strings.Contains(err.Error(), want) {
 			t.Errorf("ReadTokens(%q): %v; want a *Error on agent.device_tokens_file containing %q", text, err, want)
+		}
+	}
+}
+
+// An alias is keyed by the MAC as the protocol writes it, and must fit an MCP tool name's start.
+func TestDeviceAliases(t *testing.T) {
+	c := Defaults()
+	if err := Parse([]byte("agent: {device_aliases: {'aa:bb:cc:dd:ee:01': desk}}"), c); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Agent.DeviceAliases["AA-BB-CC-DD-EE-01"]; got != "desk" {
+		t.Errorf("DeviceAliases = %v, want AA-BB-CC-DD-EE-01: desk", c.Agent.DeviceAliases)
+	}
+	for doc, want := range map[string]string{
+		"{AA-BB-CC-DD-EE-01: 'my desk'}":                       `agent.device_aliases.AA-BB-CC-DD-EE-01: alias "my desk": want 1 to 32 of A-Z a-z 0-9 _ -`,
+		"{AA-BB-CC-DD-EE-01: desk.left}":                       `alias "desk.left"`,
+		"{AA-BB-CC-DD-EE-01: AA-BB-CC-DD-EE-02}":               "is itself a MAC",
+		"{robot: desk}":                                        `"robot" is not a MAC address`,
+		"{AA-BB-CC-DD-EE-01: a, 'aa:bb:cc:dd:ee:01': b}":       "AA-BB-CC-DD-EE-01 is given twice",
+		"{AA-BB-CC-DD-EE-01: " + strings.Repeat("x", 33) + "}": "want 1 to 32",
+	} {
+		err := Parse([]byte("agent: {device_aliases: "+doc+"}"), Defaults())
+		var ce *Error
+		if !errors.As(err, &ce) || !strings.HasPrefix(ce.Key, "agent.device_aliases") || !strings.Contains(err.Error(), want) {
+			t.Errorf("device_aliases %s: %v; want a *Error on agent.device_aliases containing %q", doc, err, want)
 		}
 	}
 }

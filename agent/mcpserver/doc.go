@@ -1,0 +1,41 @@
+// Package mcpserver makes the agent server's devices, and its own tools, the tools of a standard
+// MCP server (github.com/modelcontextprotocol/go-sdk), so that any MCP host (a desktop assistant,
+// an IDE, the MCP Inspector) can drive the robots that `devicectl serve` holds.
+//
+// # Tool names
+//
+// A device's tool is listed as DEVICE.TOOL, where DEVICE is the device's alias from
+// agent.device_aliases (Options.Aliases), else its MAC as the protocol writes it
+// (AA-BB-CC-DD-EE-FF, which already fits MCP's tool-name characters): desk.amplify_volume,
+// AA-BB-CC-DD-EE-FF.get_device_status. A device's own tool names hold no dot
+// (^[a-zA-Z0-9_-]{1,64}$), so the first dot ends the device's name. The server's local tools
+// (calculate, search_web, add_user_memory, ...) keep their names: they hold no dot, so they never
+// clash with a device's. A tool's description and input schema are those its device declared.
+//
+// # Devices come and go
+//
+// The server follows the hub's events: a device that registers adds its tools, one that
+// registers again with other tools replaces them, one whose line ends removes them. Each change
+// makes the SDK send notifications/tools/list_changed to every session. A call to a tool of a
+// device that has just disconnected is a tool error saying so (when it went and why), not a bare
+// "unknown tool".
+//
+// # Calls
+//
+// tools/call follows seed 002's rules as the agent's own turns do: the input is checked against
+// the schema the device declared; a query tool waits for the device's answer; a control tool
+// answers {"status":"success"} at once and the call goes on in the background, unless
+// Options.WaitForControl (agent.wait_for_control) makes it wait too. What goes wrong with the
+// tool is an MCP tool error (CallToolResult.IsError) whose text carries the detail: input the
+// schema refuses, the device's JSON-RPC error (code, message, data.details), a device that
+// disconnected before or during the call, no answer within Options.CallTimeout. What is wrong
+// with the request itself is a JSON-RPC error: an unknown tool as the SDK answers it, a body that
+// is not JSON as -32700 Parse error.
+//
+// # Transports
+//
+// Handler serves the Streamable HTTP transport (agentd mounts it at /mcp), behind the bearer
+// token Options.Token when one is set. Proxy serves the same tools over stdio for hosts that
+// launch a command (`devicectl mcp --server http://ADDR`): it is a client of the HTTP endpoint
+// and mirrors its tools, following its list_changed notifications.
+package mcpserver

@@ -1,0 +1,242 @@
+package mcpserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/devicectl/devicectl/internal/agentd"
+	"github.com/devicectl/devicectl/internal/config"
+	devhw "github.com/devicectl/devicectl/internal/hardware"
+	"github.com/devicectl/devicectl/internal/leakcheck"
+	"github.com/devicectl/devicectl/internal/simdevice"
+	"github.com/devicectl/devicectl/tools"
+)
+
+// wait bounds what a test waits for on loopback: it takes milliseconds, so running out means
+// something is broken.
+const wait = 10 * time.Second
+
+// startServe runs the agent server as `devicectl serve` builds it, on a loopback port, until the
+// test ends; edit changes its config. It returns the server and its address. Called first, it
+// also checks that nothing the test started outlives it.
+func startServe(t *testing.T, edit func(c *config.Config)) (*agentd.Server, string) {
+	t.Helper()
+	leakcheck.Check(t)
+	c := config.Defaults()
+	c.Agent.StateDir = t.TempDir()
+	if edit != nil {
+		edit(c)
+	}
+	srv, err := agentd.New(&agentd.Options{Config: c, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	t.Cleanup(func() {
+		if err := errors.Join(srv.Close(), <-served); err != nil {
+			t.Errorf("closing the server: %v", err)
+		}
+	})
+	return srv, ln.Addr().String()
+}
+
+// writeToken writes a token file and returns its path.
+func writeToken(t *testing.T, token string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "agent.token")
+	if err := os.WriteFile(p, []byte(token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// simSpeaker is a device agent on simulated hardware (`devicectl run --hardware sim`) attached
+// to the server at addr; volumes receives every level its speaker is set to.
+type simSpeaker struct {
+	*simdevice.Device
+	volumes chan int
+}
+
+func startSim(t *testing.T, addr, mac string) *simSpeaker {
+	t.Helper()
+	d := &simSpeaker{volumes: make(chan int, 64)}
+	c := config.Defaults()
+	c.Device.StateDir = t.TempDir()
+	dev, err := simdevice.Start(t.Context(), c, "ws://"+addr+"/", mac, "test", &devhw.SimHooks{OnVolume: func(p int) { d.volumes <- p }}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dev.Close() })
+	d.Device = dev
+	return d
+}
+
+// waitVolume waits for the speaker to be set to want.
+func (d *simSpeaker) waitVolume(t *testing.T, want int) {
+	t.Helper()
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for {
+		select {
+		case got := <-d.volumes:
+			if got == want {
+				return
+			}
+		case <-timer.C:
+			t.Fatalf("the sim speaker was not set to %d within %s", want, wait)
+		}
+	}
+}
+
+// bearer adds a bearer token to every request.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
+}
+
+// connect opens an MCP session with the go-sdk's own client to serve's /mcp; changed receives a
+// value for every notifications/tools/list_changed.
+func connect(t *testing.T, addr, token string) (cs *mcp.ClientSession, changed chan struct{}) {
+	t.Helper()
+	cs, changed, err := tryConnect(t, addr, token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs, changed
+}
+
+func tryConnect(t *testing.T, addr, token string) (*mcp.ClientSession, chan struct{}, error) {
+	changed := make(chan struct{}, 64)
+	client := mcp.NewClient(&mcp.Implementation{Name: "devicectl-test", Version: "test"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+	})
+	hc := &http.Client{Transport: http.DefaultTransport}
+	if token != "" {
+		hc.Transport = bearer{token: token, next: http.DefaultTransport}
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), wait)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: "http://" + addr + "/mcp", HTTPClient: hc, MaxRetries: -1}, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs, changed, nil
+}
+
+// toolNames lists the session's tools' names, sorted.
+func toolNames(t *testing.T, cs *mcp.ClientSession) []string {
+	t.Helper()
+	var names []string
+	for tool, err := range cs.Tools(t.Context(), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, tool.Name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// call calls a tool, failing the test on a protocol error.
+func call(t *testing.T, cs *mcp.ClientSession, name string, args any) *mcp.CallToolResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), wait)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("tools/call %s: %v", name, err)
+	}
+	return res
+}
+
+// text is a result's text content.
+func text(r *mcp.CallToolResult) string {
+	var parts []string
+	for _, c := range r.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, tc.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// waitChanged waits for a notifications/tools/list_changed.
+func waitChanged(t *testing.T, changed <-chan struct{}) {
+	t.Helper()
+	select {
+	case <-changed:
+	case <-time.After(wait):
+		t.Fatalf("no notifications/tools/list_changed within %s", wait)
+	}
+}
+
+// drain empties changed of the notifications already received.
+func drain(changed <-chan struct{}) {
+	for {
+		select {
+		case <-changed:
+		default:
+			return
+		}
+	}
+}
+
+// compactJSON marshals v compactly, for comparing schemas.
+func compactJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	b, _ = json.Marshal(m) // keys sorted
+	return string(b)
+}
+
+type toolDecl = tools.Declaration
+
+// waitListed waits until tools/list holds every name in want: a device's tools are listed when
+// the server has seen its registration, which can come just after the device was answered. The
+// session must be open before, so that a list_changed follows any listing that lacks them.
+func waitListed(t *testing.T, cs *mcp.ClientSession, changed <-chan struct{}, want ...string) []string {
+	t.Helper()
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for {
+		names := toolNames(t, cs)
+		if !slices.ContainsFunc(want, func(n string) bool { return !slices.Contains(names, n) }) {
+			return names
+		}
+		select {
+		case <-changed:
+		case <-timer.C:
+			t.Fatalf("tools/list lacks some of %v within %s: %v", want, wait, names)
+		}
+	}
+}

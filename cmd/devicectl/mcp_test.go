@@ -1,0 +1,225 @@
+//go:build !devicectl_omit_serve
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/devicectl/devicectl/internal/agentd"
+	"github.com/devicectl/devicectl/internal/config"
+	devhw "github.com/devicectl/devicectl/internal/hardware"
+	"github.com/devicectl/devicectl/internal/simdevice"
+)
+
+// devicectl mcp as a host launches it: MCP on its stdin and stdout, passed on to serve's /mcp
+// with the token from --token-file.
+func TestMCPCommand(t *testing.T) {
+	c := config.Defaults()
+	c.Agent.StateDir = t.TempDir()
+	tokenFile := filepath.Join(t.TempDir(), "agent.token")
+	if err := os.WriteFile(tokenFile, []byte("tok\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c.Agent.TokenFile = tokenFile
+	srv, err := agentd.New(&agentd.Options{Config: c, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	defer func() {
+		if err := errors.Join(srv.Close(), <-served); err != nil {
+			t.Error(err)
+		}
+	}()
+
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var stderr bytes.Buffer
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	exited := make(chan int, 1)
+	go func() {
+		defer outW.Close()
+		exited <- execute(ctx, []string{"mcp", "--server", "http://" + ln.Addr().String(), "--token-file", tokenFile}, inR, outW, &stderr)
+	}()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "test"}, nil).Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(res.Tools, func(tool *mcp.Tool) bool { return tool.Name == "calculate" }) {
+		t.Errorf("tools/list through devicectl mcp lacks calculate: %d tools", len(res.Tools))
+	}
+	cs.Close() // closes its stdin: the command ends
+	if code := <-exited; code != exitOK {
+		t.Errorf("devicectl mcp exited %d: %s", code, stderr.String())
+	}
+}
+
+// An MCP host that launches devicectl mcp, configured as the README shows (mcpServers, command
+// and args): the MCP Inspector 0.15.0's CLI (scripts/mcp-inspector.sh installs it) drives the
+// real binary, which passes it on to serve with the token. Opt in with DEVICECTL_MCP_INSPECTOR=1;
+// with it set, a missing npx or Inspector fails the test.
+func TestMCPCommandInspector(t *testing.T) {
+	if os.Getenv("DEVICECTL_MCP_INSPECTOR") != "1" {
+		t.Skip("set DEVICECTL_MCP_INSPECTOR=1 (after scripts/mcp-inspector.sh) to run the MCP Inspector's CLI")
+	}
+	npx, err := exec.LookPath("npx")
+	if err != nil {
+		t.Fatalf("DEVICECTL_MCP_INSPECTOR=1 but npx is not on PATH: %v", err)
+	}
+	dir, err := filepath.Abs("../../agent/mcpserver/testdata/inspector")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "inspector", "package.json")); err != nil {
+		t.Fatalf("DEVICECTL_MCP_INSPECTOR=1 but the Inspector is not installed (run scripts/mcp-inspector.sh): %v", err)
+	}
+	bin := buildHostBinary(t)
+
+	const mac = "02-00-00-00-00-31"
+	c := config.Defaults()
+	c.Agent.StateDir = t.TempDir()
+	tokenFile := filepath.Join(t.TempDir(), "agent.token")
+	if err := os.WriteFile(tokenFile, []byte("inspector-token\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c.Agent.TokenFile = tokenFile
+	c.Agent.DeviceAliases = map[string]string{mac: "robot"}
+	srv, err := agentd.New(&agentd.Options{Config: c, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	defer func() {
+		if err := errors.Join(srv.Close(), <-served); err != nil {
+			t.Error(err)
+		}
+	}()
+	// A session of our own first, to know when serve's MCP server lists the device's tools.
+	changed := make(chan struct{}, 16)
+	watcher := mcp.NewClient(&mcp.Implementation{Name: "watcher", Version: "test"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+	})
+	waitCtx, cancelWait := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancelWait()
+	cs, err := watcher.Connect(waitCtx, &mcp.StreamableClientTransport{
+		Endpoint:   "http://" + ln.Addr().String() + "/mcp",
+		HTTPClient: &http.Client{Transport: bearerRoundTripper{"inspector-token"}},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	volumes := make(chan int, 16)
+	dc := config.Defaults()
+	dc.Device.StateDir = t.TempDir()
+	dev, err := simdevice.Start(t.Context(), dc, "ws://"+ln.Addr().String()+"/", mac, "test", &devhw.SimHooks{OnVolume: func(p int) { volumes <- p }}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	for {
+		res, err := cs.ListTools(waitCtx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slices.ContainsFunc(res.Tools, func(tool *mcp.Tool) bool { return tool.Name == "robot.amplify_volume" }) {
+			break
+		}
+		select {
+		case <-changed:
+		case <-waitCtx.Done():
+			t.Fatal("serve's MCP server did not list robot.amplify_volume")
+		}
+	}
+
+	hosts := filepath.Join(t.TempDir(), "hosts.json")
+	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"robot": map[string]any{
+		"command": bin, "args": []string{"mcp", "--server", "http://" + ln.Addr().String(), "--token-file", tokenFile},
+	}}})
+	if err := os.WriteFile(hosts, cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	inspect := func(args ...string) string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+		defer cancel()
+		argv := append([]string{"--no-install", "@modelcontextprotocol/inspector", "--cli", "--config", hosts, "--server", "robot"}, args...)
+		cmd := exec.CommandContext(ctx, npx, argv...)
+		cmd.Dir = dir
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		t.Logf("$ npx %s\n%s%s", strings.Join(argv, " "), out, stderr.String())
+		if err != nil {
+			t.Fatalf("the Inspector failed: %v", err)
+		}
+		return string(out)
+	}
+	if out := inspect("--method", "tools/list"); !strings.Contains(out, `"name": "robot.amplify_volume"`) {
+		t.Error("the Inspector's tools/list through devicectl mcp lacks robot.amplify_volume")
+	}
+	if out := inspect("--method", "tools/call", "--tool-name", "robot.amplify_volume", "--tool-arg", "level=30"); !strings.Contains(out, `{\"status\":\"success\"}`) {
+		t.Error("tools/call robot.amplify_volume level=30 through devicectl mcp did not succeed")
+	}
+	select {
+	case v := <-volumes:
+		if v != 30 {
+			t.Errorf("the sim speaker was set to %d, want 30", v)
+		}
+	case <-waitCtx.Done():
+		t.Fatal("the sim speaker did not move")
+	}
+	if out := inspect("--method", "tools/call", "--tool-name", "robot.amplify_volume", "--tool-arg", "level=150"); !strings.Contains(out, `"isError": true`) || !strings.Contains(out, "150 is greater than the maximum 100") {
+		t.Error("tools/call robot.amplify_volume level=150 through devicectl mcp is not a tool error naming the maximum")
+	}
+}
+
+// bearerRoundTripper sends a bearer token.
+type bearerRoundTripper struct{ token string }
+
+func (b bearerRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func TestMCPCommandUsage(t *testing.T) {
+	var stderr bytes.Buffer
+	if code := execute(t.Context(), []string{"mcp"}, strings.NewReader(""), io.Discard, &stderr); code != exitUsage || !strings.Contains(stderr.String(), "--server is required") {
+		t.Errorf("devicectl mcp without --server: exit %d, %q", code, stderr.String())
+	}
+	stderr.Reset()
+	if code := execute(t.Context(), []string{"mcp", "--server", "http://127.0.0.1:1"}, strings.NewReader(""), io.Discard, &stderr); code != exitError || !strings.Contains(stderr.String(), "http://127.0.0.1:1/mcp") {
+		t.Errorf("devicectl mcp with nothing at --server: exit %d, %q", code, stderr.String())
+	}
+}
