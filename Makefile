@@ -1,9 +1,8 @@
 # devicectl: what people type. Longer jobs live in scripts/.
 #
-#   make build   stamped binary in bin/ with every feature (TAGS=openapi adds OpenAPI tool sets,
-#                TAGS=mcp MCP tool sets, TAGS=openapi,mcp both)
+#   make build   stamped binary in bin/ with every feature (TAGS=openapi adds OpenAPI tool sets)
 #   make test    gofmt, go vet, go mod tidy check, go test -race, and tests again with -tags
-#                openapi,mcp (command, daemon) and with BOARD_TAGS (command, daemon): what CI runs
+#                openapi (command, daemon) and with BOARD_TAGS (command, daemon): what CI runs
 #   make cross   stripped static linux binaries in dist/, with SHA256SUMS: the boards' (armv6,
 #                armv7, arm64, riscv64) without BOARD_TAGS's features, amd64 with everything
 #   make feature-sizes  what each feature of BOARD_TAGS costs the armv6 binary, in bytes
@@ -25,15 +24,15 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 COMMIT   ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 LDFLAGS  := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 FUZZTIME ?= 10s
-# Build tags: openapi links OpenAPI tool sets (kin-openapi, +1.8 MB: past the armv6 budget); mcp
-# links MCP tool sets (the MCP Go SDK, +1.4 MB: past it too).
+# Build tags: openapi links OpenAPI tool sets (kin-openapi, +1.8 MB: past the armv6 budget).
 TAGS     ?=
 # What the board binaries leave out, one tag per feature: serve, sim (and call) and swarm, which
 # are for laptops and servers, net/http's HTTP/2 (the device speaks HTTP/1.1), and HTTPS for the
-# OpenTool server (Go's TLS server; opentool.cert_file is then refused). Their costs are
+# OpenTool server (Go's TLS server; opentool.cert_file is then refused) and MCP tool sets (the MCP
+# Go SDK's client, +1.4 MB; toolsets.mcp is then refused). Their costs are
 # in internal/buildfeatures/doc.go (make feature-sizes measures them); they keep the stripped
 # armv6 binary under its 9 MiB budget. A command left out says so and exits 2.
-BOARD_TAGS ?= devicectl_omit_serve,devicectl_omit_sim,devicectl_omit_swarm,nethttpomithttp2,devicectl_omit_opentooltls
+BOARD_TAGS ?= devicectl_omit_serve,devicectl_omit_sim,devicectl_omit_swarm,nethttpomithttp2,devicectl_omit_opentooltls,devicectl_omit_mcpsets
 # Go files that gofmt checks: all but .git and testdata (which may hold Go that is broken on purpose).
 GOFILES   = $(shell find . -name '*.go' -not -path './.git/*' -not -path '*/testdata/*')
 
@@ -46,7 +45,7 @@ build:
 
 test: lint tidy-check
 	$(GO) test -race ./...
-	$(GO) test -race -tags openapi,mcp ./cmd/devicectl ./internal/daemon
+	$(GO) test -race -tags openapi ./cmd/devicectl ./internal/daemon
 	$(GO) test -tags '$(BOARD_TAGS)' ./cmd/devicectl ./internal/daemon
 
 lint: fmt-check vet board-deps
@@ -57,7 +56,7 @@ fmt-check:
 
 vet:
 	$(GO) vet ./...
-	$(GO) vet -tags openapi,mcp ./cmd/devicectl ./internal/daemon
+	$(GO) vet -tags openapi ./cmd/devicectl ./internal/daemon
 	$(GO) vet -tags '$(BOARD_TAGS)' ./...
 
 tidy-check:

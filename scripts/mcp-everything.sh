@@ -4,7 +4,7 @@
 # and runs the tests that make it a device's tool set:
 #   scripts/mcp-everything.sh                 install, then run it as a stdio and as a Streamable
 #                                             HTTP tool set of a sim device (DEVICECTL_MCP_EVERYTHING=1
-#                                             go test -tags mcp -run '^TestMCPEverything' ./internal/daemon/)
+#                                             go test -run '^TestMCPEverything' ./internal/daemon/)
 #   scripts/mcp-everything.sh --install-only  install only
 # Needs node >= 20 and npm, and the npm registry (or a cache) for the install.
 set -euo pipefail
@@ -21,7 +21,7 @@ case "${1:-}" in
 --install-only)
 	;;
 "")
-	DEVICECTL_MCP_EVERYTHING=1 ${GO:-go} test -tags mcp -count=1 -run '^TestMCPEverything' -v ./internal/daemon/
+	DEVICECTL_MCP_EVERYTHING=1 ${GO:-go} test -count=1 -run '^TestMCPEverything' -v ./internal/daemon/
 	;;
 *)
 	echo "usage: $0 [--install-only]" >&2

@@ -23,6 +23,8 @@ var Features = []Feature{
 		What: "HTTP/2 in net/http (Go's own tag); devicectl speaks HTTP/1.1: the WebSocket upgrade, OpenTool"},
 	{Name: "opentooltls", Tag: "devicectl_omit_opentooltls", Has: HasOpenToolTLS,
 		What: "HTTPS for the device's OpenTool server (opentool.cert_file): Go's TLS server handshake"},
+	{Name: "mcpsets", Tag: "devicectl_omit_mcpsets", Has: HasMCPSets,
+		What: "MCP servers as device tool sets (toolsets.mcp): the MCP Go SDK's client"},
 }
 
 // Omitted returns the features this build leaves out.

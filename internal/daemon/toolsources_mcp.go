@@ -1,9 +1,9 @@
-//go:build mcp
+//go:build !devicectl_omit_mcpsets
 
 package daemon
 
 // MCP tool sets link the MCP Go SDK, which adds 1.4 MB to the armv6 binary, past its 9 MiB
-// budget; they are built in with the mcp build tag (make build TAGS=mcp). See
+// budget: board builds leave them out with the devicectl_omit_mcpsets tag (BOARD_TAGS). See
 // toolsources_nomcp.go.
 
 import (

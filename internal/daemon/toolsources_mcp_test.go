@@ -1,4 +1,4 @@
-//go:build mcp
+//go:build !devicectl_omit_mcpsets
 
 package daemon
 

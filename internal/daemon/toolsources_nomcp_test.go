@@ -1,4 +1,4 @@
-//go:build !mcp
+//go:build devicectl_omit_mcpsets
 
 package daemon
 
@@ -21,7 +21,7 @@ func TestMCPNotBuiltIn(t *testing.T) {
 	c.ToolSets.MCP[0].Command = []string{"mcp-server-everything"}
 	var stderr lockedBuffer
 	err := New(c, &Options{Stderr: &stderr, Getenv: func(string) string { return "" }}).Run(t.Context())
-	if err == nil || !strings.Contains(err.Error(), "toolsets.mcp[1]: this devicectl is built without MCP tool sets; build it with the mcp tag") {
+	if err == nil || !strings.Contains(err.Error(), "toolsets.mcp[1]: this devicectl is built without MCP tool sets (the devicectl_omit_mcpsets tag") {
 		t.Errorf("Run = %v, want the build tag named", err)
 	}
 }
