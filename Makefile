@@ -26,7 +26,7 @@ LDFLAGS  := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 FUZZTIME ?= 10s
 # Build tags: openapi links OpenAPI tool sets (kin-openapi, +1.8 MB: past the armv6 budget).
 TAGS     ?=
-# What the board binaries leave out, one tag per feature: serve, sim (and call) and swarm, which
+# What the board binaries leave out, one tag per feature: serve, sim and swarm, which
 # are for laptops and servers, and net/http's HTTP/2 (the device speaks HTTP/1.1). Their costs are
 # in internal/buildfeatures/doc.go (make feature-sizes measures them); they keep the stripped
 # armv6 binary under its 9 MiB budget. A command left out says so and exits 2.
