@@ -93,7 +93,6 @@ type Server struct {
 	wg       sync.WaitGroup // the connections' goroutines
 	mu       sync.Mutex
 	conns    map[*net.UnixConn]struct{}
-	closing  bool
 	once     sync.Once
 }
 
@@ -110,7 +109,8 @@ func Listen(path string, opts *Options) (*Server, error) {
 		return nil, err
 	}
 	ln.SetUnlinkOnClose(false) // Close removes the file itself, if it is still this one
-	// The umask (UMask=0077 in the unit) made it 0600 at most: widen it to the group.
+	// The umask (UMask=0077 in the unit) made it 0700 at most: widen it to the group. Nothing is
+	// accepted before, but a client may connect in between under a lax umask: 0 would let anyone.
 	if err := os.Chmod(path, o.Mode); err != nil {
 		ln.Close()
 		os.Remove(path)
@@ -178,7 +178,6 @@ func (s *Server) Close(grace time.Duration) {
 		s.ln.Close()
 		<-s.accepted
 		s.mu.Lock()
-		s.closing = true
 		for c := range s.conns {
 			c.SetReadDeadline(time.Now()) // one still reading its request gives up now
 		}
