@@ -26,7 +26,7 @@ LDFLAGS  := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 FUZZTIME ?= 10s
 # Build tags: openapi links OpenAPI tool sets (kin-openapi, +1.8 MB: past the armv6 budget).
 TAGS     ?=
-# What the board binaries leave out, one tag per feature: serve, sim (and call) and swarm, which
+# What the board binaries leave out, one tag per feature: serve, sim and swarm, which
 # are for laptops and servers, net/http's HTTP/2 (the device speaks HTTP/1.1), and HTTPS for the
 # OpenTool server (Go's TLS server; opentool.cert_file is then refused) and MCP tool sets (the MCP
 # Go SDK's client, +1.4 MB; toolsets.mcp is then refused). Their costs are

@@ -1,5 +1,3 @@
-//go:build !devicectl_omit_sim
-
 package main
 
 import (
@@ -9,68 +7,90 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
+	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/internal/control"
 )
 
+// call is device-side: the board binaries have it (unlike sim, whose console has a call
+// command of its own).
 func newCallCmd() *cobra.Command {
+	var configPath string
 	cmd := &cobra.Command{
 		Use:   "call TOOL [JSON]",
-		Short: "Run one of the device's tools on simulated hardware and print the result",
-		Long: `call runs one tool the way the device runs a server's mcp/tool/execute, on simulated hardware
-and with no server to set up: the input is validated against the tool's schema first, and the
-tool's timeout applies. JSON is the tool input and defaults to {}.
+		Short: "Run one of the device's tools, on the running daemon or on the configured parts",
+		Long: `call runs one tool the way the device runs a server's mcp/tool/execute: the input is validated
+against the tool's schema first, and the tool's timeout applies. JSON is the tool input and
+defaults to {}.
+
+While the daemon (devicectl run) runs, the call goes to it over its control socket
+(control.socket; ` + config.DefaultControlSocket + ` with the packaged systemd unit, open to root and the
+devicectl group) and runs on the daemon's parts, in turn with the server's calls. With no daemon
+running, call opens the parts the config file describes (or simulated ones: --hardware sim), runs
+the tool once and leaves the parts as the tool left them. Tools of tool sets need the daemon.
 
 On success it prints the result and exits 0. On failure it prints the JSON-RPC error the device
 would answer with (code, message, data.details) and exits 1.`,
-		Example: `  devicectl call amplify_volume '{"level": 80}'
+		Example: `  devicectl call --config /etc/devicectl/devicectl.yaml amplify_volume '{"level": 50}'
   devicectl call set_virtual_human_expression '{"expression": "smile"}'
-  devicectl call get_device_status`,
+  devicectl call --hardware sim get_device_status`,
 		Args: argsBetween(1, 2, "TOOL [JSON]"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c := callDefaults()
-			if err := config.ApplyFlags(cmd.Flags(), c); err != nil {
-				return err
-			}
 			input := "{}"
 			if len(args) == 2 {
 				input = args[1]
 			}
-			return runCall(cmd.Context(), c, args[0], input, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			if !json.Valid([]byte(input)) {
+				var v any
+				return usageError{fmt.Errorf("the tool input is not JSON: %w", json.Unmarshal([]byte(input), &v))}
+			}
+			c, err := config.Resolve(configPath, cmd.Flags())
+			if err != nil {
+				return err
+			}
+			// The file's log level is the daemon's; call says only what went wrong unless asked.
+			if !cmd.Flags().Changed("log-level") {
+				c.Log.Level = max(c.Log.Level, slog.LevelWarn)
+			}
+			return runCall(cmd.Context(), c, os.Getenv, args[0], json.RawMessage(input), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
-	config.BindFlags(cmd.Flags(), callDefaults(), "language", "log-level")
+	cmd.Flags().StringVar(&configPath, "config", "", "config file (default "+config.DefaultPath+" when it exists)")
+	config.BindFlags(cmd.Flags(), callDefaults(), "language", "hardware", "log-level")
 	return cmd
 }
 
+// callDefaults are the defaults call's flags show.
 func callDefaults() *config.Config {
 	c := config.Defaults()
 	c.Log.Level = slog.LevelWarn
 	return c
 }
 
-// runCall runs the call through a device agent and a stand-in server in this process, so the
-// answer is the device's own: same validation, error codes and timeouts as on the wire.
-func runCall(ctx context.Context, c *config.Config, tool, input string, stdout, stderr io.Writer) (err error) {
-	if !json.Valid([]byte(input)) {
-		var v any
-		return usageError{fmt.Errorf("the tool input is not JSON: %w", json.Unmarshal([]byte(input), &v))}
-	}
+// runCall runs the call on the daemon when one serves a control socket c names, else on the
+// parts c configures, and prints the answer: the result, or the device's JSON-RPC error (exit 1).
+func runCall(ctx context.Context, c *config.Config, getenv func(string) string, tool string, input json.RawMessage, stdout, stderr io.Writer) error {
 	log := config.NewLogger(c.Log, stderr)
-	l, err := startLocal(ctx, c, simMAC, log)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := l.Close(); cerr != nil {
-			err = errors.Join(err, cerr)
+	resp, err := callDaemon(ctx, c, getenv, tool, input, log)
+	if errors.Is(err, control.ErrNoDaemon) {
+		log.Debug("no daemon; opening the parts", "hardware", c.Hardware.Mode)
+		var res json.RawMessage
+		res, err = callLocal(ctx, c, tool, input, log)
+		var ce *device.CallError
+		switch {
+		case errors.As(err, &ce): // the device's answer, as the server would have it
+			resp, err = &control.Response{Error: control.ErrorOf(ce)}, nil
+		case err == nil:
+			resp = &control.Response{Result: res}
 		}
-	}()
-
-	resp, err := l.Device.Execute(ctx, tool, json.RawMessage(input))
+	}
 	if err != nil {
 		return err
 	}
@@ -81,14 +101,57 @@ func runCall(ctx context.Context, c *config.Config, tool, input string, stdout, 
 		return &quietError{code: exitError}
 	}
 	var b bytes.Buffer
-	if resp.Result != nil {
-		if err := json.Indent(&b, *resp.Result, "", "  "); err != nil {
-			return fmt.Errorf("printing the result: %w", err)
-		}
+	if err := json.Indent(&b, resp.Result, "", "  "); err != nil {
+		return fmt.Errorf("printing the result: %w", err)
 	}
 	b.WriteByte('\n')
 	_, err = stdout.Write(b.Bytes())
 	return err
+}
+
+// callDaemon sends the call to the first control socket a daemon serves. An error wrapping
+// control.ErrNoDaemon means none does.
+func callDaemon(ctx context.Context, c *config.Config, getenv func(string) string, tool string, input json.RawMessage, log *slog.Logger) (*control.Response, error) {
+	// The daemon answers within the tool's timeout; the margin covers a daemon that is stuck.
+	ctx, cancel := context.WithTimeout(ctx, longestTimeout(c)+callMargin)
+	defer cancel()
+	err := fmt.Errorf("control.socket is %s: %w", config.ControlOff, control.ErrNoDaemon)
+	for _, path := range c.Control.ControlSockets(getenv) {
+		var resp *control.Response
+		resp, err = control.Call(ctx, path, &control.Request{Tool: tool, Input: input})
+		if errors.Is(err, control.ErrNoDaemon) {
+			log.Debug("no daemon here", "socket", path, "err", err)
+			continue
+		}
+		if errors.Is(err, fs.ErrPermission) {
+			return nil, fmt.Errorf("%w; the daemon runs, so its parts cannot be opened here too: run call as root or as a member of the socket's group (usermod -aG devicectl USER, then log in again)", err)
+		}
+		if err != nil {
+			return nil, err
+		}
+		log.Debug("called through the daemon", "socket", path)
+		return resp, nil
+	}
+	return nil, err
+}
+
+// callMargin is how much longer than the tool's timeout call waits for the daemon's answer.
+const callMargin = 5 * time.Second
+
+// longestTimeout is the longest a call may take by c: the longest of the tool timeouts, those of
+// tool sets included (call does not know which of them the daemon applies to tool).
+func longestTimeout(c *config.Config) time.Duration {
+	d := c.Execution.ToolTimeout
+	for _, t := range c.Execution.ToolTimeouts {
+		d = max(d, t)
+	}
+	for _, s := range c.ToolSets.OpenTool {
+		d = max(d, s.Timeout)
+	}
+	for _, s := range c.ToolSets.OpenAPI {
+		d = max(d, s.Timeout)
+	}
+	return d
 }
 
 // writeJSON writes v indented, without escaping <, > and & (people read this, not browsers).

@@ -1,5 +1,3 @@
-//go:build !devicectl_omit_sim
-
 package main
 
 import (

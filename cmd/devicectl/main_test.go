@@ -85,14 +85,7 @@ func TestExitCodes(t *testing.T) {
 		{"run with an argument", []string{"run", "now"}, exitUsage, "takes no arguments"},
 		{"version with an argument", []string{"version", "x"}, exitUsage, "takes no arguments"},
 		{"completion", []string{"completion", "bash"}, exitOK, ""},
-	}
-	if buildfeatures.HasSim { // else call is a stand-in (TestOmittedCommand)
-		cases = append(cases, struct {
-			name       string
-			args       []string
-			wantCode   int
-			wantStderr string
-		}{"call without tool", []string{"call"}, exitUsage, "usage: devicectl call TOOL [JSON]"})
+		{"call without tool", []string{"call"}, exitUsage, "usage: devicectl call TOOL [JSON]"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

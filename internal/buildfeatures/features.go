@@ -16,7 +16,7 @@ var Features = []Feature{
 	{Name: "serve", Tag: "devicectl_omit_serve", Has: HasServe, Command: "serve",
 		What: "devicectl serve: the agent server (device hub, planners, local tools, memory, A2A) with its console"},
 	{Name: "sim", Tag: "devicectl_omit_sim", Has: HasSim, Command: "sim",
-		What: "devicectl sim and devicectl call: the agent server in the process with a simulated device, and the stand-in server call uses"},
+		What: "devicectl sim: the agent server in the process with a simulated device"},
 	{Name: "swarm", Tag: "devicectl_omit_swarm", Has: HasSwarm, Command: "swarm",
 		What: "devicectl swarm: many simulated devices against a server, for load tests"},
 	{Name: "http2", Tag: "nethttpomithttp2", Has: HasHTTP2,

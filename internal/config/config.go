@@ -28,6 +28,7 @@ type Config struct {
 	Hooks      HooksConfig
 	OpenTool   OpenToolConfig
 	ToolSets   ToolSetsConfig
+	Control    ControlConfig
 	Agent      AgentConfig
 	LLM        LLMConfig
 	Log        LogConfig
@@ -136,7 +137,7 @@ type setting struct {
 }
 
 // settings lists every key, in the order of configs/devicectl.yaml and the README table.
-var settings = slices.Concat(coreSettings, hardwareSettings(), hookSettings(), toolSetSettings(), agentSettings(), logSettings)
+var settings = slices.Concat(coreSettings, hardwareSettings(), hookSettings(), toolSetSettings(), controlSettings(), agentSettings(), logSettings)
 
 var coreSettings = []setting{
 	stringKey("server.url", "server", "agent server address, ws://host:port/path or wss://...", func(c *Config) *string { return &c.Server.URL }, checkServerURL),

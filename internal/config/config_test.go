@@ -279,6 +279,7 @@ func TestBadValues(t *testing.T) {
 		{"toolsets.opentool", "http://lamp:9627", "want a list of mappings, one per tool set"},
 		{"toolsets.openapi", "{spec: a.yaml}", "want a list of mappings, one per tool set, got a mapping"},
 		{"toolsets.mcp", "npx server", "want a list of mappings, one per tool set, got"},
+		{"control.socket", "run/control.sock", "is not an absolute path (or off)"},
 		{"agent.listen", ":http", `port "http" is not a number`},
 		{"agent.planner", "gpt", `"gpt" is not one of rules, llm`},
 		{"agent.turn_timeout", "0s", "must be positive"},

@@ -150,7 +150,7 @@ func toolSetSettings() []setting {
 			itemString("api_key_header", "send api_key_file in this header with every call instead, for a document whose schemes do not describe the key", func(s *OpenAPISetConfig) *string { return &s.APIKeyHeader }, nil),
 			itemDuration("timeout", "one call", func(s *OpenAPISetConfig) *time.Duration { return &s.Timeout }),
 		}),
-		itemsKey("toolsets.mcp", "MCP servers whose tools the device declares as its own tools; calls are forwarded as tools/call (needs the mcp build tag)", func(c *Config) *[]MCPSetConfig { return &c.ToolSets.MCP }, DefaultMCPSet, checkMCPSet, []itemKey[MCPSetConfig]{
+		itemsKey("toolsets.mcp", "MCP servers whose tools the device declares as its own tools; calls are forwarded as tools/call (not in board builds)", func(c *Config) *[]MCPSetConfig { return &c.ToolSets.MCP }, DefaultMCPSet, checkMCPSet, []itemKey[MCPSetConfig]{
 			itemString("name", "names the set in logs, and makes the default prefix (required; letters, digits, _ and -)", func(s *MCPSetConfig) *string { return &s.Name }, checkToolSetName),
 			itemList("command", "a stdio server: its argv, run without a shell in a process group of its own, restarted when it dies", func(s *MCPSetConfig) *[]string { return &s.Command }),
 			itemMap("env", "variables added to a stdio server's environment, which otherwise holds only PATH, HOME, USER, LANG and the like of devicectl's", func(s *MCPSetConfig) *map[string]string { return &s.Env }, nil),

@@ -248,6 +248,11 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 		}
 		ot.commit()
 	}
+	ctl, err := d.startControl(c)
+	if err != nil {
+		return err
+	}
+	defer func() { closeControl(ctl, d.cur.Load().cfg.Execution.DrainTimeout) }()
 	sdCtx, stopSystemd := context.WithCancel(ctx)
 	d.sd = startSystemd(sdCtx, c.Server.URL, d.agent.Check, d.log)
 	defer func() {

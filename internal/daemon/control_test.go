@@ -1,0 +1,98 @@
+package daemon
+
+import (
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/devicectl/devicectl/internal/control"
+)
+
+// runtimeDir is a directory for the control socket, as systemd's RuntimeDirectory= is, short
+// enough for a socket path.
+func runtimeDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "rt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+// Under systemd (RUNTIME_DIRECTORY set) the daemon serves tool calls on control.sock there:
+// they run on its hardware, as the server's calls do, and the socket goes when it stops.
+func TestControlSocket(t *testing.T) {
+	srv := startStandIn(t, nil)
+	dir := runtimeDir(t)
+	getenv := func(k string) string {
+		if k == "RUNTIME_DIRECTORY" {
+			return dir
+		}
+		return ""
+	}
+	d := startDaemon(t, baseConfig(t, srv.URL()), getenv)
+	dev := nextRegistration(t, srv)
+	path := filepath.Join(dir, "control.sock")
+	if fi, err := os.Lstat(path); err != nil || fi.Mode().Perm() != 0o660 || fi.Mode().Type() != fs.ModeSocket {
+		t.Fatalf("control socket %s: %v, %v; want a socket with mode 0660", path, fi, err)
+	}
+
+	resp, err := control.Call(waitCtx(t), path, &control.Request{Tool: "amplify_volume", Input: json.RawMessage(`{"level":50}`)})
+	if err != nil || resp.Error != nil || !strings.Contains(string(resp.Result), `"level":50`) {
+		t.Fatalf("amplify_volume on the socket: %+v, %v", resp, err)
+	}
+	// The server sees the volume the socket's call set: it ran on the daemon's own speaker.
+	st, err := dev.Execute(waitCtx(t), "get_device_status", json.RawMessage(`{}`))
+	if err != nil || st.Error != nil || !strings.Contains(string(*st.Result), `"volume":50`) {
+		t.Errorf("get_device_status from the server: %+v, %v; want volume 50", st, err)
+	}
+	// Bad input is answered as the server's call would be.
+	resp, err = control.Call(waitCtx(t), path, &control.Request{Tool: "amplify_volume", Input: json.RawMessage(`{"level":150}`)})
+	if err != nil || resp.Error == nil || resp.Error.Code != -32602 || resp.Error.Data == nil || !strings.Contains(resp.Error.Data.Details, "tool_input.level") {
+		t.Errorf("amplify_volume 150 on the socket: %+v, %v; want -32602 naming tool_input.level", resp, err)
+	}
+	d.stderr.waitCount(t, regexp.MustCompile(`msg="tool call on the control socket" component=control tool=amplify_volume`), 2)
+
+	d.stop(t)
+	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("after the stop the socket is still there (%v)", err)
+	}
+}
+
+// A socket path the daemon cannot use stops it at start, naming control.socket; off opens none.
+func TestControlSocketConfig(t *testing.T) {
+	srv := startStandIn(t, nil)
+	dir := runtimeDir(t)
+	taken := filepath.Join(dir, "taken")
+	os.WriteFile(taken, []byte("not a socket"), 0o600)
+	c := baseConfig(t, srv.URL()) + "control:\n  socket: " + taken + "\n"
+	d := startDaemon(t, c, nil)
+	select {
+	case err := <-d.done:
+		d.cancel = nil
+		if err == nil || !strings.Contains(err.Error(), "control.socket: "+taken+" exists and is not a socket") {
+			t.Errorf("Run = %v; want an error naming control.socket and the file", err)
+		}
+	case <-waitCtx(t).Done():
+		t.Fatal("the daemon started on a control socket path that is a regular file")
+	}
+
+	getenv := func(k string) string {
+		if k == "RUNTIME_DIRECTORY" {
+			return dir
+		}
+		return ""
+	}
+	d = startDaemon(t, baseConfig(t, srv.URL())+"control:\n  socket: off\n", getenv)
+	nextRegistration(t, srv)
+	if _, err := os.Lstat(filepath.Join(dir, "control.sock")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("control.socket off, and yet a socket (%v)", err)
+	}
+	d.stop(t)
+}
