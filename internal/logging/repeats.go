@@ -34,7 +34,8 @@ type RepeatOptions struct {
 // Burst records of a window are written; the others are counted, and when the window ends one
 // summary is written: the last record counted, with the attribute suppressed=N (how many were
 // not written, it included) and within=Window. Written lines plus the suppressed counts add up
-// to every record handled. A record after the window starts a new one.
+// to every record handled. A record after the window starts a new one. Nothing is aggregated
+// while the next handler writes debug records: a debug log is read whole.
 //
 // The summaries are written by timers Repeats owns; Close writes the ones still due and stops
 // them. Handlers made with Handler share the counts, so a logger derived with With, or a handler
@@ -164,7 +165,9 @@ func (h *repeatHandler) Enabled(ctx context.Context, l slog.Level) bool {
 
 func (h *repeatHandler) Handle(ctx context.Context, rec slog.Record) error {
 	r := h.r
-	if rec.Level < r.level.Level() {
+	// A log that writes debug records (log.level debug) is being read whole, every line of it:
+	// someone is looking at what happens, say at each retry, not at a journal filling up.
+	if rec.Level < r.level.Level() || h.next.Enabled(ctx, slog.LevelDebug) {
 		return h.next.Handle(ctx, rec)
 	}
 	now := time.Now()

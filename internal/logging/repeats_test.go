@@ -25,7 +25,7 @@ func (j *jsonLines) Write(p []byte) (int, error) {
 }
 
 func (j *jsonLines) handler() slog.Handler {
-	return slog.NewJSONHandler(j, &slog.HandlerOptions{Level: slog.LevelDebug})
+	return slog.NewJSONHandler(j, &slog.HandlerOptions{Level: slog.LevelInfo})
 }
 
 // records decodes every line written so far.
@@ -195,4 +195,21 @@ func ExampleRepeats() {
 	// <4>level=WARN msg="hook queue full; dropped the oldest event" dropped_total=1
 	// <4>level=WARN msg="hook queue full; dropped the oldest event" dropped_total=2
 	// <4>level=WARN msg="hook queue full; dropped the oldest event" dropped_total=1000 suppressed=998 within=10s
+}
+
+// A log that writes debug records is read whole: nothing is counted, nothing summarised.
+func TestRepeatsOffInDebugLog(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var out jsonLines
+		r := NewRepeats(&RepeatOptions{Window: time.Second, Burst: 2})
+		debug := slog.NewJSONHandler(&out, &slog.HandlerOptions{Level: slog.LevelDebug})
+		log := slog.New(r.Handler(debug))
+		for i := range 50 {
+			log.Warn("a", "i", i)
+		}
+		r.Close()
+		if lines, summaries, total := tally(out.records(t), "a"); lines != 50 || summaries != 0 || total != 50 {
+			t.Errorf("%d lines, %d summaries, %d records; want 50, 0, 50", lines, summaries, total)
+		}
+	})
 }
