@@ -17,6 +17,7 @@ import (
 	"github.com/devicectl/devicectl/agent/hub"
 	"github.com/devicectl/devicectl/agent/localtools"
 	"github.com/devicectl/devicectl/agent/memory"
+	"github.com/devicectl/devicectl/agent/web"
 	"github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/tools"
 )
@@ -40,6 +41,8 @@ type Server struct {
 	// for the hub; other requests go to the HTTP API.
 	Handler http.Handler
 	DBPath  string // "" when the server has no database
+	// Web is the web page at / and /web/, when agent.web is on; nil otherwise.
+	Web *web.Handler
 
 	log     *slog.Logger
 	api     http.Handler
@@ -146,6 +149,12 @@ func New(o *Options) (_ *Server, err error) {
 	}
 	s.closers = append(s.closers, front.Close)
 	s.api = front
+	if c.Agent.Web {
+		if s.Web, err = web.New(&web.Options{Hub: s.Hub, Agent: s.Agent, Token: token, ShowThoughts: c.Render.ShowThoughts, Logger: s.log}); err != nil {
+			return nil, &config.Error{Key: "agent.web", Err: err}
+		}
+		s.closers = append(s.closers, s.Web.Close)
+	}
 	s.Handler = http.HandlerFunc(s.route)
 	s.srv = &http.Server{Handler: s.Handler, ReadHeaderTimeout: readHeaderTimeout, ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelDebug)}
 	return s, nil
@@ -156,6 +165,10 @@ func New(o *Options) (_ *Server, err error) {
 func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	if isWebSocket(r) {
 		s.Hub.ServeHTTP(w, r)
+		return
+	}
+	if s.Web != nil && web.Handles(r) {
+		s.Web.ServeHTTP(w, r)
 		return
 	}
 	if s.api != nil {
@@ -200,12 +213,16 @@ func (s *Server) Serve(ln net.Listener) error {
 const shutdownTimeout = 5 * time.Second
 
 // Close stops serving: the devices' lines first (so turns in flight end with the device gone
-// rather than hang), then the HTTP requests, then the front door and the database.
+// rather than hang), then the web page's streams, then the HTTP requests, then the front door
+// and the database.
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
 		var errs []error
 		if s.Hub != nil {
 			errs = append(errs, s.Hub.Close())
+		}
+		if s.Web != nil { // its event streams would hold the shutdown up
+			errs = append(errs, s.Web.Close())
 		}
 		if s.srv != nil {
 			ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
