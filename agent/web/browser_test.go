@@ -61,9 +61,15 @@ type simServer struct {
 	dev     *simdevice.Device
 }
 
-func startSim(t *testing.T) *simServer {
+func startSim(t *testing.T, token string) *simServer {
 	t.Helper()
 	c := config.Defaults()
+	if token != "" {
+		c.Agent.TokenFile = filepath.Join(t.TempDir(), "token")
+		if err := os.WriteFile(c.Agent.TokenFile, []byte(token+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	c.Device.MAC = testMAC
 	c.Log.Level = slog.LevelWarn
 	c.Agent.WaitForControl = true // as sim: the face has changed before the reply is drawn
@@ -149,6 +155,31 @@ func browser(t *testing.T) context.Context {
 		cancelAlloc()
 		t.Fatalf("starting %s: %v", chromiumPath, err)
 	}
+	t.Cleanup(func() {
+		cancel()
+		cancelAlloc()
+	})
+	watchConsole(t, ctx, cancel)
+	return ctx
+}
+
+// newTab opens a tab with a browser context of its own (its own cookies), closed by the test's
+// cleanup, and watches its console too.
+func newTab(t *testing.T, browser context.Context) context.Context {
+	t.Helper()
+	ctx, cancel := chromedp.NewContext(browser, chromedp.WithNewBrowserContext())
+	if err := chromedp.Do(ctx); err != nil {
+		cancel()
+		t.Fatalf("opening a tab: %v", err)
+	}
+	t.Cleanup(cancel)
+	watchConsole(t, ctx, cancel)
+	return ctx
+}
+
+// watchConsole collects what the tab writes to its console; once cancel has closed the tab, the
+// test fails on any console error, warning or uncaught exception it saw.
+func watchConsole(t *testing.T, ctx context.Context, cancel context.CancelFunc) {
 	var mu sync.Mutex
 	var problems []string
 	done := make(chan struct{})
@@ -157,7 +188,7 @@ func browser(t *testing.T) context.Context {
 		defer close(done)
 		for m, err := range msgs {
 			if err != nil {
-				return // the browser is closing
+				return // the tab is closing
 			}
 			switch m.Type {
 			case chromedp.ConsoleError, chromedp.ConsoleException, chromedp.ConsoleWarning:
@@ -169,7 +200,6 @@ func browser(t *testing.T) context.Context {
 	}()
 	t.Cleanup(func() {
 		cancel()
-		cancelAlloc()
 		<-done
 		mu.Lock()
 		defer mu.Unlock()
@@ -177,7 +207,6 @@ func browser(t *testing.T) context.Context {
 			t.Errorf("browser console: %s", p)
 		}
 	})
-	return ctx
 }
 
 // step runs actions with a deadline.
@@ -224,7 +253,7 @@ const (
 // with testdata/page.png (go test -run TestPage -update rewrites it).
 func TestPage(t *testing.T) {
 	ctx := browser(t)
-	s := startSim(t)
+	s := startSim(t, "")
 	page := "http://" + s.url + "/"
 
 	// Load: the device is there, with the status the page read when it registered.
@@ -296,6 +325,10 @@ func TestPage(t *testing.T) {
 		`document.querySelector('li.reply[data-turn="2"]:not(.pending)') &&
 		[...document.querySelectorAll("#log .name")].some(n => n.textContent === "set_virtual_human_expression")`)
 
+	// A phone's width holds the page: nothing scrolls sideways.
+	if w := eval[int](t, ctx, `document.documentElement.scrollWidth`); w > viewW {
+		t.Errorf("the page is %dpx wide on a %dpx screen", w, viewW)
+	}
 	screenshot(t, ctx)
 
 	// The device goes, and comes back.
@@ -417,4 +450,38 @@ func near(a, b color.Color) bool {
 		}
 	}
 	return true
+}
+
+// With agent.token_file set, the page asks for the token once (typed, or from the link's
+// fragment), and is live from then on; the token leaves the address bar.
+func TestPageWithToken(t *testing.T) {
+	const token = "tok-3f9a1c"
+	ctx := browser(t)
+	s := startSim(t, token)
+	page := "http://" + s.url + "/"
+
+	step(t, ctx, "loading "+page, chromedp.EmulateViewport(viewW, viewH, chromedp.EmulateScale(1)), chromedp.Navigate(page))
+	waitFor(t, ctx, "the page asks for the token", `!document.getElementById("login").hidden && document.activeElement.id === "token"`)
+	if n := eval[int](t, ctx, `document.querySelectorAll("#device-list li").length`); n != 0 {
+		t.Errorf("the locked page shows %d devices", n)
+	}
+	step(t, ctx, "typing the token", chromedp.KeyEvent(token+"\r"))
+	waitFor(t, ctx, "the page is live", `document.body.dataset.ready === "true" && `+jsConn+` === "connected" && document.getElementById("login").hidden`)
+	if id := eval[string](t, ctx, `document.activeElement.id`); id != "say-text" {
+		t.Errorf("after the token, the focus is on #%s, want #say-text", id)
+	}
+	if c := eval[string](t, ctx, `document.cookie`); c != "" {
+		t.Errorf("the page's script can read cookies %q; the session cookie must be HttpOnly", c)
+	}
+
+	// A link with the token in its fragment, in a tab with no cookie yet.
+	tab := newTab(t, ctx)
+	step(t, tab, "loading the page in the new tab", chromedp.Navigate(page))
+	waitFor(t, tab, "the new tab asks for the token", `!document.getElementById("login").hidden`)
+	link := page + "?from=link"
+	step(t, tab, "opening the link with the token", chromedp.Navigate(link+"#token="+token))
+	waitFor(t, tab, "the page is live from the link", `document.body.dataset.ready === "true" && `+jsConn+` === "connected"`)
+	if u := eval[string](t, tab, `location.href`); u != link {
+		t.Errorf("the address bar shows %q after the login, want %q (no token)", u, link)
+	}
 }

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"image/png"
 	"io"
 	"iter"
@@ -20,11 +22,20 @@ import (
 	"github.com/devicectl/devicectl/internal/leakcheck"
 )
 
-// replyTurner answers every turn with the same chunks, then their join as the final.
-type replyTurner struct{ chunks []string }
+// replyTurner answers every turn with its events (a planner's thought, a call of the server's
+// own tools, ...), the same chunks, then their join as the final.
+type replyTurner struct {
+	before []agent.Event
+	chunks []string
+}
 
 func (r replyTurner) Turn(_ context.Context, _ agent.Request) iter.Seq[agent.Event] {
 	return func(yield func(agent.Event) bool) {
+		for _, e := range r.before {
+			if !yield(e) {
+				return
+			}
+		}
 		for _, c := range r.chunks {
 			if !yield(agent.Event{Kind: agent.EventChunk, Text: c}) {
 				return
@@ -36,8 +47,15 @@ func (r replyTurner) Turn(_ context.Context, _ agent.Request) iter.Seq[agent.Eve
 
 func newHandler(t *testing.T, token string) (*httptest.Server, *web.Handler) {
 	t.Helper()
+	return newHandlerWith(t, &web.Options{Agent: replyTurner{chunks: []string{"好的，", "音量", "调到30了。"}}, Token: token})
+}
+
+// newHandlerWith serves a Handler with o (Hub filled in) on loopback.
+func newHandlerWith(t *testing.T, o *web.Options) (*httptest.Server, *web.Handler) {
+	t.Helper()
 	h := hub.New(nil)
-	w, err := web.New(&web.Options{Hub: h, Agent: replyTurner{[]string{"好的，", "音量", "调到30了。"}}, Token: token})
+	o.Hub = h
+	w, err := web.New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,6 +225,69 @@ func sseEvents(r *bufio.Reader) func() ([2]string, bool) {
 			case strings.HasPrefix(line, "data: "):
 				e[1] = line[len("data: "):]
 			}
+		}
+	}
+}
+
+// The server's own tools are logged from the turn, with their duration; thoughts reach the page
+// only when enabled.
+func TestServerToolsAndThoughts(t *testing.T) {
+	leakcheck.Check(t)
+	turner := replyTurner{
+		before: []agent.Event{
+			{Kind: agent.EventThought, Text: "the user wants arithmetic"},
+			{Kind: agent.EventToolCall, Tool: "calculate", Input: []byte(`{"expression":"3*(4+5)"}`)},
+			{Kind: agent.EventToolResult, Tool: "calculate", Result: []byte(`{"result":27}`)},
+			{Kind: agent.EventToolCall, Tool: "search_web", Input: []byte(`{"query":"x"}`)},
+			{Kind: agent.EventToolResult, Tool: "search_web", Err: errors.New("no search backend is configured")},
+		},
+		chunks: []string{"27"},
+	}
+	for _, show := range []bool{true, false} {
+		srv, _ := newHandlerWith(t, &web.Options{Agent: turner, ShowThoughts: show})
+		resp, err := http.Get(srv.URL + "/web/events")
+		if err != nil {
+			t.Fatal(err)
+		}
+		events := sseEvents(bufio.NewReader(resp.Body))
+		events() // the snapshot
+		if r, body := do(t, "POST", srv.URL+"/web/say", `{"text":"3*(4+5)"}`, map[string]string{"Origin": srv.URL}); r.StatusCode != http.StatusAccepted {
+			t.Fatalf("POST /web/say: %s %s", r.Status, body)
+		}
+		var got []string
+		for len(got) == 0 || got[len(got)-1] != "end" {
+			e, ok := events()
+			if !ok {
+				t.Fatalf("the stream ended after %q", got)
+			}
+			got = append(got, e[0])
+			if e[0] != "call" {
+				continue
+			}
+			var c struct {
+				Tool, Where, Error string
+				Input, Result      json.RawMessage
+				MS                 *float64
+			}
+			if err := json.Unmarshal([]byte(e[1]), &c); err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case c.Where != "server" || c.MS == nil:
+				t.Errorf("call %s: want a server tool with a duration", e[1])
+			case c.Tool == "calculate" && (string(c.Input) != `{"expression":"3*(4+5)"}` || string(c.Result) != `{"result":27}` || c.Error != ""):
+				t.Errorf("calculate logged as %s", e[1])
+			case c.Tool == "search_web" && (c.Error != "no search backend is configured" || c.Result != nil):
+				t.Errorf("search_web logged as %s", e[1])
+			}
+		}
+		resp.Body.Close()
+		want := "turn call call chunk end"
+		if show {
+			want = "turn thought call call chunk end"
+		}
+		if strings.Join(got, " ") != want {
+			t.Errorf("ShowThoughts %t: events %q, want %q", show, got, want)
 		}
 	}
 }
