@@ -89,7 +89,7 @@ func (h *Hub) CallRaw(ctx context.Context, mac, tool string, input json.RawMessa
 			err = fmt.Errorf("%w: %w", ErrGone, err)
 		}
 		err = fmt.Errorf("hub: calling %s on %s: %w", tool, r.mac, err)
-		h.callDone(r, l, tool, start, err)
+		h.callDone(r, l, tool, input, nil, start, err)
 		return nil, err
 	}
 
@@ -99,25 +99,26 @@ func (h *Hub) CallRaw(ctx context.Context, mac, tool string, input json.RawMessa
 	case <-ctx.Done():
 		l.forget(id)
 		err := fmt.Errorf("hub: calling %s on %s: %w", tool, r.mac, context.Cause(ctx))
-		h.callDone(r, l, tool, start, err)
+		h.callDone(r, l, tool, input, nil, start, err)
 		return nil, err
 	}
 	if rep.err != nil {
 		err := fmt.Errorf("hub: calling %s on %s: %w", tool, r.mac, rep.err)
-		h.callDone(r, l, tool, start, err)
+		h.callDone(r, l, tool, input, nil, start, err)
 		return nil, err
 	}
 	resp := newResponse(rep.m, r.mac, tool)
 	if resp.Err != nil {
-		h.callDone(r, l, tool, start, resp.Err)
+		h.callDone(r, l, tool, input, nil, start, resp.Err)
 	} else {
-		h.callDone(r, l, tool, start, nil)
+		h.callDone(r, l, tool, input, resp.Result, start, nil)
 	}
 	return resp, nil
 }
 
-func (h *Hub) callDone(r *registration, l *line, tool string, start time.Time, err error) {
-	h.emit(Event{Kind: CallDone, Device: Device{MAC: r.mac, Since: r.since, RemoteAddr: l.remote, ClientID: l.clientID}, Tool: tool, Duration: time.Since(start), Err: err})
+func (h *Hub) callDone(r *registration, l *line, tool string, input, result json.RawMessage, start time.Time, err error) {
+	h.emit(Event{Kind: CallDone, Device: Device{MAC: r.mac, Since: r.since, RemoteAddr: l.remote, ClientID: l.clientID},
+		Tool: tool, Input: input, Result: result, Duration: time.Since(start), Err: err})
 }
 
 // lineOf returns the line serving mac.

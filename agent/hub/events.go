@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 )
@@ -14,7 +15,7 @@ const (
 	ToolsChanged                      // Device registered again on its line with other tools
 	Disconnected                      // Device's registration ended; Reason says why
 	Refused                           // a registration was refused; Device is who asked, Reason why
-	CallDone                          // a tool call ended: Tool, Duration, Err
+	CallDone                          // a tool call ended: Tool, Input, Result, Duration, Err
 )
 
 func (k EventKind) String() string {
@@ -35,10 +36,14 @@ func (k EventKind) String() string {
 
 // Event is one thing that happened to a device.
 type Event struct {
-	Kind     EventKind
-	Device   Device        // the device as it was then
-	Reason   error         // Disconnected, Refused: why
-	Tool     string        // CallDone
+	Kind   EventKind
+	Device Device // the device as it was then
+	Reason error  // Disconnected, Refused: why
+	Tool   string // CallDone
+	// Input and Result are CallDone's input as sent and success result as received (nil on an
+	// error); they share memory with the call, do not modify them.
+	Input    json.RawMessage
+	Result   json.RawMessage
 	Duration time.Duration // CallDone: from sending the call to its answer
 	Err      error         // CallDone: the call's error (a *CallError, ErrGone, ...), nil on success
 }

@@ -284,7 +284,8 @@ func TestCall(t *testing.T) {
 	if err != nil || string(res) != `{"volume":30,"a":1}` {
 		t.Fatalf("result %s, %v; want the bytes as received", res, err)
 	}
-	if e := next(t, events, hub.CallDone); e.Tool != "get_status" || e.Err != nil || e.Duration <= 0 {
+	if e := next(t, events, hub.CallDone); e.Tool != "get_status" || e.Err != nil || e.Duration <= 0 ||
+		string(e.Input) != `{}` || string(e.Result) != `{"volume":30,"a":1}` {
 		t.Fatalf("call event %+v", e)
 	}
 	resp, err := h.CallRaw(ctxFor(t), macA, "get_status", json.RawMessage(`{}`))
@@ -292,10 +293,14 @@ func TestCall(t *testing.T) {
 		t.Fatalf("raw %s, %v", resp.Raw, err)
 	}
 
+	next(t, events, hub.CallDone)
 	_, err = h.Call(ctxFor(t), macA, "amplify_volume", json.RawMessage(`{"level":99}`))
 	var ce *hub.CallError
 	if !errors.As(err, &ce) || ce.Code != -32000 || ce.Message != "执行失败" || ce.Details != "level 99 refused by the amplifier" || ce.MAC != macA {
 		t.Fatalf("device error: %#v", err)
+	}
+	if e := next(t, events, hub.CallDone); e.Tool != "amplify_volume" || string(e.Input) != `{"level":99}` || e.Result != nil || !errors.As(e.Err, &ce) {
+		t.Fatalf("error call event %+v", e)
 	}
 	resp, err = h.CallRaw(ctxFor(t), macA, "amplify_volume", json.RawMessage(`{"level":99}`))
 	if err != nil || resp.Err == nil || !strings.Contains(string(resp.Raw), `"error":{"code":-32000,"message":"执行失败","data":{"details":"level 99 refused by the amplifier"}}`) {

@@ -51,6 +51,9 @@ It listens on ` + config.DefaultAgentListen + ` by default, open to anyone on th
 (--listen 0.0.0.0:8765) it refuses to start without agent.token_file, the bearer token HTTP
 clients must send; agent.device_tokens_file makes devices present one of its tokens too.
 
+--web (agent.web) serves a web page at http://ADDR/: each device's face, volume and uptime, a
+conversation box and the log of tool calls. It asks for agent.token_file's token once, when set.
+
 It reads a config file only when --config names one (the agent and llm sections; see
 configs/devicectl.yaml); flags override it.
 
@@ -68,7 +71,7 @@ order and then serves until interrupted (SIGINT/SIGTERM).
 		},
 	}
 	cmd.Flags().StringVar(&configPath, "config", "", "config file with the agent and llm sections (none by default)")
-	config.BindFlags(cmd.Flags(), serveDefaults(), "listen", "planner", "turn-timeout", "llm-url", "llm-model", "state-dir", "ping-interval", "log-level", "log-format")
+	config.BindFlags(cmd.Flags(), serveDefaults(), "listen", "planner", "turn-timeout", "llm-url", "llm-model", "state-dir", "ping-interval", "web", "log-level", "log-format")
 	return cmd
 }
 
@@ -118,6 +121,9 @@ func runServe(ctx context.Context, c *config.Config, in io.Reader, stdout, stder
 	}
 	fmt.Fprintf(stderr, "devicectl serve: listening at ws://%s/; HTTP at http://%s/ (planner %s%s); type help for the commands\n",
 		addr, addr, c.Agent.Planner, db)
+	if srv.Web != nil {
+		fmt.Fprintf(stderr, "devicectl serve: the web page is at http://%s/\n", addr)
+	}
 	// Devices are shown as they come and go until serve returns, after the end of a script too.
 	defer srv.WatchDevices(ctx, con)()
 

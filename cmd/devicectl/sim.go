@@ -28,6 +28,10 @@ import (
 // simMAC is the simulated device's MAC unless --mac says otherwise: the protocol's example.
 const simMAC = "AA-BB-CC-DD-EE-FF"
 
+// simWebAddr is where `sim --web` serves the page without an address: loopback, next to serve's
+// default port so that both can run at once.
+const simWebAddr = "127.0.0.1:8766"
+
 const simHelp = `Anything that is not a command is said to the agent: e.g. 把音量调到30, 笑一个, look amazed,
 你现在状态怎么样, 3*(4+5), 记住我喜欢科技. The face and the volume bar change as the device's tools
 run, and the device shows the reply as it streams.
@@ -56,6 +60,7 @@ func simDefaults() *config.Config {
 }
 
 func newSimCmd() *cobra.Command {
+	var webAddr string
 	cmd := &cobra.Command{
 		Use:   "sim",
 		Short: "Run the agent server and a simulated device in one process, and talk to them",
@@ -67,7 +72,10 @@ The agent's memories last as long as the session.
 
 In a terminal the console is interactive and shows the face and a volume bar as they change.
 Otherwise it runs the lines of its input in order, printing each after the prompt, and exits 0
-at the end.
+at the end (with --web it then serves the page until interrupted).
+
+--web serves a web page showing the device's face, volume and uptime, a conversation box and the
+log of tool calls, at http://` + simWebAddr + `/ or the loopback address given (--web=127.0.0.1:9000).
 
 ` + simHelp,
 		Args: noArgs,
@@ -76,6 +84,11 @@ at the end.
 			if err := config.ApplyFlags(cmd.Flags(), c); err != nil {
 				return err
 			}
+			if cmd.Flags().Changed("web") {
+				// The page is on the agent server's own address, which the sim's device dials
+				// too; without a token CheckAgent keeps it on loopback.
+				c.Agent.Web, c.Agent.Listen = true, webAddr
+			}
 			if err := c.CheckAgent(); err != nil {
 				return err
 			}
@@ -83,6 +96,8 @@ at the end.
 		},
 	}
 	config.BindFlags(cmd.Flags(), simDefaults(), "mac", "language", "planner", "llm-url", "llm-model", "show-thoughts", "color", "log-level", "log-format")
+	cmd.Flags().StringVar(&webAddr, "web", "", "serve the web page at http://ADDR/ (a loopback host:port; --web alone: "+simWebAddr+")")
+	cmd.Flags().Lookup("web").NoOptDefVal = simWebAddr
 	return cmd
 }
 
@@ -101,8 +116,15 @@ func runSim(ctx context.Context, c *config.Config, in io.Reader, stdout, stderr 
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr := "127.0.0.1:0" // only the sim's own device dials it
+	if c.Agent.Web {
+		addr = c.Agent.Listen
+	}
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
+		if c.Agent.Web {
+			err = &config.Error{Key: "--web", Err: err}
+		}
 		return errors.Join(err, srv.Close())
 	}
 	served := make(chan error, 1)
@@ -153,6 +175,9 @@ func runSim(ctx context.Context, c *config.Config, in io.Reader, stdout, stderr 
 			}
 		},
 	}
+	if c.Agent.Web {
+		fmt.Fprintf(stderr, "devicectl sim: the web page is at http://%s/\n", ln.Addr())
+	}
 	if interactive {
 		fmt.Fprintf(stderr, "devicectl sim: a simulated device (%s, %d tools) is registered with the agent server at %s (planner %s).\n"+
 			"Say something (把音量调到30, 笑一个, look amazed), or type help for the commands; quit or Ctrl-D to leave.\n", dev.MAC, dev.Tools, url, c.Agent.Planner)
@@ -160,6 +185,10 @@ func runSim(ctx context.Context, c *config.Config, in io.Reader, stdout, stderr 
 	}
 	if err := con.Run(ctx, in); !errors.Is(err, io.EOF) {
 		return err
+	}
+	if c.Agent.Web && !interactive {
+		fmt.Fprintln(stderr, "devicectl sim: end of input; serving the web page until interrupted")
+		<-ctx.Done()
 	}
 	return nil
 }

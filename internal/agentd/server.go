@@ -18,6 +18,7 @@ import (
 	"github.com/devicectl/devicectl/agent/localtools"
 	"github.com/devicectl/devicectl/agent/mcpserver"
 	"github.com/devicectl/devicectl/agent/memory"
+	"github.com/devicectl/devicectl/agent/web"
 	"github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/tools"
 )
@@ -41,6 +42,8 @@ type Server struct {
 	// for the hub; /mcp is the MCP server (agent/mcpserver); other requests go to the HTTP API.
 	Handler http.Handler
 	DBPath  string // "" when the server has no database
+	// Web is the web page at / and /web/, when agent.web is on; nil otherwise.
+	Web *web.Handler
 
 	log     *slog.Logger
 	api     http.Handler
@@ -157,13 +160,20 @@ func New(o *Options) (_ *Server, err error) {
 		return nil, err
 	}
 	s.closers = append(s.closers, s.mcp.Close)
+	if c.Agent.Web {
+		if s.Web, err = web.New(&web.Options{Hub: s.Hub, Agent: s.Agent, Token: token, ShowThoughts: c.Render.ShowThoughts, Logger: s.log}); err != nil {
+			return nil, &config.Error{Key: "agent.web", Err: err}
+		}
+		s.closers = append(s.closers, s.Web.Close)
+	}
 	s.Handler = http.HandlerFunc(s.route)
 	s.srv = &http.Server{Handler: s.Handler, ReadHeaderTimeout: readHeaderTimeout, ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelDebug)}
 	return s, nil
 }
 
 // route sends a WebSocket upgrade, on any path, to the hub (so every device's server.url keeps
-// working), /mcp to the MCP server, and the rest to the HTTP API.
+// working), /mcp to the MCP server, the web page's paths to it when it is on, and the rest to the
+// HTTP API.
 func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	if isWebSocket(r) {
 		s.Hub.ServeHTTP(w, r)
@@ -171,6 +181,10 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.URL.Path == MCPPath && s.mcp != nil {
 		s.mcp.Handler().ServeHTTP(w, r)
+		return
+	}
+	if s.Web != nil && web.Handles(r) {
+		s.Web.ServeHTTP(w, r)
 		return
 	}
 	if s.api != nil {
@@ -218,7 +232,8 @@ func (s *Server) Serve(ln net.Listener) error {
 const shutdownTimeout = 5 * time.Second
 
 // Close stops serving: the devices' lines first (so turns in flight end with the device gone
-// rather than hang), then the HTTP requests, then the front door and the database.
+// rather than hang), then the web page's streams, then the HTTP requests, then the front door
+// and the database.
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
 		var errs []error
@@ -227,6 +242,9 @@ func (s *Server) Close() error {
 		}
 		if s.mcp != nil { // its sessions' event streams end, so Shutdown need not wait for them
 			errs = append(errs, s.mcp.Close())
+		}
+		if s.Web != nil { // its event streams would hold the shutdown up
+			errs = append(errs, s.Web.Close())
 		}
 		if s.srv != nil {
 			ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)

@@ -24,6 +24,7 @@ type AgentConfig struct {
 	StateDir         string        // where agent.db lives; empty: as device.state_dir resolves
 	TokenFile        string        // bearer token of the HTTP API; empty: open (loopback only)
 	DeviceTokensFile string        // tokens a device may register with, one a line; empty: any
+	Web              bool          // serve the web page (agent/web) at http://ADDR/
 	Search           SearchConfig
 	// DeviceAliases names devices in the MCP server's tool names (ALIAS.amplify_volume), by
 	// MAC as the protocol writes it; a device without one is named by its MAC.
@@ -70,6 +71,7 @@ func agentSettings() []setting {
 		stringKey("agent.token_file", "", "serve: file holding the bearer token HTTP clients (A2A, the seed's routes) must send; empty: none, allowed on loopback only", func(c *Config) *string { return &c.Agent.TokenFile }, nil),
 		stringKey("agent.device_tokens_file", "", "serve: file of device tokens, one per line (# comments); a device registers only with one of them as its bearer token; empty: any device", func(c *Config) *string { return &c.Agent.DeviceTokensFile }, nil),
 		deviceAliasesKey(),
+		boolKey("agent.web", "web", "serve: serve the web page (faces, volume, conversation, tool log) at http://ADDR/, with agent.token_file's credentials", func(c *Config) *bool { return &c.Agent.Web }),
 		stringKey("agent.search.searxng_url", "", "serve, sim: the SearXNG instance search_web asks (its JSON API enabled), e.g. http://127.0.0.1:8888; empty: search_web answers that no backend is configured", func(c *Config) *string { return &c.Agent.Search.SearXNGURL }, checkHTTPURL),
 		stringKey("llm.base_url", "llm-url", "agent.planner llm: the OpenAI-compatible API's base URL, e.g. http://127.0.0.1:11434/v1", func(c *Config) *string { return &c.LLM.BaseURL }, checkHTTPURL),
 		stringKey("llm.model", "llm-model", "agent.planner llm: the model, e.g. qwen3:8b", func(c *Config) *string { return &c.LLM.Model }, nil),

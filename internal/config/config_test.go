@@ -288,6 +288,7 @@ func TestBadValues(t *testing.T) {
 		{"agent.token_file", "{a: b}", "want a single value"},
 		{"agent.device_tokens_file", "[a, b]", "want a single value"},
 		{"agent.device_aliases", "[desk]", "want name: value pairs, got a list"},
+		{"agent.web", "yes please", "is not true or false"},
 		{"agent.search.searxng_url", "searx.local", "is not an http:// or https:// URL"},
 		{"llm.base_url", "ftp://x/v1", "is not an http:// or https:// URL"},
 		{"llm.model", "[a]", "want a single value"},

@@ -1,0 +1,365 @@
+package web
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/devicectl/devicectl/agent/hub"
+)
+
+// The built-in tools whose calls tell the page a device's volume, face and uptime
+// (tools/builtin declares them).
+const (
+	toolVolume = "amplify_volume"
+	toolFace   = "set_virtual_human_expression"
+	toolStatus = "get_device_status"
+)
+
+// How much history a page that connects late is shown.
+const (
+	keepCalls = 100
+	keepTurns = 50
+)
+
+// clientBuffer is how many events a page may fall behind before it is dropped; its EventSource
+// then reconnects and starts again from a snapshot, so it loses nothing but time.
+const clientBuffer = 256
+
+// keepAlive is how often an idle event stream gets a comment, so that proxies keep it open.
+const keepAlive = 20 * time.Second
+
+// deviceView is a device as the page shows it.
+type deviceView struct {
+	MAC        string   `json:"mac"`
+	Connected  bool     `json:"connected"`
+	Reason     string   `json:"reason,omitempty"` // why it disconnected
+	Addr       string   `json:"addr,omitempty"`
+	Tools      []string `json:"tools"`
+	Volume     *int     `json:"volume,omitempty"`
+	Expression string   `json:"expression,omitempty"`
+	// Uptime is the device's uptime in seconds as of now; the page counts on from it.
+	Uptime *int64 `json:"uptime_s,omitempty"`
+
+	uptimeAt time.Time // when Uptime was read
+	uptime   int64     // what was read
+}
+
+// callView is one line of the tool log.
+type callView struct {
+	ID       int             `json:"id"`
+	MAC      string          `json:"mac,omitempty"`
+	Tool     string          `json:"tool"`
+	Where    string          `json:"where"` // "device" or "server" (the agent's own tools)
+	Input    json.RawMessage `json:"input,omitempty"`
+	Result   json.RawMessage `json:"result,omitempty"`
+	Err      string          `json:"error,omitempty"`
+	Duration time.Duration   `json:"-"`
+	Millis   float64         `json:"ms"`
+}
+
+// turnView is one exchange of the conversation.
+type turnView struct {
+	ID      int    `json:"id"`
+	MAC     string `json:"mac,omitempty"`
+	Text    string `json:"text"`  // what was said
+	Reply   string `json:"reply"` // the chunks so far, then the final
+	Thought string `json:"thought,omitempty"`
+	Err     string `json:"error,omitempty"`
+	Done    bool   `json:"done"`
+}
+
+// state is what the pages show, and the pages to tell when it changes.
+type state struct {
+	showThoughts bool
+
+	mu       sync.Mutex
+	devices  map[string]*deviceView
+	calls    []callView
+	turns    []*turnView
+	nextCall int
+	nextTurn int
+	clients  map[*client]struct{}
+}
+
+type client struct {
+	ch     chan []byte
+	kicked chan struct{} // closed when the page fell too far behind
+}
+
+func newState(showThoughts bool) *state {
+	return &state{showThoughts: showThoughts, devices: make(map[string]*deviceView), clients: make(map[*client]struct{})}
+}
+
+// sse formats one event.
+func sse(event string, v any) []byte {
+	data, err := json.Marshal(v)
+	if err != nil { // our own views always encode
+		panic(fmt.Sprintf("web: encoding a %s event: %v", event, err))
+	}
+	return fmt.Appendf(nil, "event: %s\ndata: %s\n\n", event, data)
+}
+
+// broadcast sends an event to every page; called with s.mu held, so pages see events in order.
+func (s *state) broadcast(event string, v any) {
+	msg := sse(event, v)
+	for c := range s.clients {
+		select {
+		case c.ch <- msg:
+		default:
+			delete(s.clients, c)
+			close(c.kicked)
+		}
+	}
+}
+
+func (d *deviceView) now() deviceView {
+	v := *d
+	if d.uptimeAt != (time.Time{}) {
+		up := d.uptime
+		if d.Connected {
+			up += int64(time.Since(d.uptimeAt) / time.Second)
+		}
+		v.Uptime = &up
+	}
+	return v
+}
+
+func (s *state) sendDevice(d *deviceView) { s.broadcast("device", d.now()) }
+
+func (s *state) registered(d hub.Device) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v := s.devices[d.MAC]
+	if v == nil {
+		v = &deviceView{MAC: d.MAC}
+		s.devices[d.MAC] = v
+	}
+	if !v.Connected { // a new line: the device may have restarted; its uptime is read again
+		v.uptimeAt = time.Time{}
+	}
+	v.Connected, v.Reason, v.Addr = true, "", d.RemoteAddr
+	v.Tools = v.Tools[:0]
+	for _, t := range d.Tools {
+		v.Tools = append(v.Tools, t.Name)
+	}
+	s.sendDevice(v)
+}
+
+func (s *state) disconnected(mac, reason string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v := s.devices[mac]
+	if v == nil {
+		return
+	}
+	if v.uptimeAt != (time.Time{}) { // frozen at its last known value
+		v.uptime += int64(time.Since(v.uptimeAt) / time.Second)
+		v.uptimeAt = time.Now()
+	}
+	v.Connected, v.Reason = false, reason
+	s.sendDevice(v)
+}
+
+// applyCall updates a device from a call that succeeded: the status it read, or the volume or
+// face it set.
+func (s *state) applyCall(mac, tool string, input, result json.RawMessage) {
+	var res struct {
+		Status     string `json:"status"`
+		Volume     *int   `json:"volume"`
+		Expression string `json:"expression"`
+		Uptime     *int64 `json:"uptime_seconds"`
+	}
+	_ = json.Unmarshal(result, &res) // a result of another shape changes nothing
+	if res.Status == "superseded" {  // a later call to the same tool took its place
+		return
+	}
+	var in struct {
+		Level      *int   `json:"level"`
+		Expression string `json:"expression"`
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v := s.devices[mac]
+	if v == nil || !v.Connected {
+		return
+	}
+	switch tool {
+	case toolStatus:
+		if res.Volume != nil {
+			v.Volume = res.Volume
+		}
+		if res.Expression != "" {
+			v.Expression = res.Expression
+		}
+		if res.Uptime != nil {
+			v.uptime, v.uptimeAt = *res.Uptime, time.Now()
+		}
+	case toolVolume:
+		if json.Unmarshal(input, &in) != nil || in.Level == nil {
+			return
+		}
+		v.Volume = in.Level
+	case toolFace:
+		if json.Unmarshal(input, &in) != nil || in.Expression == "" {
+			return
+		}
+		v.Expression = in.Expression
+	default:
+		return
+	}
+	s.sendDevice(v)
+}
+
+func (s *state) addCall(c callView) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nextCall++
+	c.ID = s.nextCall
+	c.Millis = float64(c.Duration.Microseconds()) / 1000
+	s.calls = append(s.calls, c)
+	if len(s.calls) > keepCalls {
+		s.calls = slices.Delete(s.calls, 0, len(s.calls)-keepCalls)
+	}
+	s.broadcast("call", c)
+}
+
+func (s *state) startTurn(text, mac string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nextTurn++
+	t := &turnView{ID: s.nextTurn, MAC: mac, Text: text}
+	s.turns = append(s.turns, t)
+	if len(s.turns) > keepTurns {
+		s.turns = slices.Delete(s.turns, 0, len(s.turns)-keepTurns)
+	}
+	s.broadcast("turn", t)
+	return t.ID
+}
+
+func (s *state) turn(id int) *turnView {
+	for _, t := range slices.Backward(s.turns) {
+		if t.ID == id {
+			return t
+		}
+	}
+	return nil
+}
+
+// turnText adds a chunk or a thought to a turn.
+func (s *state) turnText(id int, kind, text string) {
+	if kind == "thought" && !s.showThoughts {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.turn(id)
+	if t == nil {
+		return
+	}
+	if kind == "thought" {
+		t.Thought += text
+	} else {
+		t.Reply += text
+	}
+	s.broadcast(kind, struct {
+		ID   int    `json:"id"`
+		Text string `json:"text"`
+	}{id, text})
+}
+
+// endTurn ends a turn with its final reply, or its error.
+func (s *state) endTurn(id int, final, errText string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.turn(id)
+	if t == nil {
+		return
+	}
+	if errText == "" {
+		t.Reply = final
+	}
+	t.Err, t.Done = errText, true
+	s.broadcast("end", t)
+}
+
+type snapshot struct {
+	Devices      []deviceView `json:"devices"`
+	Calls        []callView   `json:"calls"`
+	Turns        []*turnView  `json:"turns"`
+	ShowThoughts bool         `json:"show_thoughts"`
+}
+
+// subscribe registers a page and returns the snapshot it starts from, atomically: no event is
+// missed or seen twice.
+func (s *state) subscribe() (*client, []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	snap := snapshot{Devices: []deviceView{}, Calls: slices.Clone(s.calls), Turns: s.turns, ShowThoughts: s.showThoughts}
+	for _, d := range s.devices {
+		snap.Devices = append(snap.Devices, d.now())
+	}
+	slices.SortFunc(snap.Devices, func(a, b deviceView) int { return strings.Compare(a.MAC, b.MAC) })
+	if snap.Calls == nil {
+		snap.Calls = []callView{}
+	}
+	if snap.Turns == nil {
+		snap.Turns = []*turnView{}
+	}
+	msg := sse("snapshot", snap) // encoded under the lock: the turns are shared
+	c := &client{ch: make(chan []byte, clientBuffer), kicked: make(chan struct{})}
+	s.clients[c] = struct{}{}
+	return c, msg
+}
+
+func (s *state) unsubscribe(c *client) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.clients[c]; ok {
+		delete(s.clients, c)
+		close(c.kicked)
+	}
+}
+
+// serveEvents streams the snapshot and then every change until the page goes, falls too far
+// behind, or the handler closes.
+func (h *Handler) serveEvents(w http.ResponseWriter, r *http.Request) {
+	rc := http.NewResponseController(w)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	c, snap := h.st.subscribe()
+	defer h.st.unsubscribe(c)
+	if _, err := w.Write(snap); err != nil {
+		return
+	}
+	if rc.Flush() != nil {
+		return
+	}
+	tick := time.NewTicker(keepAlive)
+	defer tick.Stop()
+	for {
+		var msg []byte
+		select {
+		case msg = <-c.ch:
+		case <-tick.C:
+			msg = []byte(": keep-alive\n\n")
+		case <-c.kicked:
+			h.log.Info("a page fell behind its event stream; it reconnects from a snapshot", "remote", r.RemoteAddr)
+			return
+		case <-r.Context().Done():
+			return
+		case <-h.closing.Done():
+			return
+		}
+		if _, err := w.Write(msg); err != nil {
+			return
+		}
+		if rc.Flush() != nil {
+			return
+		}
+	}
+}
