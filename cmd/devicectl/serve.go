@@ -16,6 +16,7 @@ import (
 	"github.com/devicectl/devicectl/internal/agentd"
 	"github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/internal/console"
+	"github.com/devicectl/devicectl/internal/logging"
 	"github.com/devicectl/devicectl/internal/term"
 )
 
@@ -99,7 +100,11 @@ func serveConfig(path string, fs *pflag.FlagSet) (*config.Config, error) {
 }
 
 func runServe(ctx context.Context, c *config.Config, in io.Reader, stdout, stderr io.Writer) (err error) {
-	log := config.NewLogger(c.Log, stderr)
+	// A refused device or request is a warning each time: a flood is counted, not written (see
+	// logging.Repeats). Closed last, so its summaries follow the server's last lines.
+	repeats := logging.NewRepeats(nil)
+	defer repeats.Close()
+	log := slog.New(repeats.Handler(config.NewLogger(c.Log, stderr).Handler()))
 	srv, err := agentd.New(&agentd.Options{Config: c, Version: buildVersion(), Logger: log})
 	if err != nil {
 		return err

@@ -6,6 +6,10 @@ import (
 	"bufio"
 	"context"
 	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -111,5 +115,82 @@ func TestServeRefuses(t *testing.T) {
 		if r.code != exitUsage || !strings.Contains(r.stderr, tc.want) {
 			t.Errorf("serve %q: exit %d, stderr %q; want %d and %q", tc.args, r.code, r.stderr, exitUsage, tc.want)
 		}
+	}
+}
+
+// A flood of refused devices is counted, not written line by line: three lines, then one that
+// says how many more there were, written when serve stops at the latest.
+func TestServeRefusalFloodCounted(t *testing.T) {
+	dir := t.TempDir()
+	token := filepath.Join(dir, "token")
+	if err := os.WriteFile(token, []byte("s3cret-token\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(cfg, []byte("agent:\n  device_tokens_file: "+token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	errR, errW := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		defer errW.Close()
+		done <- execute(ctx, []string{"serve", "--config", cfg, "--state-dir", dir, "--listen", "127.0.0.1:0"}, strings.NewReader(""), io.Discard, errW)
+	}()
+	stderr := bufio.NewReader(errR)
+	banner, err := stderr.ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, addr, _ := strings.Cut(banner, "listening at ws://")
+	addr, _, _ = strings.Cut(addr, "/")
+	rest := make(chan string, 1)
+	go func() {
+		b, _ := io.ReadAll(stderr)
+		rest <- string(b)
+	}()
+	const dials = 50
+	for range dials {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Connection", "Upgrade")
+		req.Header.Set("Upgrade", "websocket")
+		req.Header.Set("Sec-WebSocket-Version", "13")
+		req.Header.Set("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("a dial without the token: %s, want 401", resp.Status)
+		}
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Errorf("serve exit %d, want 0", code)
+	}
+	lines, counted := 0, 0
+	for l := range strings.Lines(<-rest) {
+		if !strings.Contains(l, "device refused: no valid bearer token") {
+			continue
+		}
+		lines++
+		if _, n, ok := strings.Cut(l, "suppressed="); ok {
+			n, _, _ = strings.Cut(n, " ")
+			c, err := strconv.Atoi(strings.TrimSpace(n))
+			if err != nil {
+				t.Fatalf("summary %q: %v", l, err)
+			}
+			counted += c
+		} else {
+			counted++
+		}
+	}
+	if lines > 4 || counted != dials {
+		t.Errorf("%d refusal lines standing for %d refusals; want at most 4 lines for all %d", lines, counted, dials)
 	}
 }
