@@ -369,11 +369,23 @@ func (c *Console) device(args string) (Device, string, error) {
 	case 1:
 		return devs[0], args, nil
 	}
-	macs := make([]string, len(devs))
-	for i, d := range devs {
-		macs[i] = d.MAC
+	return Device{}, "", fmt.Errorf("%d devices are registered (%s): put the MAC first", len(devs), someMACs(devs))
+}
+
+// shownMACs is how many MACs an error names: enough to copy one from; devices lists them all.
+const shownMACs = 3
+
+// someMACs names the first few devices and counts the rest.
+func someMACs(devs []Device) string {
+	var macs []string
+	for _, d := range devs[:min(len(devs), shownMACs)] {
+		macs = append(macs, d.MAC)
 	}
-	return Device{}, "", fmt.Errorf("%d devices are registered (%s): put the MAC first", len(devs), strings.Join(macs, ", "))
+	s := strings.Join(macs, ", ")
+	if more := len(devs) - len(macs); more > 0 {
+		s += fmt.Sprintf(" and %d more; devices lists them", more)
+	}
+	return s
 }
 
 // DeviceEventKind says whether a device came or went.
