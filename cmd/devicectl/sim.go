@@ -83,6 +83,9 @@ at the end.
 		},
 	}
 	config.BindFlags(cmd.Flags(), simDefaults(), "mac", "language", "planner", "llm-url", "llm-model", "show-thoughts", "color", "log-level", "log-format")
+	// The simulated device has no network interface to take a MAC from: run's text for --mac,
+	// which falls back to device.interface, does not apply.
+	cmd.Flags().Lookup("mac").Usage = "the simulated device's MAC address, sent in mcp/registerTools (device.mac)"
 	return cmd
 }
 

@@ -1,103 +1,23 @@
 package console
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/devicectl/devicectl/agent"
+	"github.com/devicectl/devicectl/internal/term/ptytest"
 )
-
-// openPTY opens a pseudo-terminal pair: ptmx is the side a terminal emulator holds (what is
-// written there is typed, what is read there is shown), pts the side a program runs on. Both are
-// non-blocking, so Go's poller owns them and Close ends a read in progress: a test ends its
-// reading goroutines by closing.
-func openPTY(t *testing.T) (ptmx, pts *os.File) {
-	t.Helper()
-	open := func(name string) *os.File {
-		fd, err := unix.Open(name, unix.O_RDWR|unix.O_NOCTTY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
-		if err != nil {
-			t.Skipf("no pseudo-terminals here: %s: %v", name, err)
-		}
-		f := os.NewFile(uintptr(fd), name)
-		t.Cleanup(func() { f.Close() })
-		return f
-	}
-	ptmx = open("/dev/ptmx")
-	if err := unix.IoctlSetPointerInt(int(ptmx.Fd()), unix.TIOCSPTLCK, 0); err != nil {
-		t.Fatalf("unlocking the pty: %v", err)
-	}
-	n, err := unix.IoctlGetInt(int(ptmx.Fd()), unix.TIOCGPTN)
-	if err != nil {
-		t.Fatalf("naming the pty: %v", err)
-	}
-	return ptmx, open("/dev/pts/" + strconv.Itoa(n))
-}
-
-// screen collects what the program shows on the terminal, for a test to wait on.
-type screen struct {
-	mu      sync.Mutex
-	b       bytes.Buffer
-	changed chan struct{}
-}
-
-func readScreen(t *testing.T, ptmx *os.File) *screen {
-	s := &screen{changed: make(chan struct{}, 1)}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		buf := make([]byte, 4096)
-		for {
-			n, err := ptmx.Read(buf)
-			s.mu.Lock()
-			s.b.Write(buf[:n])
-			s.mu.Unlock()
-			select {
-			case s.changed <- struct{}{}:
-			default:
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	t.Cleanup(func() { ptmx.Close(); <-done })
-	return s
-}
-
-func (s *screen) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// waitCount waits until text has been shown n times. A terminal answers in its own time, so this
-// waits on what is read rather than on a clock; the deadline only ends a test that would hang.
-func (s *screen) waitCount(t *testing.T, text string, n int) {
-	t.Helper()
-	deadline := time.After(10 * time.Second)
-	for strings.Count(s.String(), text) < n {
-		select {
-		case <-s.changed:
-		case <-deadline:
-			t.Fatalf("waited for %q %d times; the screen shows:\n%q", text, n, s.String())
-		}
-	}
-}
 
 // At a terminal the console edits lines: up-arrow brings back the line before, left-arrow moves
 // into the line to insert, and no escape sequence reaches the command parser.
 func TestConsoleLineEditing(t *testing.T) {
-	ptmx, pts := openPTY(t)
-	scr := readScreen(t, ptmx)
+	ptmx, pts := ptytest.Open(t)
+	scr := ptytest.Read(t, ptmx)
 	srv := newFake()
 	srv.add("AA-BB-CC-DD-EE-01")
 	srv.events = func(r agent.Request) []agent.Event {
@@ -115,12 +35,12 @@ func TestConsoleLineEditing(t *testing.T) {
 		// Typos mended: left-arrow twice, a letter, right-arrow, another letter.
 		{"devcs\x1b[D\x1b[Di\x1b[Ce\r", listed},
 	} {
-		scr.waitCount(t, "t> ", i+1) // the prompt is up: the terminal is the editor's
+		scr.WaitCount(t, "t> ", i+1) // the prompt is up: the terminal is the editor's
 		n := strings.Count(scr.String(), k.want)
 		if _, err := ptmx.WriteString(k.typed); err != nil {
 			t.Fatal(err)
 		}
-		scr.waitCount(t, k.want, n+1)
+		scr.WaitCount(t, k.want, n+1)
 	}
 	if _, err := ptmx.WriteString("quit\r"); err != nil {
 		t.Fatal(err)
@@ -141,20 +61,20 @@ func TestConsoleLineEditing(t *testing.T) {
 // Stopped by a signal at the prompt, the console ends the prompt's line, so the shell's prompt
 // starts a line of its own, and gives the terminal its settings back.
 func TestConsoleLineEditingStop(t *testing.T) {
-	ptmx, pts := openPTY(t)
-	scr := readScreen(t, ptmx)
+	ptmx, pts := ptytest.Open(t)
+	scr := ptytest.Read(t, ptmx)
 	c := &Console{Server: newFake(), Out: NewSyncWriter(pts), Prompt: "t> ", Interactive: true}
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- c.Run(ctx, pts) }()
-	scr.waitCount(t, "t> ", 1)
+	scr.WaitCount(t, "t> ", 1)
 	ptmx.WriteString("half a li")
-	scr.waitCount(t, "half a li", 1)
+	scr.WaitCount(t, "half a li", 1)
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatalf("Run after a cancel: %v, want nil", err)
 	}
-	scr.waitCount(t, "\n", 1)
+	scr.WaitCount(t, "\n", 1)
 	if got := scr.String(); !strings.HasSuffix(strings.TrimRight(got, "\r\n"), "half a li") || strings.Count(got, "t> ") != 1 {
 		t.Errorf("the screen after the stop: %q, want the prompt once and the line ended", got)
 	}
@@ -164,9 +84,13 @@ func TestConsoleLineEditingStop(t *testing.T) {
 // checkCooked fails unless the terminal has its own line editing and echo back.
 func checkCooked(t *testing.T, pts *os.File) {
 	t.Helper()
-	tio, err := unix.IoctlGetTermios(int(pts.Fd()), unix.TCGETS)
+	rc, err := pts.SyscallConn()
 	if err != nil {
 		t.Fatal(err)
+	}
+	var tio *unix.Termios
+	if cerr := rc.Control(func(fd uintptr) { tio, err = unix.IoctlGetTermios(int(fd), unix.TCGETS) }); cerr != nil || err != nil {
+		t.Fatal(cerr, err)
 	}
 	if tio.Lflag&(unix.ICANON|unix.ECHO) != unix.ICANON|unix.ECHO {
 		t.Errorf("after Run the terminal's lflag is %#x: ICANON and ECHO not restored", tio.Lflag)
