@@ -16,7 +16,8 @@ import (
 // arrows move in the line and through the lines typed before (up, down), and the usual Emacs keys
 // edit it (Ctrl-A, Ctrl-E, Ctrl-K, Ctrl-W, ...). While it runs, every write to the console's
 // output goes through the Terminal, which moves the prompt and the half-typed line out of the way
-// and draws them again after the text.
+// and draws them again after the text. (Its Terminal counts a wide character, such as Chinese, as
+// one column: the line typed is right, but moving inside it may draw the cursor off its place.)
 type editor struct {
 	t       *xterm.Terminal
 	out     *SyncWriter
