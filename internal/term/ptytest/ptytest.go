@@ -1,7 +1,5 @@
 //go:build linux
 
-// Package ptytest gives tests a real pseudo-terminal, to drive what devicectl does when a person
-// types at a terminal: line editing, the prompt, Ctrl-C.
 package ptytest
 
 import (
