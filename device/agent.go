@@ -467,7 +467,7 @@ func (a *Agent) session(ctx context.Context) (served bool, err error) {
 		return false, err
 	}
 	if err != nil {
-		return false, fmt.Errorf("connecting to %s: %w", a.opts.URL, err)
+		return false, err // transport's error names the URL, without its secrets
 	}
 	a.publish(func(s *status) { s.stream = stream })
 	a.disp.resume()

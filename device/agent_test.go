@@ -207,7 +207,7 @@ func TestRefusedRegistrationBacksOff(t *testing.T) {
 	}
 }
 
-// The back-off starts again from its base after a line that served (PROTOCOL.md "Session"), and
+// The back-off starts again from its base after a line that served (docs/protocol.md "Session"), and
 // climbs while the server drops the device right after accepting it. The device's clock is a fake
 // one the test moves, and every wait is drawn at its ceiling, Min·2^(n+1), so the waits say which
 // attempt the device thought it was on.

@@ -54,7 +54,7 @@ func runScript(t *testing.T, file string) {
 	speaker := sim.NewSpeaker(nil)
 	face := sim.NewFace(nil)
 	reg := seedRegistry(t, speaker, face)
-	// Tools beyond the seed's, for the error rows of PROTOCOL.md.
+	// Tools beyond the seed's, for the error rows of docs/protocol.md.
 	for _, tool := range []*tools.Tool{
 		testTool(t, "slow_tool", 50*time.Millisecond, nil, func(ctx context.Context, _ json.RawMessage) (any, error) {
 			<-ctx.Done()

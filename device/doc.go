@@ -1,6 +1,6 @@
 // Package device is the agent that runs on the board: it dials the AI agent server, declares the
 // device's tools with mcp/registerTools, answers the server's mcp/tool/execute calls, and renders
-// its mcp/ai/message stream. The wire contract is PROTOCOL.md; protocol.go holds its names, types
+// its mcp/ai/message stream. The wire contract is docs/protocol.md; protocol.go holds its names, types
 // and error codes.
 //
 // # Session

@@ -26,7 +26,7 @@ import (
 
 // These tests fire bursts of calls the way a server may (seed 002 lets it fire control calls
 // without waiting for their answers): every frame written back to back on the raw line, in an
-// order the test knows, then every answer read. PROTOCOL.md, "Concurrency and order": nothing in a
+// order the test knows, then every answer read. docs/protocol.md, "Concurrency and order": nothing in a
 // burst within the queue is refused, and calls on the same part run in the order they were sent,
 // so the device ends in the state of the last call.
 

@@ -7,7 +7,7 @@ import (
 	"github.com/devicectl/devicectl/tools"
 )
 
-// Method names of the device protocol (PROTOCOL.md, seed 002).
+// Method names of the device protocol (docs/protocol.md, seed 002).
 const (
 	// MethodRegisterTools is the device's first request on every connection.
 	MethodRegisterTools = "mcp/registerTools"

@@ -9,7 +9,7 @@ import (
 	"github.com/devicectl/devicectl/tools"
 )
 
-// The dispatcher's scheduler: who runs when (PROTOCOL.md, "Concurrency and order").
+// The dispatcher's scheduler: who runs when (docs/protocol.md, "Concurrency and order").
 //
 // A call waits for two things: its parts (tools.Tool.Resources) and a running slot (MaxInFlight).
 // Every part keeps a queue of claims, calls' and Holds', in arrival order. A claim joins the

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the benchmarks of every package that has some, with allocations, then sums up the figures
-# DESIGN.md sets targets for: devicectl next to its floor (a bare client on the same WebSocket
+# docs/design.md sets targets for: devicectl next to its floor (a bare client on the same WebSocket
 # library, measured in the same run), their ratio, the target, and whether it was met.
 # BENCH narrows them (a -bench regexp, default .); BENCHTIME sets -benchtime. The process-level
 # benchmarks (internal/benchproc) do a minimum of rounds whatever BENCHTIME says, and an Nx
@@ -64,7 +64,7 @@ summary() {
 	}
 	END {
 		print ""
-		print "devicectl next to the floor (ratio: devicectl / floor), against DESIGN.md:"
+		print "devicectl next to the floor (ratio: devicectl / floor), against docs/design.md:"
 		line("metric", "devicectl", "floor", "ratio", "target", "met?")
 		latency("p50", "<= 1.25x floor", 1.25)
 		latency("p99", "(none)", 0)

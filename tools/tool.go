@@ -61,7 +61,7 @@ type Tool struct {
 	// Relative says that each call changes the device relative to its
 	// state (volume_up, not set_volume), so every call counts. A device may
 	// skip a control call that waits for its hardware when a later call to
-	// the same tool supersedes it (PROTOCOL.md, "Concurrency and order");
+	// the same tool supersedes it (docs/protocol.md, "Concurrency and order");
 	// it never skips a call of a Relative tool.
 	Relative bool
 	// Inline says the handler returns at once: it only touches memory, never does I/O or waits

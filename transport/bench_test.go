@@ -24,7 +24,7 @@ var clients = []struct {
 }
 
 // BenchmarkRoundTrip measures one execute round trip seen from the server:
-// write a request, read the answer. "bare" is the floor from DESIGN.md, a
+// write a request, read the answer. "bare" is the floor from docs/design.md, a
 // bare coder/websocket client that answers each execute with {}; "stream" is
 // the device's path, Read and WriteResult; "jsonrpc2" a jsonrpc2.Conn over
 // the Stream, as the agent side runs it.
@@ -35,14 +35,14 @@ func BenchmarkRoundTrip(b *testing.B) {
 }
 
 // BenchmarkPipelined measures executes per second when the server keeps up
-// to 64 in flight (DESIGN.md: the device must reach 0.75x the floor's rate).
+// to 64 in flight (docs/design.md: the device must reach 0.75x the floor's rate).
 func BenchmarkPipelined(b *testing.B) {
 	for _, c := range clients {
 		b.Run(c.name, func(b *testing.B) { benchPipelined(b, c.start) })
 	}
 }
 
-// startBare is the floor from DESIGN.md: a bare coder/websocket client that
+// startBare is the floor from docs/design.md: a bare coder/websocket client that
 // answers each execute with {}.
 func startBare(b *testing.B, url string) func() {
 	c, _, err := websocket.Dial(context.Background(), url, nil)

@@ -70,8 +70,12 @@ func Dial(ctx context.Context, url string, opts *DialOptions) (*Stream, error) {
 			// The server was reached and said no: name its answer, so a refused token
 			// (401, 403) reads as one rather than as a broken line.
 			err = &HandshakeError{StatusCode: resp.StatusCode, Status: resp.Status}
+		} else if ue := (*neturl.Error)(nil); errors.As(err, &ue) {
+			// The server was not reached. Say why (e.g. connection refused) and no more:
+			// the layers above it only repeat the URL, once as http://.
+			err = ue.Err
 		}
-		err = fmt.Errorf("transport: dial %s: %w", where, err)
+		err = fmt.Errorf("connecting to %s: %w", where, err)
 		log.Debug("dial failed", "err", redact(err, o.Token))
 		return nil, redact(err, o.Token)
 	}

@@ -8,7 +8,7 @@
 // message parsed once, as a Message whose id, params and result are the
 // bytes received; WriteResult, WriteError, WriteRequest and
 // WriteNotification write one frame each, the id exactly as given. So an id
-// is echoed byte for byte, whatever its spelling (PROTOCOL.md), and the
+// is echoed byte for byte, whatever its spelling (docs/protocol.md), and the
 // params reach a handler undecoded.
 //
 // The agent and test side keep github.com/sourcegraph/jsonrpc2: a Stream is

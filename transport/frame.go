@@ -398,7 +398,7 @@ func clip(raw []byte) string {
 // appendAnswer appends the error response frame for v (frameInvalid or
 // frameUnparsable). The member order is fixed so the frame is the same bytes
 // every time: {"jsonrpc":"2.0","id":…,"error":{"code":…,"message":…,"data":{"details":…}}}.
-// A parse error carries no data, exactly as PROTOCOL.md shows it.
+// A parse error carries no data, exactly as docs/protocol.md shows it.
 func appendAnswer(dst []byte, v verdict) []byte {
 	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
 	if v.id == nil {

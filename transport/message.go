@@ -110,7 +110,7 @@ func (s *Stream) methodName(raw []byte) string {
 }
 
 // The writers below build one frame each in buf. Member order is fixed,
-// "jsonrpc" first as in PROTOCOL.md.
+// "jsonrpc" first as in docs/protocol.md.
 
 // appendResult writes a success response, which needs a string or number id.
 func appendResult(buf *bytes.Buffer, id json.RawMessage, result any) error {

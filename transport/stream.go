@@ -33,7 +33,7 @@ const keptBufferCap = 64 << 10
 // the agent and test side run a jsonrpc2.Conn over it (NewConn), for which
 // it is a jsonrpc2.ObjectStream (ReadObject, WriteObject). Either way,
 // malformed frames are answered on the line (-32700 / -32600, see
-// PROTOCOL.md) and reading goes on; a read returns an error only when the
+// docs/protocol.md) and reading goes on; a read returns an error only when the
 // line is gone.
 //
 // Writes may be called concurrently with everything. Read or ReadObject must
@@ -84,7 +84,7 @@ func newStream(conn *websocket.Conn, cfg streamConfig, log *slog.Logger) *Stream
 }
 
 // Read returns the next well-formed message. Malformed frames are answered
-// on the line (-32700 / -32600 with data.details, see PROTOCOL.md) and
+// on the line (-32700 / -32600 with data.details, see docs/protocol.md) and
 // skipped; an error response nobody can use (no id) is logged and skipped.
 // Any string or number id is accepted and kept byte for byte, except a
 // string that is not valid UTF-8, which could not be echoed in a text frame.

@@ -1,4 +1,4 @@
-// Package hub is the agent server's side of the device protocol (PROTOCOL.md, seed 002) for many
+// Package hub is the agent server's side of the device protocol (docs/protocol.md, seed 002) for many
 // devices at once, each known by its MAC address.
 //
 // A Hub is an http.Handler: a WebSocket upgrade on any path becomes a device line. Each line has

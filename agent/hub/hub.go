@@ -50,7 +50,7 @@ type Options struct {
 }
 
 // DefaultRegisterTimeout is Options.RegisterTimeout's default. A device registers as soon as it
-// is connected (PROTOCOL.md); 30 s leaves room for a slow link.
+// is connected (docs/protocol.md); 30 s leaves room for a slow link.
 const DefaultRegisterTimeout = 30 * time.Second
 
 // Device is a registered device, as Devices and events show it.

@@ -10,7 +10,7 @@ import (
 	"github.com/devicectl/devicectl/transport"
 )
 
-// The methods of the device protocol (PROTOCOL.md).
+// The methods of the device protocol (docs/protocol.md).
 const (
 	MethodRegisterTools = "mcp/registerTools"
 	MethodExecute       = "mcp/tool/execute"

@@ -44,6 +44,7 @@ func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	setUpCompletion(root) // after SetOut: cobra's completion command keeps the writer it finds
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return exitOK

@@ -1,6 +1,6 @@
 package main
 
-// Security tests of the daemon as it is deployed (DESIGN.md, "Reliability and security rules"):
+// Security tests of the daemon as it is deployed (docs/design.md, "Reliability and security rules"):
 // TLS verification through the real binary, the token file's mode, the token kept out of logs,
 // arguments and the environments of the programs devicectl starts, and the configured size
 // limits. The transport's own TLS cases (every verification failure at the Dial level) are in

@@ -98,6 +98,9 @@ log of tool calls, at http://` + simWebAddr + `/ or the loopback address given (
 	config.BindFlags(cmd.Flags(), simDefaults(), "mac", "language", "planner", "llm-url", "llm-model", "show-thoughts", "color", "log-level", "log-format")
 	cmd.Flags().StringVar(&webAddr, "web", "", "serve the web page at http://ADDR/ (a loopback host:port; --web alone: "+simWebAddr+")")
 	cmd.Flags().Lookup("web").NoOptDefVal = simWebAddr
+	// The simulated device has no network interface to take a MAC from: run's text for --mac,
+	// which falls back to device.interface, does not apply.
+	cmd.Flags().Lookup("mac").Usage = "the simulated device's MAC address, sent in mcp/registerTools (device.mac)"
 	return cmd
 }
 

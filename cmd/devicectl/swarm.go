@@ -63,6 +63,10 @@ func newSwarmCmd() *cobra.Command {
   devicectl swarm -n 10000 --server ws://agent.local:8080/device --ramp 30s --mac-prefix 02-DC-01`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !cmd.Flags().Changed("count") {
+				// -n has no sensible default: a load test's size is the one thing to choose.
+				return usageError{errors.New("-n is required: how many devices to run, e.g. -n 100")}
+			}
 			c := swarmDefaults()
 			if err := config.ApplyFlags(cmd.Flags(), c); err != nil {
 				return err

@@ -181,7 +181,9 @@ func TestSwarmBadFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"no count", []string{"--server", "ws://127.0.0.1:1/"}, "-n 0: want at least 1 device"},
+		{"no count", []string{"--server", "ws://127.0.0.1:1/"}, "-n is required: how many devices to run"},
+		{"no count, no server", nil, "-n is required"},
+		{"zero count", []string{"-n", "0", "--server", "ws://127.0.0.1:1/"}, "-n 0: want at least 1 device"},
 		{"negative count", []string{"-n", "-2", "--server", "ws://127.0.0.1:1/"}, "-n -2: want at least 1 device"},
 		{"no server", []string{"-n", "3"}, "--server is required"},
 		{"http server", []string{"-n", "3", "--server", "http://127.0.0.1:1/"}, `"http://127.0.0.1:1/": want a ws:// or wss:// URL`},

@@ -1,4 +1,4 @@
-// Package turn applies the reply rule of the agent server's mcp/ai/message stream (PROTOCOL.md),
+// Package turn applies the reply rule of the agent server's mcp/ai/message stream (docs/protocol.md),
 // so that everything showing, speaking or handing on a reply agrees on what the reply was.
 //
 // The rule: a "chunk" appends text to the reply in progress; a "final" ends the turn. If chunks of

@@ -134,6 +134,8 @@ type setting struct {
 	// keys of its mappings for the README.
 	setItems func(c *Config, n *yaml.Node) error
 	rows     func() []itemRow
+	// choices are the only values allowed, for shell completion; nil: any of typ.
+	choices []string
 }
 
 // settings lists every key, in the order of configs/devicectl.yaml and the README table.
@@ -224,6 +226,7 @@ func enumKey(key, flag, usage string, p func(*Config) *string, choices ...string
 		}
 		return set(c, v)
 	}
+	s.choices = choices
 	return s
 }
 
@@ -234,7 +237,7 @@ func levelKey(key, flag, usage string, p func(*Config) *slog.Level) setting {
 	for i, l := range levels {
 		names[i] = strings.ToLower(l.String())
 	}
-	return setting{key: key, flag: flag, usage: usage + " (" + strings.Join(names, ", ") + ")", typ: "string",
+	return setting{key: key, flag: flag, usage: usage + " (" + strings.Join(names, ", ") + ")", typ: "string", choices: names,
 		get: func(c *Config) string { return strings.ToLower(p(c).String()) },
 		set: func(c *Config, v string) error {
 			i := slices.Index(names, v)

@@ -23,6 +23,16 @@ func BindFlags(fs *pflag.FlagSet, defaults *Config, names ...string) {
 	}
 }
 
+// FlagChoices returns the values a config flag takes when they are a fixed list (--log-level's
+// levels, --hardware's modes), for shell completion; nil for any other flag.
+func FlagChoices(flag string) []string {
+	i := slices.IndexFunc(settings, func(s setting) bool { return s.flag == flag })
+	if i < 0 {
+		return nil
+	}
+	return slices.Clone(settings[i].choices)
+}
+
 // ApplyFlags copies the config flags given on the command line onto c: flags win over the file.
 // A nil fs has none.
 func ApplyFlags(fs *pflag.FlagSet, c *Config) error {

@@ -17,6 +17,7 @@ import (
 	"io"
 	"iter"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode"
 
@@ -73,6 +74,8 @@ type Console struct {
 	UserID string
 	// SessionID makes the console's turns one conversation; "" a fresh one each turn.
 	SessionID string
+
+	editing atomic.Bool // Run is editing lines at a terminal: Event need not redraw the prompt
 }
 
 // errQuit is the quit command's way of ending the console.
@@ -80,29 +83,67 @@ var errQuit = errors.New("quit")
 
 // Run executes the lines of in until quit or ctx is done (it returns nil), or the end of input
 // (io.EOF). A line that fails prints an error and the console goes on.
-func (c *Console) Run(ctx context.Context, in io.Reader) error {
-	lines := newLineReader(in)
+//
+// Interactive, with both in and Out's writer a terminal, the line is edited as it is typed:
+// arrows, the lines typed before (up, down) and the usual Emacs keys, see editor.
+func (c *Console) Run(ctx context.Context, in io.Reader) (err error) {
+	var ed *editor
+	if c.Interactive {
+		if ed, err = newEditor(in, c.Out, c.Prompt); err != nil {
+			return err
+		}
+	}
+	var lines *lineReader
+	if ed != nil {
+		lines = newLineFuncReader(ed.readLine)
+		c.editing.Store(true)
+		defer func() {
+			c.editing.Store(false)
+			err = errors.Join(err, ed.close())
+		}()
+	} else {
+		lines = newLineReader(in)
+	}
 	defer lines.stop()
-	for {
+	// endLine ends the line the prompt is on, so what the shell prints next starts a line of
+	// its own; the terminal gets its settings back first, so the prompt is not drawn again.
+	endLine := func() {
+		if ed != nil {
+			c.editing.Store(false)
+			err = errors.Join(err, ed.close())
+		}
 		if c.Interactive {
+			c.Out.Print("\n")
+		}
+	}
+	for {
+		if c.Interactive && ed == nil {
 			c.Out.Print(c.Prompt)
 		}
-		line, err := lines.next(ctx)
+		line, rerr := lines.next(ctx)
 		switch {
-		case errors.Is(err, io.EOF):
-			if c.Interactive {
-				c.Out.Print("\n")
+		case errors.Is(rerr, io.EOF):
+			endLine()
+			if err != nil {
+				return errors.Join(io.EOF, err)
 			}
 			return io.EOF
 		case ctx.Err() != nil:
-			return nil // stopped by a signal: not a failure
-		case err != nil:
-			return err
+			endLine()
+			return err // stopped by a signal: not a failure
+		case rerr != nil:
+			return rerr
 		}
-		if err := c.Exec(ctx, line); errors.Is(err, errQuit) {
+		xerr := c.Exec(ctx, line)
+		switch {
+		case errors.Is(xerr, errQuit):
 			return nil
-		} else if err != nil {
-			c.Out.Printf("error: %v\n", err)
+		case ctx.Err() != nil:
+			// Interrupted in the middle of a command: that the command was cancelled is no news.
+			endLine()
+			return err
+		case xerr != nil:
+			c.Out.Printf("error: %v\n", xerr)
 		}
 	}
 }
@@ -328,11 +369,23 @@ func (c *Console) device(args string) (Device, string, error) {
 	case 1:
 		return devs[0], args, nil
 	}
-	macs := make([]string, len(devs))
-	for i, d := range devs {
-		macs[i] = d.MAC
+	return Device{}, "", fmt.Errorf("%d devices are registered (%s): put the MAC first", len(devs), someMACs(devs))
+}
+
+// shownMACs is how many MACs an error names: enough to copy one from; devices lists them all.
+const shownMACs = 3
+
+// someMACs names the first few devices and counts the rest.
+func someMACs(devs []Device) string {
+	var macs []string
+	for _, d := range devs[:min(len(devs), shownMACs)] {
+		macs = append(macs, d.MAC)
 	}
-	return Device{}, "", fmt.Errorf("%d devices are registered (%s): put the MAC first", len(devs), strings.Join(macs, ", "))
+	s := strings.Join(macs, ", ")
+	if more := len(devs) - len(macs); more > 0 {
+		s += fmt.Sprintf(" and %d more; devices lists them", more)
+	}
+	return s
 }
 
 // DeviceEventKind says whether a device came or went.
@@ -355,8 +408,9 @@ func (c *Console) Event(kind DeviceEventKind, d Device) {
 	default:
 		return
 	}
-	if c.Interactive {
-		// The prompt is on screen: write over it, then show it again.
+	if c.Interactive && !c.editing.Load() {
+		// The prompt is on screen: write over it, then show it again. (The line editor does
+		// that itself, keeping what was typed.)
 		c.Out.Printf("\r%s\n%s", msg, c.Prompt)
 		return
 	}

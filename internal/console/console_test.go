@@ -171,6 +171,16 @@ t> quit
 	if err == nil || !strings.Contains(err.Error(), "2 devices are registered (AA-BB-CC-DD-EE-01, AA-BB-CC-DD-EE-02): put the MAC first") {
 		t.Errorf("tools with two devices: %v", err)
 	}
+	// With many, it names a few and counts the rest: a serve with 201 devices is one line.
+	many := newFake()
+	for i := range 201 {
+		many.add(fmt.Sprintf("02-DC-00-00-%02X-%02X", i>>8, i&0xff))
+	}
+	err = (&Console{Server: many, Out: NewSyncWriter(io.Discard)}).Exec(t.Context(), "tools")
+	wantMany := "201 devices are registered (02-DC-00-00-00-00, 02-DC-00-00-00-01, 02-DC-00-00-00-02 and 198 more; devices lists them): put the MAC first"
+	if err == nil || err.Error() != wantMany {
+		t.Errorf("tools with 201 devices: %v\nwant %s", err, wantMany)
+	}
 	if err := c.Exec(t.Context(), "tools AA-BB-CC-DD-EE-09"); err == nil || err.Error() != "no device AA-BB-CC-DD-EE-09 is registered" {
 		t.Errorf("tools of an unknown MAC: %v", err)
 	}

@@ -26,7 +26,24 @@ type lineResult struct {
 // maxLine is the longest command line: room for any tool input a person would type or script.
 const maxLine = 1 << 20
 
+// newLineReader reads the lines of in, a script or a terminal in its own line mode.
 func newLineReader(in io.Reader) *lineReader {
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 0, 4096), maxLine)
+	return newLineFuncReader(func() (string, error) {
+		if !sc.Scan() {
+			if err := sc.Err(); err != nil {
+				return "", err
+			}
+			return "", io.EOF
+		}
+		return sc.Text(), nil
+	})
+}
+
+// newLineFuncReader reads lines with read, which returns io.EOF at the end; after an error it is
+// not called again.
+func newLineFuncReader(read func() (string, error)) *lineReader {
 	r := &lineReader{
 		want:  make(chan struct{}),
 		lines: make(chan lineResult, 1), // never blocks the reader, even after stop
@@ -35,23 +52,18 @@ func newLineReader(in io.Reader) *lineReader {
 	}
 	go func() {
 		defer close(r.done)
-		sc := bufio.NewScanner(in)
-		sc.Buffer(make([]byte, 0, 4096), maxLine)
 		for {
 			select {
 			case <-r.want:
 			case <-r.quit:
 				return
 			}
-			if !sc.Scan() {
-				err := sc.Err()
-				if err == nil {
-					err = io.EOF
-				}
+			line, err := read()
+			if err != nil {
 				r.lines <- lineResult{err: err}
 				return
 			}
-			r.lines <- lineResult{line: sc.Text()}
+			r.lines <- lineResult{line: line}
 		}
 	}()
 	return r

@@ -26,3 +26,12 @@ func (w *SyncWriter) Print(s string) { io.WriteString(w, s) }
 
 // Printf writes a formatted line, as Print.
 func (w *SyncWriter) Printf(format string, args ...any) { fmt.Fprintf(w, format, args...) }
+
+// swap makes w the writer written to, between two writes, and returns the one before.
+func (w *SyncWriter) swap(to io.Writer) io.Writer {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	old := w.w
+	w.w = to
+	return old
+}

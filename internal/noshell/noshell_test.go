@@ -1,6 +1,6 @@
 // Package noshell holds one test of the whole module's source: no program is started through a
 // shell, and every program started whose name is not a literal was reviewed and shown to come
-// from the configuration, never from the server. DESIGN.md: "no tool passes server input to a
+// from the configuration, never from the server. docs/design.md: "no tool passes server input to a
 // shell". It has no code of its own; the test reads the other packages' files.
 package noshell
 

@@ -8,5 +8,20 @@ import "os"
 // enough: /dev/null is one, and a service started with its input there must not wait for a person.
 func IsTerminal(v any) bool {
 	f, ok := v.(*os.File)
-	return ok && fdIsTerminal(f.Fd())
+	if !ok {
+		return false
+	}
+	is := false
+	err := control(f, func(fd uintptr) { is = fdIsTerminal(fd) })
+	return err == nil && is
+}
+
+// control runs fn with f's descriptor. Unlike f.Fd, it leaves a descriptor that Go's poller owns
+// in non-blocking mode, so a Close still ends a read in progress.
+func control(f *os.File, fn func(fd uintptr)) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	return rc.Control(fn)
 }

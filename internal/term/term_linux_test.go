@@ -64,3 +64,41 @@ func TestIsTerminal(t *testing.T) {
 		t.Error("a pseudo-terminal: IsTerminal = false, want true")
 	}
 }
+
+// EditMode turns off the driver's line editing and echo but keeps Ctrl-C's SIGINT and the
+// carriage return of output newlines; restore puts every setting back.
+func TestEditMode(t *testing.T) {
+	pts := openPTY(t)
+	fd := int(pts.Fd())
+	before, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	restore, err := EditMode(pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	during, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if during.Lflag&(unix.ICANON|unix.ECHO) != 0 {
+		t.Errorf("edit mode: lflag %#x still has ICANON or ECHO", during.Lflag)
+	}
+	if during.Lflag&unix.ISIG == 0 || during.Oflag&unix.OPOST == 0 {
+		t.Errorf("edit mode: lflag %#x oflag %#x: ISIG and OPOST must stay on", during.Lflag, during.Oflag)
+	}
+	if err := restore(); err != nil {
+		t.Fatal(err)
+	}
+	after, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *after != *before {
+		t.Errorf("after restore: %+v, want %+v", *after, *before)
+	}
+	if _, err := EditMode(os.Stdin); err == nil && !IsTerminal(os.Stdin) {
+		t.Error("EditMode of a stream that is not a terminal did not fail")
+	}
+}
