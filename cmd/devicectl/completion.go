@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/devicectl/devicectl/internal/config"
-	devhw "github.com/devicectl/devicectl/internal/hardware"
 )
 
 // completionShells are the shells cobra writes completion scripts for.
@@ -32,7 +31,7 @@ func setUpCompletion(root *cobra.Command) {
 		})
 		switch cmd.Name() {
 		case "call":
-			cmd.ValidArgsFunction = completeToolNames
+			cmd.ValidArgsFunction = completeToolNames // nil in a build without sim
 		case "completion":
 			cmd.Args = func(cmd *cobra.Command, args []string) error {
 				if len(args) > 0 {
@@ -49,40 +48,4 @@ func setUpCompletion(root *cobra.Command) {
 		}
 	}
 	walk(root)
-}
-
-// completeToolNames offers the tools call can run, the simulated device's, each with the first
-// line of its description in the --language given.
-func completeToolNames(cmd *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	if len(args) > 0 {
-		return nil, cobra.ShellCompDirectiveNoFileComp // JSON: nothing to offer
-	}
-	c := config.Defaults()
-	if err := config.ApplyFlags(cmd.Flags(), c); err != nil {
-		return nil, cobra.ShellCompDirectiveError
-	}
-	reg, err := devhw.NewRegistry(devhw.Sim(nil), c, buildVersion(), nil)
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveError
-	}
-	var out []cobra.Completion
-	for _, d := range reg.Declarations() {
-		out = append(out, cobra.CompletionWithDesc(d.Name, firstSentence(d.Description)))
-	}
-	if len(out) == 0 {
-		return nil, cobra.ShellCompDirectiveError
-	}
-	return out, cobra.ShellCompDirectiveNoFileComp
-}
-
-// firstSentence is what a completion menu has room for: a description up to its first full stop.
-func firstSentence(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	if i := strings.Index(s, "。"); i >= 0 {
-		return s[:i+len("。")]
-	}
-	if i := strings.Index(s, ". "); i >= 0 {
-		return s[:i+1]
-	}
-	return s
 }
