@@ -293,26 +293,20 @@ func compare(b *testing.B, floor, dev client, measure func(*testing.B, client, i
 // Besides the mean (x-floor) it reports the median and the 99th percentile of each side's round
 // trips (p50-ns, p99-ns, floor-p50-ns, floor-p99-ns) and their ratios (p50-x-floor, p99-x-floor).
 func BenchmarkExecuteRoundTrip(b *testing.B) {
-	floor, dev := startFloor(b, io.Discard), startDevice(b, io.Discard)
-	defer floor.stop()
-	defer dev.stop()
-	// Room for every op before the timer starts, so recording allocates nothing that is measured.
-	lat := map[*websocket.Conn]*[]time.Duration{
-		floor.conn: new(make([]time.Duration, 0, b.N)),
-		dev.conn:   new(make([]time.Duration, 0, b.N)),
-	}
-	compare(b, floor, dev, func(b *testing.B, c client, n int) time.Duration {
-		return roundTrips(b, c, n, lat[c.conn])
-	})
-	reportLatency(b, *lat[dev.conn], *lat[floor.conn])
+	benchRoundTrips(b, startDevice(b, io.Discard))
 }
 
 // BenchmarkExecuteRoundTripWorkers: as BenchmarkExecuteRoundTrip, with parts not declared instant,
 // so every call is handed to a worker goroutine: what running instant calls inline saves.
 func BenchmarkExecuteRoundTripWorkers(b *testing.B) {
-	floor, dev := startFloor(b, io.Discard), startDeviceInstant(b, io.Discard, false)
+	benchRoundTrips(b, startDeviceInstant(b, io.Discard, false))
+}
+
+func benchRoundTrips(b *testing.B, dev client) {
+	floor := startFloor(b, io.Discard)
 	defer floor.stop()
 	defer dev.stop()
+	// Room for every op before the timer starts, so recording allocates nothing that is measured.
 	lat := map[*websocket.Conn]*[]time.Duration{
 		floor.conn: new(make([]time.Duration, 0, b.N)),
 		dev.conn:   new(make([]time.Duration, 0, b.N)),
