@@ -99,11 +99,12 @@ netfault:
 # a Pi Zero's ARMv6 (arm1176) and a 64-bit board's ARMv8. No -race: it needs amd64 or arm64 hosts.
 test-arm: test-armv6 test-arm64
 
+# DEVICECTL_TEST_EXEC is the emulator again, for the tests that start a copy of their own binary.
 test-armv6:
-	GOARCH=arm GOARM=6 $(GO) test -count=1 -exec 'qemu-arm-static -cpu arm1176' ./...
+	GOARCH=arm GOARM=6 DEVICECTL_TEST_EXEC='qemu-arm-static -cpu arm1176' $(GO) test -count=1 -exec 'qemu-arm-static -cpu arm1176' ./...
 
 test-arm64:
-	GOARCH=arm64 $(GO) test -count=1 -exec qemu-aarch64-static ./...
+	GOARCH=arm64 DEVICECTL_TEST_EXEC=qemu-aarch64-static $(GO) test -count=1 -exec qemu-aarch64-static ./...
 
 clean:
 	rm -rf bin dist

@@ -80,7 +80,8 @@ func serveLamp() {
 // MCPSET_PIDS, reads what it is sent and never answers, not even once stdin is closed: only
 // killing its process group ends it.
 func serveSilent() {
-	child := exec.Command(os.Args[0])
+	argv := self()
+	child := exec.Command(argv[0], argv[1:]...)
 	child.Env = append(os.Environ(), serverEnv+"=sleep")
 	if err := child.Start(); err != nil {
 		fmt.Fprintln(os.Stderr, "silent:", err)
