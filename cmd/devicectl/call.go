@@ -4,19 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"os"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/internal/config"
-	"github.com/devicectl/devicectl/internal/control"
+	"github.com/devicectl/devicectl/internal/toolcall"
 )
 
 // call is device-side: the board binaries have it (unlike sim, whose console has a call
@@ -74,23 +70,10 @@ func callDefaults() *config.Config {
 	return c
 }
 
-// runCall runs the call on the daemon when one serves a control socket c names, else on the
-// parts c configures, and prints the answer: the result, or the device's JSON-RPC error (exit 1).
+// runCall runs the call (see toolcall.Run) and prints the answer: the result, or the device's
+// JSON-RPC error (exit 1).
 func runCall(ctx context.Context, c *config.Config, getenv func(string) string, tool string, input json.RawMessage, stdout, stderr io.Writer) error {
-	log := config.NewLogger(c.Log, stderr)
-	resp, err := callDaemon(ctx, c, getenv, tool, input, log)
-	if errors.Is(err, control.ErrNoDaemon) {
-		log.Debug("no daemon; opening the parts", "hardware", c.Hardware.Mode)
-		var res json.RawMessage
-		res, err = callLocal(ctx, c, tool, input, log)
-		var ce *device.CallError
-		switch {
-		case errors.As(err, &ce): // the device's answer, as the server would have it
-			resp, err = &control.Response{Error: control.ErrorOf(ce)}, nil
-		case err == nil:
-			resp = &control.Response{Result: res}
-		}
-	}
+	resp, err := toolcall.Run(ctx, &toolcall.Options{Config: c, Getenv: getenv, Version: buildVersion(), Logger: config.NewLogger(c.Log, stderr)}, tool, input)
 	if err != nil {
 		return err
 	}
@@ -107,51 +90,6 @@ func runCall(ctx context.Context, c *config.Config, getenv func(string) string, 
 	b.WriteByte('\n')
 	_, err = stdout.Write(b.Bytes())
 	return err
-}
-
-// callDaemon sends the call to the first control socket a daemon serves. An error wrapping
-// control.ErrNoDaemon means none does.
-func callDaemon(ctx context.Context, c *config.Config, getenv func(string) string, tool string, input json.RawMessage, log *slog.Logger) (*control.Response, error) {
-	// The daemon answers within the tool's timeout; the margin covers a daemon that is stuck.
-	ctx, cancel := context.WithTimeout(ctx, longestTimeout(c)+callMargin)
-	defer cancel()
-	err := fmt.Errorf("control.socket is %s: %w", config.ControlOff, control.ErrNoDaemon)
-	for _, path := range c.Control.ControlSockets(getenv) {
-		var resp *control.Response
-		resp, err = control.Call(ctx, path, &control.Request{Tool: tool, Input: input})
-		if errors.Is(err, control.ErrNoDaemon) {
-			log.Debug("no daemon here", "socket", path, "err", err)
-			continue
-		}
-		if errors.Is(err, fs.ErrPermission) {
-			return nil, fmt.Errorf("%w; the daemon runs, so its parts cannot be opened here too: run call as root or as a member of the socket's group (usermod -aG devicectl USER, then log in again)", err)
-		}
-		if err != nil {
-			return nil, err
-		}
-		log.Debug("called through the daemon", "socket", path)
-		return resp, nil
-	}
-	return nil, err
-}
-
-// callMargin is how much longer than the tool's timeout call waits for the daemon's answer.
-const callMargin = 5 * time.Second
-
-// longestTimeout is the longest a call may take by c: the longest of the tool timeouts, those of
-// tool sets included (call does not know which of them the daemon applies to tool).
-func longestTimeout(c *config.Config) time.Duration {
-	d := c.Execution.ToolTimeout
-	for _, t := range c.Execution.ToolTimeouts {
-		d = max(d, t)
-	}
-	for _, s := range c.ToolSets.OpenTool {
-		d = max(d, s.Timeout)
-	}
-	for _, s := range c.ToolSets.OpenAPI {
-		d = max(d, s.Timeout)
-	}
-	return d
 }
 
 // writeJSON writes v indented, without escaping <, > and & (people read this, not browsers).

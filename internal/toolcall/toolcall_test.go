@@ -1,0 +1,46 @@
+package toolcall
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/devicectl/devicectl/internal/config"
+)
+
+// The daemon is waited for as long as the slowest tool it may run, those of MCP sets included.
+func TestLongestTimeout(t *testing.T) {
+	c := config.Defaults()
+	c.Execution.ToolTimeout = 5 * time.Second
+	c.ToolSets.OpenTool = []config.OpenToolSetConfig{{Timeout: 7 * time.Second}}
+	c.ToolSets.OpenAPI = []config.OpenAPISetConfig{{Timeout: 9 * time.Second}}
+	if got := longestTimeout(c); got != 9*time.Second {
+		t.Errorf("longestTimeout = %s, want 9s (the OpenAPI set's)", got)
+	}
+	c.ToolSets.MCP = []config.MCPSetConfig{{Timeout: 40 * time.Second}}
+	if got := longestTimeout(c); got != 40*time.Second {
+		t.Errorf("longestTimeout = %s, want 40s (the MCP set's)", got)
+	}
+}
+
+// With no daemon, the call runs on the configured (here simulated) parts, and the device's
+// refusal of a bad input comes back as its JSON-RPC error, not as a failure to call.
+func TestRunLocal(t *testing.T) {
+	c := config.Defaults()
+	c.Hardware.Mode = "sim"
+	c.Control.Socket = filepath.Join(t.TempDir(), "control.sock") // nothing listens there
+	o := &Options{Config: c, Version: "test", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	resp, err := Run(context.Background(), o, "amplify_volume", json.RawMessage(`{"level":40}`))
+	if err != nil || resp.Error != nil || !strings.Contains(string(resp.Result), `"level":40`) {
+		t.Fatalf("amplify_volume 40: %+v, %v; want a result with level 40", resp, err)
+	}
+	resp, err = Run(context.Background(), o, "amplify_volume", json.RawMessage(`{"level":400}`))
+	if err != nil || resp.Error == nil || resp.Error.Code != -32602 {
+		t.Fatalf("amplify_volume 400: %+v, %v; want the device's -32602", resp, err)
+	}
+}
