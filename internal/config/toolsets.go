@@ -126,7 +126,7 @@ func toolSetSettings() []setting {
 		durationKey("opentool.read_timeout", "", "time allowed to read a whole request, body included (headers: at most 10s)", func(c *Config) *time.Duration { return &c.OpenTool.ReadTimeout }),
 		durationKey("opentool.write_timeout", "", "time from a request's headers to the end of its answer; longer than any tool timeout, with room for calls that wait their turn", func(c *Config) *time.Duration { return &c.OpenTool.WriteTimeout }),
 		durationKey("opentool.idle_timeout", "", "a kept-alive connection with no request is closed after this", func(c *Config) *time.Duration { return &c.OpenTool.IdleTimeout }),
-		itemsKey("toolsets.opentool", "OpenTool servers whose functions the device declares as its own tools; calls are forwarded to them", func(c *Config) *[]OpenToolSetConfig { return &c.ToolSets.OpenTool }, DefaultOpenToolSet, checkOpenToolSet, []itemKey[OpenToolSetConfig]{
+		itemsKey("toolsets.opentool", "OpenTool servers whose functions the device declares as its own tools; calls are forwarded to them", func(c *Config) *[]OpenToolSetConfig { return &c.ToolSets.OpenTool }, DefaultOpenToolSet, checkOpenToolSet, []itemKey[*OpenToolSetConfig]{
 			itemString("url", "the server's root, e.g. http://192.168.1.20:9627 (required)", func(s *OpenToolSetConfig) *string { return &s.URL }, checkHTTPURL),
 			itemString("api_key_file", "file holding the API key sent as Authorization: Bearer", func(s *OpenToolSetConfig) *string { return &s.APIKeyFile }, nil),
 			itemList("functions", "the functions to declare; empty: all the server lists", func(s *OpenToolSetConfig) *[]string { return &s.Functions }),
@@ -137,7 +137,7 @@ func toolSetSettings() []setting {
 			itemDuration("refresh", "how often the server's function list is read again (tools added or removed are registered again)", func(s *OpenToolSetConfig) *time.Duration { return &s.Refresh }),
 			itemDuration("drop_after", "a server unreachable this long has its tools withdrawn until it is back", func(s *OpenToolSetConfig) *time.Duration { return &s.DropAfter }),
 		}),
-		itemsKey("toolsets.openapi", "OpenAPI 3.0/3.1 documents whose operations the device declares as its own tools; calls become HTTP requests", func(c *Config) *[]OpenAPISetConfig { return &c.ToolSets.OpenAPI }, DefaultOpenAPISet, checkOpenAPISet, []itemKey[OpenAPISetConfig]{
+		itemsKey("toolsets.openapi", "OpenAPI 3.0/3.1 documents whose operations the device declares as its own tools; calls become HTTP requests", func(c *Config) *[]OpenAPISetConfig { return &c.ToolSets.OpenAPI }, DefaultOpenAPISet, checkOpenAPISet, []itemKey[*OpenAPISetConfig]{
 			itemString("spec", "the document: a file, or an http(s) URL (required)", func(s *OpenAPISetConfig) *string { return &s.Spec }, nil),
 			itemString("base_url", "send requests here instead of the document's servers", func(s *OpenAPISetConfig) *string { return &s.BaseURL }, checkHTTPURL),
 			itemMap("server_variables", "values of the servers' {variables}, e.g. {port: \"8443\"}", func(s *OpenAPISetConfig) *map[string]string { return &s.ServerVariables }, nil),
@@ -150,7 +150,7 @@ func toolSetSettings() []setting {
 			itemString("api_key_header", "send api_key_file in this header with every call instead, for a document whose schemes do not describe the key", func(s *OpenAPISetConfig) *string { return &s.APIKeyHeader }, nil),
 			itemDuration("timeout", "one call", func(s *OpenAPISetConfig) *time.Duration { return &s.Timeout }),
 		}),
-		itemsKey("toolsets.mcp", "MCP servers whose tools the device declares as its own tools; calls are forwarded as tools/call (not in board builds)", func(c *Config) *[]MCPSetConfig { return &c.ToolSets.MCP }, DefaultMCPSet, checkMCPSet, []itemKey[MCPSetConfig]{
+		itemsKey("toolsets.mcp", "MCP servers whose tools the device declares as its own tools; calls are forwarded as tools/call (not in board builds)", func(c *Config) *[]MCPSetConfig { return &c.ToolSets.MCP }, DefaultMCPSet, checkMCPSet, []itemKey[*MCPSetConfig]{
 			itemString("name", "names the set in logs, and makes the default prefix (required; letters, digits, _ and -)", func(s *MCPSetConfig) *string { return &s.Name }, checkToolSetName),
 			itemList("command", "a stdio server: its argv, run without a shell in a process group of its own, restarted when it dies", func(s *MCPSetConfig) *[]string { return &s.Command }),
 			itemMap("env", "variables added to a stdio server's environment, which otherwise holds only PATH, HOME, USER, LANG and the like of devicectl's", func(s *MCPSetConfig) *map[string]string { return &s.Env }, nil),
@@ -320,13 +320,16 @@ func checkOpenAPISet(s *OpenAPISetConfig) (string, error) {
 }
 
 // An itemKey is one key of the mappings in a list such as toolsets.opentool. Exactly one of set,
-// setList and setEntry is non-nil, as for a setting.
-type itemKey[T any] struct {
+// setList and setEntry is non-nil, as for a setting. P is a pointer to the item's struct: every
+// pointer has one shape, so each helper below is compiled once, with short symbol names, where a
+// struct parameter made one copy per item type, named after the whole struct (tens of KiB of the
+// board binary).
+type itemKey[P any] struct {
 	key, usage, typ string
-	get             func(*T) string
-	set             func(*T, string) error
-	setList         func(*T, []string) error
-	setEntry        func(*T, string, string) error
+	get             func(P) string
+	set             func(P, string) error
+	setList         func(P, []string) error
+	setEntry        func(P, string, string) error
 }
 
 // itemRow is an item key as the README's table shows it.
@@ -334,7 +337,7 @@ type itemRow struct{ key, def, usage string }
 
 // itemsKey is a list of mappings, each read with keys, starting from def and checked with check
 // (which returns the key at fault). Errors name the item: toolsets.opentool[2].url.
-func itemsKey[T any](key, usage string, list func(*Config) *[]T, def func() T, check func(*T) (string, error), keys []itemKey[T]) setting {
+func itemsKey[T any](key, usage string, list func(*Config) *[]T, def func() T, check func(*T) (string, error), keys []itemKey[*T]) setting {
 	return setting{key: key, usage: usage, typ: "list",
 		get: func(c *Config) string {
 			if n := len(*list(c)); n > 0 {
@@ -379,7 +382,7 @@ func itemsKey[T any](key, usage string, list func(*Config) *[]T, def func() T, c
 	}
 }
 
-func setItem[T any](item *T, n *yaml.Node, prefix string, keys []itemKey[T]) error {
+func setItem[P any](item P, n *yaml.Node, prefix string, keys []itemKey[P]) error {
 	seen := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], resolveAlias(n.Content[i+1])
@@ -388,7 +391,7 @@ func setItem[T any](item *T, n *yaml.Node, prefix string, keys []itemKey[T]) err
 			return &Error{Key: key, Line: k.Line, Err: fmt.Errorf("duplicate key (first at line %d)", first)}
 		}
 		seen[k.Value] = k.Line
-		j := slices.IndexFunc(keys, func(ik itemKey[T]) bool { return ik.key == k.Value })
+		j := slices.IndexFunc(keys, func(ik itemKey[P]) bool { return ik.key == k.Value })
 		if j < 0 {
 			names := make([]string, len(keys))
 			for i, ik := range keys {
@@ -439,10 +442,10 @@ func setItem[T any](item *T, n *yaml.Node, prefix string, keys []itemKey[T]) err
 	return nil
 }
 
-func itemString[T any](key, usage string, p func(*T) *string, check func(string) (string, error)) itemKey[T] {
-	return itemKey[T]{key: key, usage: usage, typ: "string",
-		get: func(t *T) string { return *p(t) },
-		set: func(t *T, v string) error {
+func itemString[P any](key, usage string, p func(P) *string, check func(string) (string, error)) itemKey[P] {
+	return itemKey[P]{key: key, usage: usage, typ: "string",
+		get: func(t P) string { return *p(t) },
+		set: func(t P, v string) error {
 			if check != nil && v != "" {
 				var err error
 				if v, err = check(v); err != nil {
@@ -455,10 +458,10 @@ func itemString[T any](key, usage string, p func(*T) *string, check func(string)
 	}
 }
 
-func itemDuration[T any](key, usage string, p func(*T) *time.Duration) itemKey[T] {
-	return itemKey[T]{key: key, usage: usage, typ: "duration",
-		get: func(t *T) string { return (*p(t)).String() },
-		set: func(t *T, v string) error {
+func itemDuration[P any](key, usage string, p func(P) *time.Duration) itemKey[P] {
+	return itemKey[P]{key: key, usage: usage, typ: "duration",
+		get: func(t P) string { return (*p(t)).String() },
+		set: func(t P, v string) error {
 			d, err := parseDuration(v)
 			if err == nil {
 				*p(t) = d
@@ -468,10 +471,10 @@ func itemDuration[T any](key, usage string, p func(*T) *time.Duration) itemKey[T
 	}
 }
 
-func itemList[T any](key, usage string, p func(*T) *[]string) itemKey[T] {
-	return itemKey[T]{key: key, usage: usage, typ: "list",
-		get: func(t *T) string { return formatList(*p(t)) },
-		setList: func(t *T, items []string) error {
+func itemList[P any](key, usage string, p func(P) *[]string) itemKey[P] {
+	return itemKey[P]{key: key, usage: usage, typ: "list",
+		get: func(t P) string { return formatList(*p(t)) },
+		setList: func(t P, items []string) error {
 			for i, it := range items {
 				if it == "" {
 					return fmt.Errorf("item %d is empty", i+1)
@@ -483,9 +486,9 @@ func itemList[T any](key, usage string, p func(*T) *[]string) itemKey[T] {
 	}
 }
 
-func itemMap[T any](key, usage string, p func(*T) *map[string]string, check func(string) (string, error)) itemKey[T] {
-	return itemKey[T]{key: key, usage: usage, typ: "map",
-		get: func(t *T) string {
+func itemMap[P any](key, usage string, p func(P) *map[string]string, check func(string) (string, error)) itemKey[P] {
+	return itemKey[P]{key: key, usage: usage, typ: "map",
+		get: func(t P) string {
 			m := *p(t)
 			names := make([]string, 0, len(m))
 			for n := range m {
@@ -497,7 +500,7 @@ func itemMap[T any](key, usage string, p func(*T) *map[string]string, check func
 			}
 			return "{" + strings.Join(names, ", ") + "}"
 		},
-		setEntry: func(t *T, name, v string) error {
+		setEntry: func(t P, name, v string) error {
 			if check != nil {
 				var err error
 				if v, err = check(v); err != nil {
