@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -104,17 +105,9 @@ func Listen(path string, opts *Options) (*Server, error) {
 	if o.Call == nil {
 		return nil, errors.New("control: no Call function")
 	}
-	ln, err := listen(path)
+	ln, err := listen(path, o.Mode)
 	if err != nil {
 		return nil, err
-	}
-	ln.SetUnlinkOnClose(false) // Close removes the file itself, if it is still this one
-	// The umask (UMask=0077 in the unit) made it 0700 at most: widen it to the group. Nothing is
-	// accepted before, but a client may connect in between under a lax umask: 0 would let anyone.
-	if err := os.Chmod(path, o.Mode); err != nil {
-		ln.Close()
-		os.Remove(path)
-		return nil, fmt.Errorf("setting the mode of %s: %w", path, err)
 	}
 	fi, err := os.Lstat(path)
 	if err != nil {
@@ -135,33 +128,64 @@ func Listen(path string, opts *Options) (*Server, error) {
 	return s, nil
 }
 
-// listen binds path, replacing a stale socket file.
-func listen(path string) (*net.UnixListener, error) {
-	addr := &net.UnixAddr{Name: path, Net: "unix"}
-	ln, err := net.ListenUnix("unix", addr)
-	if err == nil || !errors.Is(err, syscall.EADDRINUSE) {
-		return ln, err
-	}
-	fi, serr := os.Lstat(path)
-	if serr != nil {
+// listen makes a socket at path with mode. It is bound in a private directory beside path, given
+// its mode there and only then linked into place, so that no client can connect before the mode
+// is right, whatever the umask. A stale socket file at path is replaced; the link fails, as a
+// bind would, if another process has put its socket there meanwhile.
+func listen(path string, mode fs.FileMode) (*net.UnixListener, error) {
+	if err := removeStale(path); err != nil {
 		return nil, err
 	}
+	dir, err := os.MkdirTemp(filepath.Dir(path), ".c") // 0700; short: socket paths are limited
+	if err != nil {
+		return nil, fmt.Errorf("control socket %s: %w", path, err)
+	}
+	defer os.RemoveAll(dir)
+	tmp := filepath.Join(dir, "s")
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: tmp, Net: "unix"})
+	if err != nil {
+		return nil, fmt.Errorf("control socket %s: %w", path, err)
+	}
+	ln.SetUnlinkOnClose(false) // Close removes the file itself, if it is still this one
+	if err := os.Chmod(tmp, mode); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("setting the mode of %s: %w", path, err)
+	}
+	if err := os.Link(tmp, path); err != nil {
+		ln.Close()
+		if errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("%s: %w", path, ErrInUse)
+		}
+		return nil, fmt.Errorf("control socket %s: %w", path, err)
+	}
+	return ln, nil
+}
+
+// removeStale removes a socket file at path that nobody accepts on (a daemon that was killed left
+// it behind). Anything else there is an error: a socket in use, or a file that is not a socket.
+func removeStale(path string) error {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("control socket %s: %w", path, err)
+	}
 	if fi.Mode().Type() != fs.ModeSocket {
-		return nil, fmt.Errorf("%s exists and is not a socket (%s); remove it or choose another path", path, fi.Mode().Type())
+		return fmt.Errorf("%s exists and is not a socket (%s); remove it or choose another path", path, fi.Mode().Type())
 	}
 	c, derr := net.DialTimeout("unix", path, time.Second)
 	if derr == nil {
 		c.Close()
-		return nil, fmt.Errorf("%s: %w", path, ErrInUse)
+		return fmt.Errorf("%s: %w", path, ErrInUse)
 	}
 	if !errors.Is(derr, syscall.ECONNREFUSED) {
-		return nil, fmt.Errorf("%s exists and cannot be tried: %w", path, derr)
+		return fmt.Errorf("%s exists and cannot be tried: %w", path, derr)
 	}
-	// Nobody accepts on it: a daemon that was killed left it behind.
-	if rerr := os.Remove(path); rerr != nil {
-		return nil, fmt.Errorf("removing the stale socket %s: %w", path, rerr)
+	if err := os.Remove(path); err != nil {
+		return fmt.Errorf("removing the stale socket %s: %w", path, err)
 	}
-	return net.ListenUnix("unix", addr)
+	return nil
 }
 
 // Path is where the server listens.
