@@ -15,6 +15,11 @@ import (
 	"github.com/devicectl/devicectl/tools"
 )
 
+// maxLater bounds the control calls running that nobody waits for: a host looping on a control
+// tool of a device that does not answer would otherwise pile up a goroutine and a pending call
+// each, for as long as CallTimeout.
+const maxLater = 64
+
 // successResult is what a control tool answers at once without waiting for the device (seed 002),
 // as the agent's turns answer their planner.
 var successResult = json.RawMessage(`{"status":"success"}`)
@@ -33,8 +38,20 @@ func (s *Server) callDevice(ctx context.Context, t deviceTool, args json.RawMess
 			s.mu.Unlock()
 			return toolError("the agent server is shutting down"), nil
 		}
+		if s.later >= maxLater {
+			s.mu.Unlock()
+			return toolError(fmt.Sprintf("%s: device busy (-32002): %d control calls are still waiting for their devices' answers", t.name(), maxLater)), nil
+		}
+		s.later++
 		// Added under s.mu so that Close, which sets closed under it, waits for every call.
-		s.wg.Go(func() { s.callLater(t, args) })
+		s.wg.Go(func() {
+			defer func() {
+				s.mu.Lock()
+				s.later--
+				s.mu.Unlock()
+			}()
+			s.callLater(t, args)
+		})
 		s.mu.Unlock()
 		return toolResult(successResult), nil
 	}

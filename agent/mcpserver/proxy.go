@@ -52,7 +52,7 @@ func Proxy(ctx context.Context, t mcp.Transport, o *ProxyOptions) error {
 	}
 	if opts.Token != "" {
 		c := *hc
-		c.Transport = bearerTransport{token: opts.Token, next: hc.Transport}
+		c.Transport = bearerTransport{token: opts.Token, host: endpointHost(endpoint), next: hc.Transport}
 		hc = &c
 	}
 
@@ -201,16 +201,30 @@ func endpointURL(raw string) (string, error) {
 	return strings.TrimSuffix(u.String(), "?"), nil
 }
 
-// bearerTransport adds the bearer token to every request.
+// bearerTransport adds the bearer token to every request to serve's host: a redirect elsewhere
+// does not take it along.
 type bearerTransport struct {
 	token string
+	host  string
 	next  http.RoundTripper // nil: http.DefaultTransport
+}
+
+// endpointHost is the host:port of the endpoint URL, "" if it does not parse.
+func endpointHost(endpoint string) string {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return ""
+	}
+	return u.Host
 }
 
 func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	next := b.next
 	if next == nil {
 		next = http.DefaultTransport
+	}
+	if r.URL.Host != b.host {
+		return next.RoundTrip(r)
 	}
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+b.token)

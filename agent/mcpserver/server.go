@@ -72,6 +72,7 @@ type Server struct {
 
 	mu     sync.Mutex
 	closed bool
+	later  int                   // control calls running that nobody waits for, at most maxLater
 	listed map[string]deviceTool // MCP tool name -> the device's tool, as listed now
 	gone   map[string]goneDevice // device name -> why its tools went
 }

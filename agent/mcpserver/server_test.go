@@ -348,3 +348,38 @@ func TestBadJSON(t *testing.T) {
 	cs, changed := connect(t, addr, "")
 	waitListed(t, cs, changed, "calculate")
 }
+
+// Control calls answered at once but still waiting for a silent device are bounded: past
+// maxLater of them, a call is a busy tool error instead of one more goroutine and pending call.
+func TestControlCallsNotWaitedForAreBounded(t *testing.T) {
+	_, addr := startServe(t, nil)
+	release := make(chan struct{})
+	defer close(release)
+	dev, err := hubtest.Dial(t.Context(), "ws://"+addr+"/", &hubtest.Options{
+		Handle: func(ctx context.Context, tool string, input json.RawMessage) (json.RawMessage, *jsonrpc2.Error) {
+			select { // a device that does not answer until the test ends
+			case <-release:
+			case <-ctx.Done():
+			}
+			return json.RawMessage(`{"status":"success"}`), nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	cs, changed := connect(t, addr, "")
+	if _, err := dev.Register(t.Context(), barMAC, hubtest.Tools); err != nil {
+		t.Fatal(err)
+	}
+	waitListed(t, cs, changed, barMAC+".amplify_volume")
+	for i := range mcpserver.MaxLater {
+		if res := call(t, cs, barMAC+".amplify_volume", map[string]any{"level": i}); res.IsError {
+			t.Fatalf("control call %d: %q, want success at once", i+1, text(res))
+		}
+	}
+	res := call(t, cs, barMAC+".amplify_volume", map[string]any{"level": 1})
+	if !res.IsError || !strings.Contains(text(res), "device busy (-32002)") {
+		t.Errorf("control call %d: isError %v %q, want a busy tool error", mcpserver.MaxLater+1, res.IsError, text(res))
+	}
+}

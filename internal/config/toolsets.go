@@ -243,14 +243,20 @@ func (o *OpenToolConfig) check(c *Config) error {
 			longest, which = d, "execution.tool_timeouts."+name
 		}
 	}
+	// Items are numbered from 1, as in the errors of their own keys.
 	for i, s := range c.ToolSets.OpenTool {
 		if s.Timeout > longest {
-			longest, which = s.Timeout, fmt.Sprintf("toolsets.opentool[%d].timeout", i)
+			longest, which = s.Timeout, fmt.Sprintf("toolsets.opentool[%d].timeout", i+1)
 		}
 	}
 	for i, s := range c.ToolSets.OpenAPI {
 		if s.Timeout > longest {
-			longest, which = s.Timeout, fmt.Sprintf("toolsets.openapi[%d].timeout", i)
+			longest, which = s.Timeout, fmt.Sprintf("toolsets.openapi[%d].timeout", i+1)
+		}
+	}
+	for i, s := range c.ToolSets.MCP {
+		if s.Timeout > longest {
+			longest, which = s.Timeout, fmt.Sprintf("toolsets.mcp[%d].timeout", i+1)
 		}
 	}
 	if o.WriteTimeout <= longest {

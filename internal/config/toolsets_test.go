@@ -189,7 +189,12 @@ func TestOpenToolServerCheck(t *testing.T) {
 			s := DefaultOpenAPISet()
 			s.Spec, s.Timeout = "w.yaml", 5*time.Minute
 			c.ToolSets.OpenAPI = []OpenAPISetConfig{s}
-		}, "toolsets.openapi[0].timeout (5m0s)"},
+		}, "toolsets.openapi[1].timeout (5m0s)"},
+		{"write timeout under an MCP set's", func(c *Config) {
+			s := DefaultMCPSet()
+			s.Name, s.Command, s.Timeout = "slow", []string{"slow-server"}, 3*time.Minute
+			c.ToolSets.MCP = []MCPSetConfig{s}
+		}, "opentool.write_timeout: 2m0s is not longer than toolsets.mcp[1].timeout (3m0s)"},
 		{"host names", func(c *Config) {
 			c.OpenTool.AllowedHosts = []string{"board.lan", "board.lan:8443", "192.168.1.5", "[fe80::1]:9627"}
 		}, ""},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"sync"
@@ -47,7 +48,7 @@ func (s *Set) connect(context.Context) (*conn, error) {
 	if s.path == "" {
 		return &conn{url: s.opts.URL, timeout: s.opts.InitTimeout, transport: &mcp.StreamableClientTransport{
 			Endpoint:   s.opts.URL,
-			HTTPClient: bearerClient(s.opts.HTTPClient, s.opts.BearerToken),
+			HTTPClient: bearerClient(s.opts.HTTPClient, s.opts.BearerToken, s.opts.URL),
 		}}, nil
 	}
 	// Our own pipes rather than exec's: Wait would close exec's read end of stdout under the
@@ -168,8 +169,9 @@ func (t *lockedTail) String() string {
 	return t.b.String()
 }
 
-// bearerClient returns c, sending token as Authorization: Bearer when it is set.
-func bearerClient(c *http.Client, token string) *http.Client {
+// bearerClient returns c, sending token as Authorization: Bearer when it is set, to endpoint's
+// host only: a redirect elsewhere does not take it along.
+func bearerClient(c *http.Client, token, endpoint string) *http.Client {
 	if token == "" {
 		return c
 	}
@@ -178,16 +180,24 @@ func bearerClient(c *http.Client, token string) *http.Client {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	cc.Transport = &bearer{base: base, header: "Bearer " + token}
+	host := ""
+	if u, err := url.Parse(endpoint); err == nil {
+		host = u.Host
+	}
+	cc.Transport = &bearer{base: base, header: "Bearer " + token, host: host}
 	return &cc
 }
 
 type bearer struct {
 	base   http.RoundTripper
 	header string
+	host   string // the server's: the token goes nowhere else
 }
 
 func (b *bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.URL.Host != b.host {
+		return b.base.RoundTrip(r)
+	}
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", b.header)
 	return b.base.RoundTrip(r)

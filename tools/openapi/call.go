@@ -34,11 +34,14 @@ var errCallTimeout = errors.New("call timeout")
 
 // caller sends the requests of a set's tools.
 type caller struct {
-	client    *http.Client
-	timeout   time.Duration
-	secrets   []string // kept out of error messages
-	userAgent string
-	logger    *slog.Logger
+	client *http.Client
+	// credClient is client for a call that carries credentials: it follows no redirect to another
+	// origin, where http.Client would copy a header such as X-API-Key along.
+	credClient *http.Client
+	timeout    time.Duration
+	secrets    []string // kept out of error messages
+	userAgent  string
+	logger     *slog.Logger
 }
 
 // textResult is the result of a 2xx response whose body is not JSON.
@@ -65,7 +68,11 @@ func (c *caller) call(ctx context.Context, op *operation, input json.RawMessage)
 		return nil, fmt.Errorf("%s %s: %w", op.method, op.path, err)
 	}
 	start := time.Now()
-	resp, err := c.client.Do(req)
+	client := c.client
+	if len(op.creds) > 0 {
+		client = c.credClient
+	}
+	resp, err := client.Do(req)
 	if err != nil {
 		// url.Error repeats the whole URL, query included; the method and
 		// path say enough.

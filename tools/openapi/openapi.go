@@ -474,7 +474,7 @@ func build(ctx context.Context, data []byte, src *source, o *Options) (*ToolSet,
 	if err != nil {
 		return fail(err)
 	}
-	c := &caller{client: o.HTTPClient, timeout: o.Timeout, secrets: sec.secrets, userAgent: o.UserAgent, logger: o.Logger}
+	c := &caller{client: o.HTTPClient, credClient: sameOriginClient(o.HTTPClient), timeout: o.Timeout, secrets: sec.secrets, userAgent: o.UserAgent, logger: o.Logger}
 	ts := &ToolSet{}
 	if doc.Info != nil {
 		ts.title = doc.Info.Title
@@ -532,4 +532,24 @@ func validHeaderName(name string) bool {
 		}
 	}
 	return true
+}
+
+// sameOriginClient returns a copy of c that refuses a redirect to another scheme or host, and
+// otherwise follows redirects as c does.
+func sameOriginClient(c *http.Client) *http.Client {
+	cc := *c
+	check := c.CheckRedirect
+	cc.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if first := via[0].URL; req.URL.Scheme != first.Scheme || req.URL.Host != first.Host {
+			return fmt.Errorf("redirected to %s://%s, another origin: not followed, as the call carries credentials", req.URL.Scheme, req.URL.Host)
+		}
+		if check != nil {
+			return check(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+	return &cc
 }

@@ -246,3 +246,47 @@ components:
 		}
 	}
 }
+
+// A call that carries credentials follows no redirect to another origin: http.Client would copy a
+// header such as api_key along.
+func TestCredentialsNotRedirected(t *testing.T) {
+	elsewhere := make(chan string, 1)
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		elsewhere <- r.Header.Get("api_key")
+	}))
+	defer other.Close()
+	var api *httptest.Server
+	api = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/doc.yaml" {
+			fmt.Fprintf(w, `openapi: 3.0.3
+info: {title: Redirects, version: "1"}
+servers: [{url: %q}]
+security: [{key: []}]
+paths:
+  /inventory:
+    get:
+      operationId: getInventory
+      responses: {"200": {description: ok}}
+components:
+  securitySchemes:
+    key: {type: apiKey, in: header, name: api_key}
+`, api.URL)
+			return
+		}
+		http.Redirect(w, r, other.URL+"/inventory", http.StatusTemporaryRedirect)
+	}))
+	defer api.Close()
+	ts, err := openapi.Load(context.Background(), api.URL+"/doc.yaml", &openapi.Options{Auth: openapi.Auth{APIKey: apiKeySecret}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = call(t, registry(t, ts), "getInventory", `{}`)
+	if err == nil || !strings.Contains(err.Error(), "another origin: not followed") {
+		t.Errorf("a redirect to another origin: %v, want it refused", err)
+	}
+	select {
+	case key := <-elsewhere:
+		t.Errorf("the other origin was called, with api_key %q", key)
+	default:
+	}
+}

@@ -1,0 +1,4 @@
+package mcpserver
+
+// MaxLater is maxLater, for the tests.
+const MaxLater = maxLater
