@@ -192,6 +192,11 @@ func (s *Server) Close() error {
 			ss.Close()
 		}
 		s.wg.Wait()
+		// A request that passed refuseClosed just before closed was set may have opened a
+		// session since: its event stream would hold the HTTP server's shutdown up.
+		for ss := range s.mcp.Sessions() {
+			ss.Close()
+		}
 	})
 	return nil
 }

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -47,7 +48,12 @@ type deviceView struct {
 
 	uptimeAt time.Time // when Uptime was read
 	uptime   int64     // what was read
+	gone     uint64    // the order it disconnected in, if it is not connected
 }
+
+// maxGone is how many disconnected devices the page keeps showing: past it, the one gone longest
+// is forgotten, so devices registering under ever new MACs cannot grow the state without end.
+const maxGone = 64
 
 // callView is one line of the tool log.
 type callView struct {
@@ -83,6 +89,7 @@ type state struct {
 	turns    []*turnView
 	nextCall int
 	nextTurn int
+	goneSeq  uint64
 	clients  map[*client]struct{}
 }
 
@@ -161,8 +168,28 @@ func (s *state) disconnected(mac, reason string) {
 		v.uptime += int64(time.Since(v.uptimeAt) / time.Second)
 		v.uptimeAt = time.Now()
 	}
-	v.Connected, v.Reason = false, reason
+	s.goneSeq++
+	v.Connected, v.Reason, v.gone = false, reason, s.goneSeq
 	s.sendDevice(v)
+	s.forgetGone()
+}
+
+// forgetGone drops the disconnected devices gone longest past maxGone. A page already open keeps
+// showing them until it loads again.
+func (s *state) forgetGone() {
+	var gone []*deviceView
+	for _, v := range s.devices {
+		if !v.Connected {
+			gone = append(gone, v)
+		}
+	}
+	if len(gone) <= maxGone {
+		return
+	}
+	slices.SortFunc(gone, func(a, b *deviceView) int { return cmp.Compare(a.gone, b.gone) })
+	for _, v := range gone[:len(gone)-maxGone] {
+		delete(s.devices, v.MAC)
+	}
 }
 
 // applyCall updates a device from a call that succeeded: the status it read, or the volume or

@@ -65,9 +65,13 @@ func Size(n int64) string {
 }
 
 // Open opens path for reading if it is a regular file (symlinks followed) or /dev/null, the usual
-// way to say "an empty file", and returns a *NotRegularError otherwise. It never blocks on the kind of file path is: a FIFO is opened
-// without waiting for a writer, then refused.
+// way to say "an empty file", and returns a *NotRegularError otherwise. It never blocks on the
+// kind of file path is: a FIFO is opened without waiting for a writer, then refused. A device is
+// refused before it is opened, since opening some has effects (/dev/watchdog arms the watchdog).
 func Open(path string) (*os.File, error) {
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() && !isDevNull(fi) {
+		return nil, notRegular(path, fi)
+	}
 	f, err := os.OpenFile(path, os.O_RDONLY|nonBlock, 0)
 	if err != nil {
 		return nil, err
@@ -80,13 +84,17 @@ func Open(path string) (*os.File, error) {
 	}
 	if !fi.Mode().IsRegular() && !isDevNull(fi) {
 		f.Close()
-		e := &NotRegularError{Path: path, Mode: fi.Mode()}
-		if target, err := os.Readlink(path); err == nil {
-			e.Target = target
-		}
-		return nil, e
+		return nil, notRegular(path, fi)
 	}
 	return f, nil
+}
+
+func notRegular(path string, fi os.FileInfo) *NotRegularError {
+	e := &NotRegularError{Path: path, Mode: fi.Mode()}
+	if target, err := os.Readlink(path); err == nil {
+		e.Target = target
+	}
+	return e
 }
 
 // ReadFile returns the content of the regular file path, refusing (with a *TooLargeError) one

@@ -22,17 +22,22 @@ type Options struct {
 	Config  *config.Config
 	Getenv  func(string) string // the environment (the runtime directory); nil: no variables
 	Version string              // reported by get_device_status on local parts
-	Logger  *slog.Logger
+	Logger  *slog.Logger        // nil: discarded
 }
 
 // Run runs tool with input on the daemon when one serves a control socket the config names,
 // else on the parts it configures. The device's answer, an error included, is the Response; an
 // error is returned only when no answer could be had.
 func Run(ctx context.Context, o *Options, tool string, input json.RawMessage) (*control.Response, error) {
-	getenv := o.Getenv
-	if getenv == nil {
-		getenv = func(string) string { return "" }
+	opts := *o
+	if opts.Getenv == nil {
+		opts.Getenv = func(string) string { return "" }
 	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	o = &opts
+	getenv := o.Getenv
 	resp, err := daemon(ctx, o.Config, getenv, tool, input, o.Logger)
 	if !errors.Is(err, control.ErrNoDaemon) {
 		return resp, err

@@ -21,7 +21,8 @@
 //
 // The handler answers every JSON-RPC failure with HTTP 200 and a body
 // that always holds "result", "error" and "id", because the SDK clients
-// read the body and look at "error". On failure "result" is {}, as in the
+// read the body and look at "error". (A body that cannot be read at all,
+// a client gone mid-body, is answered 400 with -32700.) On failure "result" is {}, as in the
 // protocol's example: the Dart SDK client decodes "result" as an object
 // before it looks at "error", so null there would hide the message.
 //

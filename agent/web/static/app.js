@@ -199,8 +199,22 @@ function connect() {
   on(src, "chunk", (e) => addText(e, "reply"));
   on(src, "thought", (e) => addText(e, "thought"));
   on(src, "end", showTurn);
-  // EventSource reconnects by itself; the next snapshot brings the page up to date.
-  src.onerror = () => setLink("reconnecting…");
+  // EventSource reconnects by itself; the next snapshot brings the page up to date. It gives up
+  // for good on an answer other than 200 (a session the server no longer knows, after the token
+  // changed): then the page asks again whether it may listen, and shows the login if not.
+  src.onerror = () => {
+    setLink("reconnecting…");
+    if (src.readyState === EventSource.CLOSED) setTimeout(recover, 2000);
+  };
+}
+
+async function recover() {
+  try {
+    const probe = await fetch("/web/session", { credentials: "same-origin" });
+    if ((await probe.json()).authorized) connect(); else location.reload();
+  } catch {
+    setTimeout(recover, 2000); // the server is down: try again
+  }
 }
 
 async function say(ev) {
