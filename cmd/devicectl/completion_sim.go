@@ -7,10 +7,9 @@ package main
 // sim) complete no tool names.
 
 import (
-	"strings"
-
 	"github.com/spf13/cobra"
 
+	"github.com/devicectl/devicectl/internal/completion"
 	"github.com/devicectl/devicectl/internal/config"
 	devhw "github.com/devicectl/devicectl/internal/hardware"
 )
@@ -33,22 +32,10 @@ func completeSimToolNames(cmd *cobra.Command, args []string, _ string) ([]cobra.
 	}
 	var out []cobra.Completion
 	for _, d := range reg.Declarations() {
-		out = append(out, cobra.CompletionWithDesc(d.Name, firstSentence(d.Description)))
+		out = append(out, cobra.CompletionWithDesc(d.Name, completion.FirstSentence(d.Description)))
 	}
 	if len(out) == 0 {
 		return nil, cobra.ShellCompDirectiveError
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp
-}
-
-// firstSentence is what a completion menu has room for: a description up to its first full stop.
-func firstSentence(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	if i := strings.Index(s, "。"); i >= 0 {
-		return s[:i+len("。")]
-	}
-	if i := strings.Index(s, ". "); i >= 0 {
-		return s[:i+1]
-	}
-	return s
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/devicectl/devicectl/internal/completion"
 	"github.com/devicectl/devicectl/internal/config"
 )
 
@@ -44,7 +45,8 @@ func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	setUpCompletion(root) // after SetOut: cobra's completion command keeps the writer it finds
+	// After SetOut: cobra's completion command keeps the writer it finds.
+	completion.SetUp(root, completeToolNames, func(err error) error { return usageError{err} })
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return exitOK

@@ -3,22 +3,16 @@
 package main
 
 import (
-	"crypto/tls"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/internal/config"
-	devhw "github.com/devicectl/devicectl/internal/hardware"
-	"github.com/devicectl/devicectl/internal/logging"
 	"github.com/devicectl/devicectl/internal/swarm"
-	"github.com/devicectl/devicectl/internal/term"
 )
 
 // `devicectl swarm` runs many simulated devices in one process (internal/swarm), each what `run
@@ -82,7 +76,7 @@ func newSwarmCmd() *cobra.Command {
 			if ports, ok := swarm.LocalPorts(); ok && n > ports {
 				fmt.Fprintf(stderr, "devicectl swarm: warning: %d devices but %d local ports (net.ipv4.ip_local_port_range): dials to one server address past that fail; widen the range\n", n, ports)
 			}
-			s, err := newSwarm(c, plan, cmd.OutOrStdout(), stderr, os.Getenv)
+			s, err := swarm.FromConfig(c, plan, &swarm.ConfigIO{Out: cmd.OutOrStdout(), Err: stderr, Getenv: os.Getenv, Version: buildVersion()})
 			if err != nil {
 				return err
 			}
@@ -108,58 +102,4 @@ func checkSwarm(c *config.Config, n int, prefix string, ramp, interval time.Dura
 		return p, usageError{err}
 	}
 	return p, nil
-}
-
-// newSwarm makes the swarm of c's devices: the token and TLS settings are read once, for all.
-func newSwarm(c *config.Config, p swarm.Plan, stdout, stderr io.Writer, getenv func(string) string) (*swarm.Swarm, error) {
-	redact := logging.NewRedactor(stderr)
-	var (
-		s       *swarm.Swarm // Build runs once Run has started, after these are set
-		token   string
-		tlsConf *tls.Config
-		err     error
-	)
-	s, err = swarm.New(p, &swarm.Options{
-		Out:      stdout,
-		Err:      redact,
-		Terminal: term.IsTerminal(stdout),
-		Handler:  logging.NewHandler(redact, config.LogOptions(c.Log, stderr)),
-		// Each device gets its own hardware and registry: the built-in tools hold their device's
-		// speaker and face, and get_device_status its connection state.
-		Build: func(d *swarm.Device) (swarm.Agent, func() error, error) {
-			hw := devhw.Sim(nil)
-			reg, err := devhw.NewRegistry(hw, c, buildVersion(), d.ConnState)
-			if err != nil {
-				return nil, nil, err
-			}
-			a, err := device.New(c.AgentOptions(config.AgentSettings{
-				MAC:        d.MAC,
-				Version:    buildVersion(),
-				ClientID:   d.ClientID,
-				Token:      token,
-				TLS:        tlsConf,
-				Registry:   reg,
-				Render:     d.Render,
-				Logger:     s.Logger(),
-				OnState:    d.OnState,
-				OnLineLost: d.OnLineLost,
-				OnCall:     d.OnCall,
-			}))
-			if err != nil {
-				return nil, nil, err
-			}
-			return a, hw.Halt, nil
-		},
-	})
-	if err != nil {
-		return nil, err
-	}
-	if token, err = config.LoadToken(c.Server, getenv, s.Logger()); err != nil {
-		return nil, err
-	}
-	redact.Add(token)
-	if tlsConf, err = config.TLSConfig(c.Server, s.Logger()); err != nil {
-		return nil, err
-	}
-	return s, nil
 }

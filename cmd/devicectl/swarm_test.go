@@ -307,7 +307,7 @@ func swarmMeasureChild(t *testing.T, n string) {
 		t.Fatal(err)
 	}
 	var stderr lockedBuffer
-	s, err := newSwarm(c, plan, io.Discard, &stderr, os.Getenv)
+	s, err := swarm.FromConfig(c, plan, &swarm.ConfigIO{Out: io.Discard, Err: &stderr, Getenv: os.Getenv, Version: buildVersion()})
 	if err != nil {
 		t.Fatal(err)
 	}

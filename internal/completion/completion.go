@@ -1,4 +1,4 @@
-package main
+package completion
 
 import (
 	"fmt"
@@ -10,14 +10,17 @@ import (
 	"github.com/devicectl/devicectl/internal/config"
 )
 
-// completionShells are the shells cobra writes completion scripts for.
-var completionShells = []string{"bash", "zsh", "fish", "powershell"}
+// Shells are the shells cobra writes completion scripts for.
+var Shells = []string{"bash", "zsh", "fish", "powershell"}
 
-// setUpCompletion makes shell completion offer values where a command line has a fixed set:
+// SetUp makes shell completion offer values where a command line has a fixed set:
 // the choices of every config flag that has them (--log-level, --log-format, --hardware,
 // --language, ...) and the device's tools after call. And `completion SHELL` for a shell cobra
 // does not know is an error (exit 2), not its help.
-func setUpCompletion(root *cobra.Command) {
+//
+// toolNames completes call's TOOL argument; nil offers nothing. usage wraps an error the command
+// line is at fault for (the command then exits 2).
+func SetUp(root *cobra.Command, toolNames cobra.CompletionFunc, usage func(error) error) {
 	root.InitDefaultCompletionCmd()
 	var walk func(*cobra.Command)
 	walk = func(cmd *cobra.Command) {
@@ -31,11 +34,11 @@ func setUpCompletion(root *cobra.Command) {
 		})
 		switch cmd.Name() {
 		case "call":
-			cmd.ValidArgsFunction = completeToolNames // nil in a build without sim
+			cmd.ValidArgsFunction = toolNames
 		case "completion":
 			cmd.Args = func(cmd *cobra.Command, args []string) error {
 				if len(args) > 0 {
-					return usageError{fmt.Errorf("unsupported shell %q: %s writes scripts for %s", args[0], cmd.CommandPath(), strings.Join(completionShells, ", "))}
+					return usage(fmt.Errorf("unsupported shell %q: %s writes scripts for %s", args[0], cmd.CommandPath(), strings.Join(Shells, ", ")))
 				}
 				return nil
 			}
@@ -48,4 +51,16 @@ func setUpCompletion(root *cobra.Command) {
 		}
 	}
 	walk(root)
+}
+
+// FirstSentence is what a completion menu has room for: a description up to its first full stop.
+func FirstSentence(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if i := strings.Index(s, "。"); i >= 0 {
+		return s[:i+len("。")]
+	}
+	if i := strings.Index(s, ". "); i >= 0 {
+		return s[:i+1]
+	}
+	return s
 }
