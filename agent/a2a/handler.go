@@ -3,7 +3,6 @@ package a2a
 import (
 	"context"
 	"crypto/rand"
-	"crypto/subtle"
 	"database/sql"
 	"encoding/hex"
 	"errors"
@@ -18,6 +17,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
 	"github.com/devicectl/devicectl/agent"
+	authbearer "github.com/devicectl/devicectl/internal/bearer"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -190,10 +190,8 @@ func (h *Handler) auth(next http.Handler) http.Handler {
 	if h.o.Token == "" {
 		return next
 	}
-	want := []byte("Bearer " + h.o.Token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got := []byte(r.Header.Get("Authorization"))
-		if subtle.ConstantTimeCompare(got, want) != 1 {
+		if !authbearer.Matches(r, h.o.Token) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="devicectl"`)
 			writeJSON(w, http.StatusUnauthorized, rpcResponse{JSONRPC: "2.0", Error: &rpcError{
 				Code: codeInvalidRequest, Message: messages[codeInvalidRequest],

@@ -13,6 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/devicectl/devicectl/internal/bearer"
 )
 
 // ProxyOptions say which MCP server Proxy serves over stdio. Proxy copies them.
@@ -52,7 +54,7 @@ func Proxy(ctx context.Context, t mcp.Transport, o *ProxyOptions) error {
 	}
 	if opts.Token != "" {
 		c := *hc
-		c.Transport = bearerTransport{token: opts.Token, host: endpointHost(endpoint), next: hc.Transport}
+		c.Transport = bearer.For(endpoint, opts.Token, hc.Transport)
 		hc = &c
 	}
 
@@ -199,34 +201,4 @@ func endpointURL(raw string) (string, error) {
 		u.Path = "/mcp"
 	}
 	return strings.TrimSuffix(u.String(), "?"), nil
-}
-
-// bearerTransport adds the bearer token to every request to serve's host: a redirect elsewhere
-// does not take it along.
-type bearerTransport struct {
-	token string
-	host  string
-	next  http.RoundTripper // nil: http.DefaultTransport
-}
-
-// endpointHost is the host:port of the endpoint URL, "" if it does not parse.
-func endpointHost(endpoint string) string {
-	u, err := url.Parse(endpoint)
-	if err != nil {
-		return ""
-	}
-	return u.Host
-}
-
-func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	next := b.next
-	if next == nil {
-		next = http.DefaultTransport
-	}
-	if r.URL.Host != b.host {
-		return next.RoundTrip(r)
-	}
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return next.RoundTrip(r)
 }

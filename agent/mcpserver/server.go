@@ -3,8 +3,6 @@ package mcpserver
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/devicectl/devicectl/agent/hub"
+	"github.com/devicectl/devicectl/internal/bearer"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -464,10 +463,8 @@ func (s *Server) authorize(next http.Handler) http.Handler {
 	if s.opts.Token == "" {
 		return next
 	}
-	want := sha256.Sum256([]byte("Bearer " + s.opts.Token))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got := sha256.Sum256([]byte(r.Header.Get("Authorization")))
-		if subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
+		if !bearer.Matches(r, s.opts.Token) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="devicectl"`)
 			writeRPCError(w, http.StatusUnauthorized, -32600, "Invalid Request", "Missing or wrong bearer token in the Authorization header (the token in agent.token_file)")
 			return

@@ -26,6 +26,7 @@ import (
 	"github.com/devicectl/devicectl/agent/hub"
 	"github.com/devicectl/devicectl/hal"
 	"github.com/devicectl/devicectl/hal/faces"
+	"github.com/devicectl/devicectl/internal/bearer"
 )
 
 //go:embed static
@@ -243,14 +244,7 @@ func (h *Handler) auth(next http.Handler) http.Handler {
 	})
 }
 
-func (h *Handler) bearerOK(r *http.Request) bool {
-	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok {
-		return false
-	}
-	a, b := sha256.Sum256([]byte(got)), sha256.Sum256([]byte(h.opts.Token))
-	return subtle.ConstantTimeCompare(a[:], b[:]) == 1
-}
+func (h *Handler) bearerOK(r *http.Request) bool { return bearer.Matches(r, h.opts.Token) }
 
 // serveLogin trades the bearer token for the session cookie, so that the event stream (which a
 // browser cannot give a header) is authorized too. The cookie holds an HMAC of the token, never

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"sync"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/devicectl/devicectl/internal/bearer"
 	"github.com/devicectl/devicectl/internal/procgroup"
 	"github.com/devicectl/devicectl/internal/tail"
 )
@@ -176,29 +176,6 @@ func bearerClient(c *http.Client, token, endpoint string) *http.Client {
 		return c
 	}
 	cc := *c
-	base := cc.Transport
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	host := ""
-	if u, err := url.Parse(endpoint); err == nil {
-		host = u.Host
-	}
-	cc.Transport = &bearer{base: base, header: "Bearer " + token, host: host}
+	cc.Transport = bearer.For(endpoint, token, cc.Transport)
 	return &cc
-}
-
-type bearer struct {
-	base   http.RoundTripper
-	header string
-	host   string // the server's: the token goes nowhere else
-}
-
-func (b *bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	if r.URL.Host != b.host {
-		return b.base.RoundTrip(r)
-	}
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", b.header)
-	return b.base.RoundTrip(r)
 }
