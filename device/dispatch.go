@@ -43,7 +43,7 @@ type dispatcher struct {
 
 	deadlines deadlineHeap // every admitted call not yet finished, by when it is due
 	watch     *time.Timer  // fires at deadlines[0].due; nil until the first call
-	watchAt   time.Time    // when watch fires; zero when it is stopped
+	watchAt   time.Time    // when watch fires; zero once it has fired
 	expiring  bool         // expire is at work: it arms watch when done
 
 	workers workerPool
@@ -210,8 +210,13 @@ func (d *dispatcher) run(c *call) (next *call) {
 			c.tool, c.prepared = p.Tool, p
 		}
 	}
-	ctx, cancel := context.WithDeadline(c.ctx, c.deadline)
-	defer cancel() // after the answer: a replier may still use ctx
+	ctx := c.ctx
+	if !c.tool.Inline {
+		// An instant tool returns before any deadline could matter: it is spared the timer.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(c.ctx, c.deadline)
+		defer cancel() // after the answer: a replier may still use ctx
+	}
 	result, err := d.invoke(ctx, c)
 	timedOut := err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded)
 	next = d.finish(c)

@@ -11,9 +11,9 @@ import (
 // tool's context carries the deadline, and the call is due timeoutGrace later: a tool stuck where
 // no context reaches (a hung bus transfer) is answered for then, while it keeps its slot and parts.
 //
-// The timer is armed for the earliest due time. It is only moved earlier, never later: with one
-// ToolTimeout, each new call is due after those before it, so a stream of calls costs no timer
-// work beyond a Stop when the last one finishes and a Reset when the next arrives.
+// The timer is armed for the earliest due time. It is only moved earlier, never later, and it is
+// not stopped when the last call finishes: with one ToolTimeout, each new call is due after those
+// before it, so a stream of calls costs one timer firing per ToolTimeout and no other timer work.
 
 // deadlineHeap orders calls by due time; each call knows its index.
 type deadlineHeap []*call
@@ -66,10 +66,8 @@ func (d *dispatcher) arm() {
 		return // expire arms it once it is done
 	}
 	if len(d.deadlines) == 0 {
-		if !d.watchAt.IsZero() {
-			d.watch.Stop()
-			d.watchAt = time.Time{}
-		}
+		// Left armed: it fires once for nothing, where stopping it here and starting it again for
+		// the next call would wake the runtime's timer machinery on every call of a busy line.
 		return
 	}
 	due := d.deadlines[0].due
