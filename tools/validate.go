@@ -111,6 +111,17 @@ func decoded(ctx context.Context, input json.RawMessage) (any, bool) {
 // int64 when it is one (exact, even beyond 2^53) or else a float64, which
 // jsonschema-go counts as an integer when it has no fraction (80.0, 1e2).
 func decodeInstance(input []byte) (any, error) {
+	if json.Valid(input) {
+		if v, ok := quickInstance(input); ok {
+			return v, nil
+		}
+	}
+	return decodeGeneric(input)
+}
+
+// decodeGeneric is decodeInstance through encoding/json, for every input: quickInstance's
+// reference, and the path that words what is wrong with an input.
+func decodeGeneric(input []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(input))
 	dec.UseNumber()
 	var v any
