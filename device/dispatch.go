@@ -48,12 +48,12 @@ type dispatcher struct {
 
 	workers workerPool
 
-	// unanswered counts the admitted calls not yet finished (waiting or running); idle is closed
-	// while it is zero, and made anew when a call is admitted to an idle dispatcher. Not a
-	// sync.WaitGroup: calls are admitted while a drain waits (local calls), and a WaitGroup must
-	// not grow from zero during a Wait.
+	// unanswered counts the admitted calls not yet finished (waiting or running). idle is made by
+	// the first wait while it is above zero and closed when it gets there: a busy line makes no
+	// channel per call. Not a sync.WaitGroup: calls are admitted while a drain waits (local calls),
+	// and a WaitGroup must not grow from zero during a Wait.
 	unanswered int
-	idle       chan struct{}
+	idle       chan struct{} // nil when nobody waits
 }
 
 // dispatchSettings are the options calls run with. A call keeps the ones it was admitted with,
@@ -69,8 +69,7 @@ type dispatchSettings struct {
 // drain still owns its hardware, and a call on the next session must wait for it rather than
 // drive the same part at the same time.
 func newDispatcher(o *Options) *dispatcher {
-	d := &dispatcher{parts: make(map[string]*part), idle: make(chan struct{})}
-	close(d.idle)
+	d := &dispatcher{parts: make(map[string]*part)}
 	d.workers.init()
 	d.configure(o)
 	return d
@@ -332,14 +331,22 @@ func (d *dispatcher) done() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.unanswered--
-	if d.unanswered == 0 {
+	if d.unanswered == 0 && d.idle != nil {
 		close(d.idle)
+		d.idle = nil
 	}
 }
 
 // wait blocks until every admitted call has finished or ctx is done, and reports whether all did.
 func (d *dispatcher) wait(ctx context.Context) bool {
 	d.mu.Lock()
+	if d.unanswered == 0 {
+		d.mu.Unlock()
+		return true
+	}
+	if d.idle == nil {
+		d.idle = make(chan struct{})
+	}
 	idle := d.idle
 	d.mu.Unlock()
 	select {

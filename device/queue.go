@@ -70,9 +70,6 @@ func (d *dispatcher) admit(c *call) (refused string) {
 		d.abandon(prev)
 	}
 	d.watchAsker(c.ctx)
-	if d.unanswered == 0 {
-		d.idle = make(chan struct{})
-	}
 	d.unanswered++
 	d.waiting++
 	d.seq++
