@@ -37,6 +37,7 @@ A bad flag or config value exits 2 with a message naming it.`,
 			if err != nil {
 				return err
 			}
+			daemon.TuneGC()
 			d := daemon.New(c, &daemon.Options{
 				Stdout:  cmd.OutOrStdout(),
 				Stderr:  cmd.ErrOrStderr(),
