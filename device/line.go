@@ -1,6 +1,7 @@
 package device
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/devicectl/devicectl/transport"
 )
@@ -186,6 +188,10 @@ func parseExecute(raw json.RawMessage) (ExecuteParams, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return p, errors.New("params are required: {\"tool_name\":...,\"tool_input\":{...}}")
 	}
+	if quickExecute(raw, &p) {
+		return p, nil
+	}
+	p = ExecuteParams{}
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return p, fmt.Errorf("params must be an object with tool_name (string) and tool_input (object): %w", err)
 	}
@@ -193,6 +199,33 @@ func parseExecute(raw json.RawMessage) (ExecuteParams, error) {
 		return p, errors.New("tool_name is required")
 	}
 	return p, nil
+}
+
+// quickExecute reads the params of an execute the way json.Unmarshal into ExecuteParams does,
+// for the params every server sends: an object whose tool_name is a plain string and whose member
+// names are exactly the fields'. Anything else (an escape or bad UTF-8 in the name, a name that
+// only matches a field ignoring case, a tool_name that is not a string) returns false, for
+// json.Unmarshal to read or to word the error. tool_input aliases raw, as a Message's own copy.
+func quickExecute(raw json.RawMessage, p *ExecuteParams) bool {
+	if raw[0] != '{' {
+		return false
+	}
+	for name, v := range transport.Members(raw) {
+		switch string(name) {
+		case "tool_name":
+			if len(v) < 2 || v[0] != '"' || bytes.IndexByte(v, '\\') >= 0 || !utf8.Valid(v) {
+				return false
+			}
+			p.ToolName = string(v[1 : len(v)-1])
+		case "tool_input":
+			p.ToolInput = v
+		default:
+			if bytes.EqualFold(name, []byte("tool_name")) || bytes.EqualFold(name, []byte("tool_input")) {
+				return false
+			}
+		}
+	}
+	return p.ToolName != ""
 }
 
 func (l *line) notification(set *dispatchSettings, m *transport.Message) {

@@ -3,6 +3,7 @@ package transport
 import (
 	"bytes"
 	"encoding/json"
+	"iter"
 )
 
 // scanner walks a JSON text that encoding/json.Valid has already accepted. It
@@ -43,6 +44,10 @@ func (s *scanner) consume() {
 
 // str returns the raw string token at pos, quotes included.
 func (s *scanner) str() []byte {
+	if s.pos >= len(s.data) { // only on invalid input
+		s.pos = len(s.data)
+		return nil
+	}
 	start := s.pos
 	i := start + 1
 	for {
@@ -163,5 +168,25 @@ func kindOf(raw []byte) string {
 		return "null"
 	default:
 		return "a number"
+	}
+}
+
+// Members yields the members of the JSON object raw, in order: each name decoded (escapes
+// resolved) and each value's raw bytes, which alias raw. raw must be JSON that a Read has
+// passed, such as a Message's Params or Result: Members only finds where tokens end, it does not
+// validate. It yields nothing when raw is not an object.
+func Members(raw json.RawMessage) iter.Seq2[[]byte, json.RawMessage] {
+	return func(yield func([]byte, json.RawMessage) bool) {
+		s := scanner{data: raw}
+		if s.peek() != '{' {
+			return
+		}
+		s.pos++
+		for {
+			m, ok := s.next()
+			if !ok || !yield(m.name, m.value) {
+				return
+			}
+		}
 	}
 }
