@@ -30,8 +30,9 @@ const (
 	// minStarts is how many times BenchmarkProcessStart starts each side at least: the median of
 	// fewer says little on a shared machine.
 	minStarts = 7
-	// minRSSRounds is how many rounds BenchmarkProcessRSS runs at least.
-	minRSSRounds = 3
+	// minRSSRounds is how many rounds BenchmarkProcessRSS runs at least: the rates of two processes
+	// sharing two cores with the server move by a fifth between rounds.
+	minRSSRounds = 5
 	// settle is how long a registered process is left alone before its idle RSS is read.
 	settle = time.Second
 	// loadCalls is how many executes the loaded RSS is measured over: docs/design.md's target is
