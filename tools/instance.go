@@ -103,18 +103,8 @@ func (d *instanceDecoder) object(depth int) (any, bool) {
 			return nil, false
 		}
 		m[k.(string)] = v
-		d.space()
-		if d.pos >= len(d.data) {
-			return nil, false
-		}
-		switch d.data[d.pos] {
-		case ',':
-			d.pos++
-		case '}':
-			d.pos++
-			return m, true
-		default:
-			return nil, false
+		if more, ok := d.after('}'); !more {
+			return m, ok
 		}
 	}
 }
@@ -136,20 +126,28 @@ func (d *instanceDecoder) array(depth int) (any, bool) {
 			return nil, false
 		}
 		a = append(a, v)
-		d.space()
-		if d.pos >= len(d.data) {
-			return nil, false
-		}
-		switch d.data[d.pos] {
-		case ',':
-			d.pos++
-		case ']':
-			d.pos++
-			return a, true
-		default:
-			return nil, false
+		if more, ok := d.after(']'); !more {
+			return a, ok
 		}
 	}
+}
+
+// after reads what follows an element of an object or array: a comma (more), or the closing
+// bracket (done, ok), or anything else (done, not ok).
+func (d *instanceDecoder) after(closing byte) (more, ok bool) {
+	d.space()
+	if d.pos >= len(d.data) {
+		return false, false
+	}
+	switch d.data[d.pos] {
+	case ',':
+		d.pos++
+		return true, true
+	case closing:
+		d.pos++
+		return false, true
+	}
+	return false, false
 }
 
 // str reads a string with no escapes and valid UTF-8, the only kind whose bytes are its value;
