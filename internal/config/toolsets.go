@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/url"
 	"slices"
@@ -237,9 +238,20 @@ func (o *OpenToolConfig) check(c *Config) error {
 	}
 	// An answer cut by the write timeout reaches the client as a dropped connection, never as
 	// the tool's timeout error: the server must wait longer than any tool may run.
+	longest, which := c.LongestToolTimeout()
+	if o.WriteTimeout <= longest {
+		return &Error{Key: "opentool.write_timeout", Err: fmt.Errorf("%s is not longer than %s (%s): a call could be cut off before its answer", o.WriteTimeout, which, longest)}
+	}
+	return nil
+}
+
+// LongestToolTimeout is the longest any tool may run by c: the longest of execution.tool_timeout,
+// execution.tool_timeouts and the tool sets' timeouts, with the key that sets it (the first in
+// key order among equals).
+func (c *Config) LongestToolTimeout() (time.Duration, string) {
 	longest, which := c.Execution.ToolTimeout, "execution.tool_timeout"
-	for name, d := range c.Execution.ToolTimeouts {
-		if d > longest {
+	for _, name := range slices.Sorted(maps.Keys(c.Execution.ToolTimeouts)) {
+		if d := c.Execution.ToolTimeouts[name]; d > longest {
 			longest, which = d, "execution.tool_timeouts."+name
 		}
 	}
@@ -259,10 +271,7 @@ func (o *OpenToolConfig) check(c *Config) error {
 			longest, which = s.Timeout, fmt.Sprintf("toolsets.mcp[%d].timeout", i+1)
 		}
 	}
-	if o.WriteTimeout <= longest {
-		return &Error{Key: "opentool.write_timeout", Err: fmt.Errorf("%s is not longer than %s (%s): a call could be cut off before its answer", o.WriteTimeout, which, longest)}
-	}
-	return nil
+	return longest, which
 }
 
 // checkAllowedHosts checks opentool.allowed_hosts: each a bare host name or address, with an

@@ -210,3 +210,23 @@ func TestOpenToolServerCheck(t *testing.T) {
 		}
 	}
 }
+
+// The longest tool timeout is the slowest tool's, tool sets included, named by its key; among
+// equals, the first in key order.
+func TestLongestToolTimeout(t *testing.T) {
+	c := Defaults()
+	c.Execution.ToolTimeout = 5 * time.Second
+	c.Execution.ToolTimeouts = map[string]time.Duration{"b": 6 * time.Second, "a": 6 * time.Second, "c": time.Second}
+	check := func(want time.Duration, wantKey string) {
+		t.Helper()
+		if got, key := c.LongestToolTimeout(); got != want || key != wantKey {
+			t.Errorf("LongestToolTimeout = %s (%s), want %s (%s)", got, key, want, wantKey)
+		}
+	}
+	check(6*time.Second, "execution.tool_timeouts.a")
+	c.ToolSets.OpenTool = []OpenToolSetConfig{{Timeout: 7 * time.Second}}
+	c.ToolSets.OpenAPI = []OpenAPISetConfig{{Timeout: time.Second}, {Timeout: 9 * time.Second}}
+	check(9*time.Second, "toolsets.openapi[2].timeout")
+	c.ToolSets.MCP = []MCPSetConfig{{Timeout: 40 * time.Second}}
+	check(40*time.Second, "toolsets.mcp[1].timeout")
+}

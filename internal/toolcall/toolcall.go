@@ -57,8 +57,10 @@ func Run(ctx context.Context, o *Options, tool string, input json.RawMessage) (*
 // daemon sends the call to the first control socket a daemon serves. An error wrapping
 // control.ErrNoDaemon means none does.
 func daemon(ctx context.Context, c *config.Config, getenv func(string) string, tool string, input json.RawMessage, log *slog.Logger) (*control.Response, error) {
-	// The daemon answers within the tool's timeout; the margin covers a daemon that is stuck.
-	ctx, cancel := context.WithTimeout(ctx, longestTimeout(c)+margin)
+	// The daemon answers within the tool's timeout; the margin covers a daemon that is stuck. Any
+	// tool's: call does not know which timeout the daemon applies to tool.
+	longest, _ := c.LongestToolTimeout()
+	ctx, cancel := context.WithTimeout(ctx, longest+margin)
 	defer cancel()
 	err := fmt.Errorf("control.socket is %s: %w", config.ControlOff, control.ErrNoDaemon)
 	for _, path := range c.Control.ControlSockets(getenv) {
@@ -82,25 +84,6 @@ func daemon(ctx context.Context, c *config.Config, getenv func(string) string, t
 
 // margin is how much longer than the tool's timeout call waits for the daemon's answer.
 const margin = 5 * time.Second
-
-// longestTimeout is the longest a call may take by c: the longest of the tool timeouts, those of
-// tool sets included (call does not know which of them the daemon applies to tool).
-func longestTimeout(c *config.Config) time.Duration {
-	d := c.Execution.ToolTimeout
-	for _, t := range c.Execution.ToolTimeouts {
-		d = max(d, t)
-	}
-	for _, s := range c.ToolSets.OpenTool {
-		d = max(d, s.Timeout)
-	}
-	for _, s := range c.ToolSets.OpenAPI {
-		d = max(d, s.Timeout)
-	}
-	for _, s := range c.ToolSets.MCP {
-		d = max(d, s.Timeout)
-	}
-	return d
-}
 
 // unusedURL stands in for server.url in the agent local builds: that agent is never run, so it
 // never dials.

@@ -8,25 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/devicectl/devicectl/internal/config"
 )
-
-// The daemon is waited for as long as the slowest tool it may run, those of MCP sets included.
-func TestLongestTimeout(t *testing.T) {
-	c := config.Defaults()
-	c.Execution.ToolTimeout = 5 * time.Second
-	c.ToolSets.OpenTool = []config.OpenToolSetConfig{{Timeout: 7 * time.Second}}
-	c.ToolSets.OpenAPI = []config.OpenAPISetConfig{{Timeout: 9 * time.Second}}
-	if got := longestTimeout(c); got != 9*time.Second {
-		t.Errorf("longestTimeout = %s, want 9s (the OpenAPI set's)", got)
-	}
-	c.ToolSets.MCP = []config.MCPSetConfig{{Timeout: 40 * time.Second}}
-	if got := longestTimeout(c); got != 40*time.Second {
-		t.Errorf("longestTimeout = %s, want 40s (the MCP set's)", got)
-	}
-}
 
 // With no daemon, the call runs on the configured (here simulated) parts, and the device's
 // refusal of a bad input comes back as its JSON-RPC error, not as a failure to call.
