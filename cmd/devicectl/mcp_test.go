@@ -29,28 +29,7 @@ import (
 // devicectl mcp as a host launches it: MCP on its stdin and stdout, passed on to serve's /mcp
 // with the token from --token-file.
 func TestMCPCommand(t *testing.T) {
-	c := config.Defaults()
-	c.Agent.StateDir = t.TempDir()
-	tokenFile := filepath.Join(t.TempDir(), "agent.token")
-	if err := os.WriteFile(tokenFile, []byte("tok\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	c.Agent.TokenFile = tokenFile
-	srv, err := agentd.New(&agentd.Options{Config: c, Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	defer func() {
-		if err := errors.Join(srv.Close(), <-served); err != nil {
-			t.Error(err)
-		}
-	}()
+	addr, tokenFile := startAgent(t, config.Defaults(), "tok")
 
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -60,7 +39,7 @@ func TestMCPCommand(t *testing.T) {
 	exited := make(chan int, 1)
 	go func() {
 		defer outW.Close()
-		exited <- execute(ctx, []string{"mcp", "--server", "http://" + ln.Addr().String(), "--token-file", tokenFile}, inR, outW, &stderr)
+		exited <- execute(ctx, []string{"mcp", "--server", "http://" + addr, "--token-file", tokenFile}, inR, outW, &stderr)
 	}()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "test"}, nil).Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
 	if err != nil {
@@ -102,28 +81,8 @@ func TestMCPCommandInspector(t *testing.T) {
 
 	const mac = "02-00-00-00-00-31"
 	c := config.Defaults()
-	c.Agent.StateDir = t.TempDir()
-	tokenFile := filepath.Join(t.TempDir(), "agent.token")
-	if err := os.WriteFile(tokenFile, []byte("inspector-token\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	c.Agent.TokenFile = tokenFile
 	c.Agent.DeviceAliases = map[string]string{mac: "robot"}
-	srv, err := agentd.New(&agentd.Options{Config: c, Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	defer func() {
-		if err := errors.Join(srv.Close(), <-served); err != nil {
-			t.Error(err)
-		}
-	}()
+	addr, tokenFile := startAgent(t, c, "inspector-token")
 	// A session of our own first, to know when serve's MCP server lists the device's tools.
 	changed := make(chan struct{}, 16)
 	watcher := mcp.NewClient(&mcp.Implementation{Name: "watcher", Version: "test"}, &mcp.ClientOptions{
@@ -132,7 +91,7 @@ func TestMCPCommandInspector(t *testing.T) {
 	waitCtx, cancelWait := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancelWait()
 	cs, err := watcher.Connect(waitCtx, &mcp.StreamableClientTransport{
-		Endpoint:   "http://" + ln.Addr().String() + "/mcp",
+		Endpoint:   "http://" + addr + "/mcp",
 		HTTPClient: &http.Client{Transport: bearerRoundTripper{"inspector-token"}},
 	}, nil)
 	if err != nil {
@@ -142,7 +101,7 @@ func TestMCPCommandInspector(t *testing.T) {
 	volumes := make(chan int, 16)
 	dc := config.Defaults()
 	dc.Device.StateDir = t.TempDir()
-	dev, err := simdevice.Start(t.Context(), dc, "ws://"+ln.Addr().String()+"/", mac, "test", &devhw.SimHooks{OnVolume: func(p int) { volumes <- p }}, nil, nil)
+	dev, err := simdevice.Start(t.Context(), dc, "ws://"+addr+"/", mac, "test", &devhw.SimHooks{OnVolume: func(p int) { volumes <- p }}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +123,7 @@ func TestMCPCommandInspector(t *testing.T) {
 
 	hosts := filepath.Join(t.TempDir(), "hosts.json")
 	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"robot": map[string]any{
-		"command": bin, "args": []string{"mcp", "--server", "http://" + ln.Addr().String(), "--token-file", tokenFile},
+		"command": bin, "args": []string{"mcp", "--server", "http://" + addr, "--token-file", tokenFile},
 	}}})
 	if err := os.WriteFile(hosts, cfg, 0o600); err != nil {
 		t.Fatal(err)
@@ -222,4 +181,33 @@ func TestMCPCommandUsage(t *testing.T) {
 	if code := execute(t.Context(), []string{"mcp", "--server", "http://127.0.0.1:1"}, strings.NewReader(""), io.Discard, &stderr); code != exitError || !strings.Contains(stderr.String(), "http://127.0.0.1:1/mcp") {
 		t.Errorf("devicectl mcp with nothing at --server: exit %d, %q", code, stderr.String())
 	}
+}
+
+// startAgent runs the agent server as serve builds it on c, with a state directory of its own and
+// a token file holding token, on a loopback port until the test ends. It returns the address and
+// the token file.
+func startAgent(t *testing.T, c *config.Config, token string) (addr, tokenFile string) {
+	t.Helper()
+	c.Agent.StateDir = t.TempDir()
+	tokenFile = filepath.Join(t.TempDir(), "agent.token")
+	if err := os.WriteFile(tokenFile, []byte(token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c.Agent.TokenFile = tokenFile
+	srv, err := agentd.New(&agentd.Options{Config: c, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	t.Cleanup(func() {
+		if err := errors.Join(srv.Close(), <-served); err != nil {
+			t.Error(err)
+		}
+	})
+	return ln.Addr().String(), tokenFile
 }
