@@ -29,6 +29,47 @@ type AgentConfig struct {
 	// DeviceAliases names devices in the MCP server's tool names (ALIAS.amplify_volume), by
 	// MAC as the protocol writes it; a device without one is named by its MAC.
 	DeviceAliases map[string]string
+	// PublicURL is the base URL clients reach the server at (behind a proxy, its public name);
+	// the agent cards advertise it. Empty: http:// and the listen address.
+	PublicURL string
+	// AllowedHosts are Host names the server answers to beyond its own (listen address,
+	// loopback names, PublicURL's host): a request naming any other is refused (DNS rebinding).
+	AllowedHosts []string
+	// AllowedOrigins are the browser origins (scheme://host[:port]) allowed to call the server
+	// cross-origin; CORS answers for them. Any other foreign Origin is refused.
+	AllowedOrigins []string
+	// DevicesOpen lets any device register on a non-loopback listen address without
+	// DeviceTokensFile. Off by default: serve refuses to start that way.
+	DevicesOpen bool
+	Tasks       TasksConfig
+	Limits      LimitsConfig
+}
+
+// TasksConfig says how many A2A and seed tasks the server keeps.
+type TasksConfig struct {
+	KeepAge   time.Duration // a finished task older than this is deleted
+	KeepCount int           // past this many tasks, the oldest finished ones are deleted
+}
+
+// LimitsConfig bounds what any peer, authenticated or not, can make the server hold. A limit
+// reached is a clear error (HTTP 413/429/503, JSON-RPC with data.details) and a log line.
+type LimitsConfig struct {
+	Connections           int           // open TCP connections in all
+	ConnectionsPerAddress int           // open TCP connections from one IP address
+	HeaderTimeout         time.Duration // to read a request's header
+	BodyTimeout           time.Duration // to read a request's body (after its header)
+	IdleTimeout           time.Duration // a kept-alive connection with no request is closed
+	WriteTimeout          time.Duration // one write to a client (a stream's each write too)
+	RequestBytes          int64         // an HTTP request body
+	MessageBytes          int64         // the text of one message to the agent
+	TaskHistory           int           // messages kept in one task's history
+	ToolsPerDevice        int           // tools one device may register
+	SchemaBytes           int64         // one device's tool declarations, as JSON
+	MCPSessions           int           // open MCP sessions
+	MCPSessionIdle        time.Duration // an MCP session unused this long is closed
+	Turns                 int           // turns running at once, all front doors together
+	WebCallBytes          int64         // what the web page keeps of one call's input or result
+	WebCalls              int           // calls the web page keeps per device
 }
 
 // SearchConfig is the backend of the search_web tool.
@@ -57,7 +98,28 @@ const DefaultAgentListen = "127.0.0.1:8765"
 const agentDBName = "agent.db"
 
 func defaultAgent() AgentConfig {
-	return AgentConfig{Listen: DefaultAgentListen, Planner: PlannerRules, TurnTimeout: 60 * time.Second}
+	return AgentConfig{
+		Listen: DefaultAgentListen, Planner: PlannerRules, TurnTimeout: 60 * time.Second,
+		Tasks: TasksConfig{KeepAge: 30 * 24 * time.Hour, KeepCount: 10000},
+		Limits: LimitsConfig{
+			Connections:           20000,
+			ConnectionsPerAddress: 20000,
+			HeaderTimeout:         10 * time.Second,
+			BodyTimeout:           30 * time.Second,
+			IdleTimeout:           2 * time.Minute,
+			WriteTimeout:          30 * time.Second,
+			RequestBytes:          1 << 20,
+			MessageBytes:          64 << 10,
+			TaskHistory:           200,
+			ToolsPerDevice:        128,
+			SchemaBytes:           256 << 10,
+			MCPSessions:           256,
+			MCPSessionIdle:        10 * time.Minute,
+			Turns:                 256,
+			WebCallBytes:          4 << 10,
+			WebCalls:              100,
+		},
+	}
 }
 
 // agentSettings are the agent and llm sections' keys, in the order of configs/devicectl.yaml.
@@ -71,8 +133,30 @@ func agentSettings() []setting {
 		stringKey("agent.token_file", "", "serve: file holding the bearer token HTTP clients (A2A, the seed's routes) must send; empty: none, allowed on loopback only", func(c *Config) *string { return &c.Agent.TokenFile }, nil),
 		stringKey("agent.device_tokens_file", "", "serve: file of device tokens, one per line (# comments); a device registers only with one of them as its bearer token; empty: any device", func(c *Config) *string { return &c.Agent.DeviceTokensFile }, nil),
 		deviceAliasesKey(),
+		stringKey("agent.public_url", "", "serve: the base URL clients reach this server at (behind a reverse proxy, its public name); the agent cards advertise it and its host is allowed; empty: http://agent.listen", func(c *Config) *string { return &c.Agent.PublicURL }, checkHTTPURL),
+		listKey("agent.allowed_hosts", "serve: Host names the server answers to besides its listen address, loopback names and agent.public_url's host; any other is refused (DNS rebinding)", func(c *Config) *[]string { return &c.Agent.AllowedHosts }),
+		listKey("agent.allowed_origins", "serve: browser origins (scheme://host[:port]) allowed to call the API cross-origin, answered with CORS; any other foreign Origin is refused", func(c *Config) *[]string { return &c.Agent.AllowedOrigins }),
+		boolKey("agent.devices_open", "", "serve: let any device register on a non-loopback agent.listen without agent.device_tokens_file (off: serve refuses to start so)", func(c *Config) *bool { return &c.Agent.DevicesOpen }),
 		boolKey("agent.web", "web", "serve: serve the web page (faces, volume, conversation, tool log) at http://ADDR/, with agent.token_file's credentials", func(c *Config) *bool { return &c.Agent.Web }),
 		stringKey("agent.search.searxng_url", "", "serve, sim: the SearXNG instance search_web asks (its JSON API enabled), e.g. http://127.0.0.1:8888; empty: search_web answers that no backend is configured", func(c *Config) *string { return &c.Agent.Search.SearXNGURL }, checkHTTPURL),
+		durationKey("agent.tasks.keep.age", "", "serve: a finished task older than this is deleted", func(c *Config) *time.Duration { return &c.Agent.Tasks.KeepAge }),
+		intKey("agent.tasks.keep.count", "", "serve: tasks kept; past it the oldest finished ones are deleted", func(c *Config) *int { return &c.Agent.Tasks.KeepCount }, 1, 1<<30),
+		intKey("agent.limits.connections", "", "serve: open connections in all; more wait in the kernel's queue", func(c *Config) *int { return &c.Agent.Limits.Connections }, 1, 1<<20),
+		intKey("agent.limits.connections_per_address", "", "serve: open connections from one IP address; more are closed at once", func(c *Config) *int { return &c.Agent.Limits.ConnectionsPerAddress }, 1, 1<<20),
+		durationKey("agent.limits.header_timeout", "", "serve: time to read a request's header", func(c *Config) *time.Duration { return &c.Agent.Limits.HeaderTimeout }),
+		durationKey("agent.limits.body_timeout", "", "serve: time to read a request's body", func(c *Config) *time.Duration { return &c.Agent.Limits.BodyTimeout }),
+		durationKey("agent.limits.idle_timeout", "", "serve: a kept-alive connection with no request this long is closed", func(c *Config) *time.Duration { return &c.Agent.Limits.IdleTimeout }),
+		durationKey("agent.limits.write_timeout", "", "serve: time for one write to a client; a stream whose reader stalls this long is dropped", func(c *Config) *time.Duration { return &c.Agent.Limits.WriteTimeout }),
+		sizeKey("agent.limits.request_bytes", "", "serve: largest HTTP request body (413 past it)", func(c *Config) *int64 { return &c.Agent.Limits.RequestBytes }),
+		sizeKey("agent.limits.message_bytes", "", "serve: largest text of one message to the agent (-32600 past it)", func(c *Config) *int64 { return &c.Agent.Limits.MessageBytes }),
+		intKey("agent.limits.task_history", "", "serve: messages one task may hold; a send past it is refused (-32600)", func(c *Config) *int { return &c.Agent.Limits.TaskHistory }, 2, 1<<20),
+		intKey("agent.limits.tools_per_device", "", "serve: tools one device may register (-32602 past it)", func(c *Config) *int { return &c.Agent.Limits.ToolsPerDevice }, 1, 1<<16),
+		sizeKey("agent.limits.schema_bytes", "", "serve: one device's tool declarations as JSON (-32602 past it)", func(c *Config) *int64 { return &c.Agent.Limits.SchemaBytes }),
+		intKey("agent.limits.mcp_sessions", "", "serve: open MCP sessions at /mcp; past it the idlest is closed", func(c *Config) *int { return &c.Agent.Limits.MCPSessions }, 1, 1<<20),
+		durationKey("agent.limits.mcp_session_idle", "", "serve: an MCP session unused this long is closed", func(c *Config) *time.Duration { return &c.Agent.Limits.MCPSessionIdle }),
+		intKey("agent.limits.turns", "", "serve, sim: turns running at once, every front door together; more are refused (HTTP 503 / -32603 with data.details)", func(c *Config) *int { return &c.Agent.Limits.Turns }, 1, 1<<20),
+		sizeKey("agent.limits.web_call_bytes", "", "serve: what the web page keeps of one call's input or result", func(c *Config) *int64 { return &c.Agent.Limits.WebCallBytes }),
+		intKey("agent.limits.web_calls", "", "serve: calls the web page keeps per device", func(c *Config) *int { return &c.Agent.Limits.WebCalls }, 1, 1<<20),
 		stringKey("llm.base_url", "llm-url", "agent.planner llm: the OpenAI-compatible API's base URL, e.g. http://127.0.0.1:11434/v1", func(c *Config) *string { return &c.LLM.BaseURL }, checkHTTPURL),
 		stringKey("llm.model", "llm-model", "agent.planner llm: the model, e.g. qwen3:8b", func(c *Config) *string { return &c.LLM.Model }, nil),
 		stringKey("llm.api_key_file", "", "agent.planner llm: file holding the API key (sent as Authorization: Bearer); empty: none", func(c *Config) *string { return &c.LLM.APIKeyFile }, nil),
