@@ -1,25 +1,22 @@
 package console
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"sync"
 
-	xterm "golang.org/x/term"
-
 	"github.com/devicectl/devicectl/internal/term"
 )
 
-// editor reads the lines a person types at a terminal with golang.org/x/term's Terminal: the
-// arrows move in the line and through the lines typed before (up, down), and the usual Emacs keys
-// edit it (Ctrl-A, Ctrl-E, Ctrl-K, Ctrl-W, ...). While it runs, every write to the console's
-// output goes through the Terminal, which moves the prompt and the half-typed line out of the way
-// and draws them again after the text. (Its Terminal counts a wide character, such as Chinese, as
-// one column: the line typed is right, but moving inside it may draw the cursor off its place.)
+// editor reads the lines a person types at a terminal with term.Editor: the arrows move in the
+// line and through the lines typed before (up, down), and the usual Emacs keys edit it (Ctrl-A,
+// Ctrl-E, Ctrl-K, Ctrl-U, Ctrl-W, ...); a Chinese character takes its two columns and a long line
+// wraps, so what the screen shows is what Enter sends. While it runs, every write to the
+// console's output goes through the Editor, which moves the prompt and the half-typed line out of
+// the way and draws them again after the text.
 type editor struct {
-	t       *xterm.Terminal
+	t       *term.Editor
 	out     *SyncWriter
 	tty     io.Writer // what out wrote to before
 	restore func() error
@@ -44,27 +41,16 @@ func newEditor(in io.Reader, out *SyncWriter, prompt string) (*editor, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := xterm.NewTerminal(struct {
-		io.Reader
-		io.Writer
-	}{inFile, tty}, prompt)
-	if w := term.Width(outFile); w > 0 {
-		// Lines longer than the terminal wrap where the editor expects them to; 80 columns when
-		// the size cannot be read.
-		t.SetSize(w, 0)
-	}
+	// Asked at every redraw, so lines wrap where the terminal wraps them after a resize; 80
+	// columns when the size cannot be read.
+	width := func() int { return term.Width(outFile) }
+	t := term.NewEditor(inFile, tty, prompt, width)
 	out.swap(t)
 	return &editor{t: t, out: out, tty: tty, restore: restore}, nil
 }
 
 // readLine returns the next line typed: io.EOF for Ctrl-D on an empty line.
-func (e *editor) readLine() (string, error) {
-	line, err := e.t.ReadLine()
-	if errors.Is(err, xterm.ErrPasteIndicator) {
-		err = nil // a pasted line is a line
-	}
-	return line, err
-}
+func (e *editor) readLine() (string, error) { return e.t.ReadLine() }
 
 // close gives the console's output its terminal back and the terminal its settings. It may be
 // called more than once; only the first call does it, and reports its error.

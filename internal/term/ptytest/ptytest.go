@@ -96,3 +96,16 @@ func (s *Screen) WaitCount(t testing.TB, text string, n int) {
 		}
 	}
 }
+
+// Resize sets the terminal's size, as a terminal emulator does when its window changes.
+func Resize(t testing.TB, pts *os.File, cols, rows int) {
+	t.Helper()
+	rc, err := pts.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := &unix.Winsize{Col: uint16(cols), Row: uint16(rows)}
+	if cerr := rc.Control(func(fd uintptr) { err = unix.IoctlSetWinsize(int(fd), unix.TIOCSWINSZ, ws) }); cerr != nil || err != nil {
+		t.Fatalf("setting the terminal's size: %v %v", cerr, err)
+	}
+}
