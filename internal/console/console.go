@@ -23,6 +23,7 @@ import (
 
 	"github.com/devicectl/devicectl/agent"
 	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/internal/term"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -143,7 +144,7 @@ func (c *Console) Run(ctx context.Context, in io.Reader) (err error) {
 			endLine()
 			return err
 		case xerr != nil:
-			c.Out.Printf("error: %v\n", xerr)
+			c.Out.Printf("error: %s\n", term.Sanitize(xerr.Error())) // it may quote a peer
 		}
 	}
 }
@@ -192,7 +193,7 @@ func (c *Console) devices() error {
 	}
 	var b strings.Builder
 	for _, d := range devs {
-		fmt.Fprintf(&b, "%s  %d tools  %s\n", d.MAC, len(d.Tools), d.Addr)
+		fmt.Fprintf(&b, "%s  %d tools  %s\n", oneLine(d.MAC), len(d.Tools), oneLine(d.Addr))
 	}
 	c.Out.Print(b.String())
 	return nil
@@ -210,7 +211,7 @@ func (c *Console) wait(ctx context.Context, args string) error {
 	if err != nil {
 		return err
 	}
-	c.Out.Printf("%s is registered\n", d.MAC)
+	c.Out.Printf("%s is registered\n", oneLine(d.MAC))
 	return nil
 }
 
@@ -248,7 +249,7 @@ func (c *Console) call(ctx context.Context, args string) error {
 	if err != nil {
 		return err
 	}
-	c.Out.Printf("%s\n", compact(resp))
+	c.Out.Printf("%s\n", oneLine(compact(resp)))
 	return nil
 }
 
@@ -283,7 +284,7 @@ func (c *Console) say(ctx context.Context, args string) error {
 	if c.AfterReply != nil {
 		return c.AfterReply(ctx)
 	}
-	c.Out.Printf("sent to %s\n", d.MAC)
+	c.Out.Printf("sent to %s\n", oneLine(d.MAC))
 	return nil
 }
 
@@ -313,7 +314,7 @@ func (c *Console) turn(ctx context.Context, text string) error {
 		case agent.EventFinal:
 			if c.ShowReply {
 				if !streamed {
-					c.Out.Print(ev.Text) // a reply that did not stream
+					c.Out.Print(term.Sanitize(ev.Text)) // a reply that did not stream
 					inReply = true
 				}
 				endLine()
@@ -328,21 +329,21 @@ func (c *Console) turn(ctx context.Context, text string) error {
 		}
 		switch ev.Kind {
 		case agent.EventChunk:
-			c.Out.Print(ev.Text)
+			c.Out.Print(term.Sanitize(ev.Text))
 			inReply, streamed = true, true
 		case agent.EventToolCall:
 			endLine()
-			c.Out.Printf("→ %s %s\n", ev.Tool, compact(ev.Input))
+			c.Out.Printf("→ %s %s\n", oneLine(ev.Tool), oneLine(compact(ev.Input)))
 		case agent.EventToolResult:
 			endLine()
 			var te *agent.ToolError
 			switch {
 			case errors.As(ev.Err, &te):
-				c.Out.Printf("← %s %s\n", ev.Tool, FormatToolError(te))
+				c.Out.Printf("← %s %s\n", oneLine(ev.Tool), oneLine(FormatToolError(te)))
 			case ev.Err != nil:
-				c.Out.Printf("← %s error: %v\n", ev.Tool, ev.Err)
+				c.Out.Printf("← %s error: %s\n", oneLine(ev.Tool), oneLine(ev.Err.Error()))
 			default:
-				c.Out.Printf("← %s %s\n", ev.Tool, compact(ev.Result))
+				c.Out.Printf("← %s %s\n", oneLine(ev.Tool), oneLine(compact(ev.Result)))
 			}
 		}
 	}
@@ -402,9 +403,9 @@ func (c *Console) Event(kind DeviceEventKind, d Device) {
 	var msg string
 	switch kind {
 	case Registered:
-		msg = fmt.Sprintf("+ %s registered %d tools from %s", d.MAC, len(d.Tools), d.Addr)
+		msg = fmt.Sprintf("+ %s registered %d tools from %s", oneLine(d.MAC), len(d.Tools), oneLine(d.Addr))
 	case Disconnected:
-		msg = fmt.Sprintf("- %s disconnected", d.MAC)
+		msg = fmt.Sprintf("- %s disconnected", oneLine(d.MAC))
 	default:
 		return
 	}
@@ -416,6 +417,12 @@ func (c *Console) Event(kind DeviceEventKind, d Device) {
 	}
 	c.Out.Printf("%s\n", msg)
 }
+
+// oneLine is a peer's text (a MAC, a tool's name, its answer) made safe to print on one line of a
+// terminal: a control character or an escape sequence in it is shown escaped, see term.Sanitize.
+// Every line the console prints that holds a peer's text goes through it, term.Sanitize (text of
+// many lines: replies, errors) or FormatTools.
+func oneLine(s string) string { return term.SanitizeLine(s) }
 
 // compact writes JSON on one line, its keys in their order; what is not JSON is written as it is.
 func compact(raw json.RawMessage) string {

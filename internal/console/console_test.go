@@ -66,7 +66,11 @@ func (f *fakeServer) WaitDevice(ctx context.Context, mac string) (Device, error)
 }
 
 func (f *fakeServer) Call(_ context.Context, mac, tool string, input json.RawMessage) (json.RawMessage, error) {
-	if tool != "amplify_volume" {
+	switch tool {
+	case "evil":
+		return nil, errors.New("device answered \"\x1b]0;pwned\x07\x1b[2J\x1b[H\u009b31m\u202eexe.txt\"")
+	case "amplify_volume":
+	default:
 		return nil, errors.New("no answer")
 	}
 	var in struct{ Level int }
@@ -306,6 +310,58 @@ func TestCutWord(t *testing.T) {
 	} {
 		if w, r := cutWord(in); w != want[0] || r != want[1] {
 			t.Errorf("cutWord(%q) = %q, %q; want %q, %q", in, w, r, want[0], want[1])
+		}
+	}
+}
+
+// Nothing a peer sends reaches the terminal as a control: a tool's name and description, a
+// device's answer and error, the agent's reply and its tool calls, a device's MAC and address
+// are printed with their escapes shown, not obeyed.
+func TestConsolePeerTextSanitised(t *testing.T) {
+	const (
+		osc   = "\x1b]0;pwned\x07"      // sets the window title
+		clear = "\x1b[2J\x1b[H"         // clears the screen
+		c1    = "\u009b31m"             // CSI as one C1 character
+		bidi  = "\u202eexe.txt"         // reorders what follows
+		evil  = osc + clear + c1 + bidi // all of them
+	)
+	srv := newFake()
+	srv.mu.Lock()
+	srv.devs = append(srv.devs, Device{MAC: "AA-BB-CC-DD-EE-01", Addr: "127.0.0.1:1" + evil, Tools: []tools.Declaration{
+		{Name: "amplify_volume" + evil, MainType: tools.Remote, SubType: tools.Control, Description: "Sets the volume." + evil},
+	}})
+	srv.mu.Unlock()
+	srv.events = func(agent.Request) []agent.Event {
+		return []agent.Event{
+			{Kind: agent.EventToolCall, Tool: "t" + evil, Input: json.RawMessage(`{"a":"` + bidi + `"}`)},
+			{Kind: agent.EventToolResult, Tool: "t" + evil, Result: json.RawMessage(`{"a":"` + c1 + `"}`)},
+			{Kind: agent.EventToolResult, Tool: "t", Err: &agent.ToolError{Code: -32000, Message: "m" + evil, Details: "d" + evil}},
+			{Kind: agent.EventToolResult, Tool: "t", Err: errors.New("e" + evil)},
+			{Kind: agent.EventChunk, Text: "reply" + evil},
+			{Kind: agent.EventError, Err: errors.New("failed" + evil)},
+		}
+	}
+	var out bytes.Buffer
+	c := &Console{Server: srv, Out: NewSyncWriter(&out), Prompt: "t> ", ShowReply: true}
+	script := "tools\ndevices\ncall evil\nsay hi\nhello\n"
+	if err := c.Run(t.Context(), strings.NewReader(script)); !errors.Is(err, io.EOF) {
+		t.Fatalf("Run: %v", err)
+	}
+	c.Event(Registered, Device{MAC: "AA" + evil, Addr: evil})
+	c.Event(Disconnected, Device{MAC: "AA" + evil})
+	got := out.String()
+	if i := strings.IndexAny(got, "\x1b\x07\u009b\u202e\r"); i >= 0 {
+		t.Fatalf("a control reached the terminal at byte %d:\n%q", i, got)
+	}
+	shown := `\x1b]0;pwned\x07\x1b[2J\x1b[H\u009b31m\u202eexe.txt`
+	for _, want := range []string{
+		"amplify_volume" + shown, "Sets the volume." + shown, "127.0.0.1:1" + shown,
+		`error: device answered "` + shown, "→ t" + shown + ` {"a":"\u202eexe.txt"}`, `← t` + shown + ` {"a":"\u009b31m"}`,
+		`"message":"m\u001b]0;pwned\u0007\u001b[2J\u001b[H\u009b31m\u202eexe.txt"`, "← t error: e" + shown, "reply" + shown, "error: failed" + shown,
+		"+ AA" + shown + " registered 0 tools from " + shown, "- AA" + shown + " disconnected",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the output does not show %q:\n%s", want, got)
 		}
 	}
 }

@@ -7,26 +7,40 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/devicectl/devicectl/internal/term"
 	"github.com/devicectl/devicectl/tools"
 )
 
 // FormatTools lists declarations one per tool: name, kind, parameters, and the description's first
-// sentence.
+// sentence. A device wrote all of it: what could drive the terminal is shown escaped
+// (term.SanitizeLine), and the columns are aligned in display width.
 func FormatTools(decls []tools.Declaration) string {
+	type row struct{ name, kind, params, desc string }
+	rows := make([]row, len(decls))
 	width, kindWidth := 0, 0
-	for _, d := range decls {
-		width = max(width, len(d.Name))
-		kindWidth = max(kindWidth, len(d.MainType)+1+len(d.SubType))
+	for i, d := range decls {
+		rows[i] = row{
+			name:   term.SanitizeLine(d.Name),
+			kind:   term.SanitizeLine(string(d.MainType) + "/" + string(d.SubType)),
+			params: term.SanitizeLine(formatParams(d.Parameters)),
+			desc:   term.SanitizeLine(firstSentence(d.Description)),
+		}
+		width = max(width, term.StringWidth(rows[i].name))
+		kindWidth = max(kindWidth, term.StringWidth(rows[i].kind))
 	}
 	var b strings.Builder
-	for _, d := range decls {
-		kind := string(d.MainType) + "/" + string(d.SubType)
-		fmt.Fprintf(&b, "%-*s  %-*s  %s\n", width, d.Name, kindWidth, kind, formatParams(d.Parameters))
-		if desc := firstSentence(d.Description); desc != "" {
-			fmt.Fprintf(&b, "%-*s  %s\n", width, "", desc)
+	for _, r := range rows {
+		fmt.Fprintf(&b, "%s  %s  %s\n", pad(r.name, width), pad(r.kind, kindWidth), r.params)
+		if r.desc != "" {
+			fmt.Fprintf(&b, "%s  %s\n", pad("", width), r.desc)
 		}
 	}
 	return b.String()
+}
+
+// pad fills s with spaces to width columns.
+func pad(s string, width int) string {
+	return s + strings.Repeat(" ", max(width-term.StringWidth(s), 0))
 }
 
 // firstSentence returns the description up to the end of its first sentence (Chinese or English)

@@ -29,3 +29,14 @@ func TestFormatTools(t *testing.T) {
 		t.Errorf("FormatTools:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// Columns line up on screen: a Chinese name is as wide as it is drawn.
+func TestFormatToolsWideNames(t *testing.T) {
+	got := FormatTools([]tools.Declaration{
+		{Name: "音量", MainType: "a", SubType: "b"},
+		{Name: "volume", MainType: "a", SubType: "b"},
+	})
+	if want := "音量    a/b  (no parameters)\nvolume  a/b  (no parameters)\n"; got != want {
+		t.Errorf("FormatTools:\n%s\nwant:\n%s", got, want)
+	}
+}

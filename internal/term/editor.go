@@ -443,7 +443,7 @@ func decodeKey(b []byte) (k key, r rune, n int) {
 		return keyNone, 0, 0
 	}
 	r, n = utf8.DecodeRune(b)
-	if (r == utf8.RuneError && n == 1) || mustEscape(r, n) {
+	if (r == utf8.RuneError && n == 1) || mustEscape(r, n, true) {
 		return keyNone, 0, n
 	}
 	return keyRune, r, n
