@@ -310,6 +310,12 @@ func (c *Console) turn(ctx context.Context, text string) error {
 		switch ev.Kind {
 		case agent.EventError:
 			endLine()
+			var choice *agent.DeviceChoiceError
+			if errors.As(ev.Err, &choice) && choice.Asked == "" && len(choice.MACs) > 0 {
+				// The agent's own words name the A2A field; at the console a MAC starts the line.
+				return fmt.Errorf("%d devices are registered (%s): start the line with the MAC of the one to talk to, e.g. %s %s",
+					len(choice.MACs), someMACs(choice.MACs), choice.MACs[0], text)
+			}
 			return ev.Err
 		case agent.EventFinal:
 			if c.ShowReply {
@@ -370,20 +376,21 @@ func (c *Console) device(args string) (Device, string, error) {
 	case 1:
 		return devs[0], args, nil
 	}
-	return Device{}, "", fmt.Errorf("%d devices are registered (%s): put the MAC first", len(devs), someMACs(devs))
+	macs := make([]string, len(devs))
+	for i, d := range devs {
+		macs[i] = d.MAC
+	}
+	return Device{}, "", fmt.Errorf("%d devices are registered (%s): put the MAC first", len(devs), someMACs(macs))
 }
 
 // shownMACs is how many MACs an error names: enough to copy one from; devices lists them all.
 const shownMACs = 3
 
 // someMACs names the first few devices and counts the rest.
-func someMACs(devs []Device) string {
-	var macs []string
-	for _, d := range devs[:min(len(devs), shownMACs)] {
-		macs = append(macs, d.MAC)
-	}
-	s := strings.Join(macs, ", ")
-	if more := len(devs) - len(macs); more > 0 {
+func someMACs(macs []string) string {
+	shown := macs[:min(len(macs), shownMACs)]
+	s := strings.Join(shown, ", ")
+	if more := len(macs) - len(shown); more > 0 {
 		s += fmt.Sprintf(" and %d more; devices lists them", more)
 	}
 	return s

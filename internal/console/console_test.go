@@ -365,3 +365,29 @@ func TestConsolePeerTextSanitised(t *testing.T) {
 		}
 	}
 }
+
+// With several devices, a line said to the agent that names none is told how to name one at
+// the console (a MAC first), not the A2A field the agent's own error speaks of; the line that
+// follows the hint reaches the device.
+func TestConsoleTurnSeveralDevices(t *testing.T) {
+	srv := newFake()
+	srv.add("AA-BB-CC-DD-EE-01")
+	srv.add("AA-BB-CC-DD-EE-02")
+	srv.events = func(r agent.Request) []agent.Event {
+		if r.MAC == "" {
+			return []agent.Event{{Kind: agent.EventError, Err: &agent.DeviceChoiceError{MACs: []string{"AA-BB-CC-DD-EE-01", "AA-BB-CC-DD-EE-02"}}}}
+		}
+		return []agent.Event{{Kind: agent.EventFinal, Text: "ok " + r.MAC}}
+	}
+	var out bytes.Buffer
+	c := &Console{Server: srv, Out: NewSyncWriter(&out), Prompt: "serve> ", ShowReply: true}
+	err := c.Exec(t.Context(), "turn it down")
+	want := "2 devices are registered (AA-BB-CC-DD-EE-01, AA-BB-CC-DD-EE-02): start the line with the MAC of the one to talk to, e.g. AA-BB-CC-DD-EE-01 turn it down"
+	if err == nil || err.Error() != want || strings.Contains(err.Error(), "metadata") {
+		t.Fatalf("a turn on no device of two: %v\nwant %s", err, want)
+	}
+	hint := strings.TrimPrefix(want[strings.Index(want, "e.g. "):], "e.g. ")
+	if err := c.Exec(t.Context(), hint); err != nil || !strings.Contains(out.String(), "ok AA-BB-CC-DD-EE-01\n") {
+		t.Errorf("the line the hint suggests: %v, %q", err, out.String())
+	}
+}
