@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/devicectl/devicectl/device/turn"
+	"github.com/devicectl/devicectl/internal/term"
 )
 
 // RenderOptions configure a Renderer. The zero value hides thoughts and writes no colour codes.
@@ -55,6 +56,7 @@ func (r *Renderer) Render(m AIMessage) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	st := r.turn.Add(m.Type, m.Content)
+	st.Text, st.Thought = term.Sanitize(st.Text), term.Sanitize(st.Thought) // the server's text: no escapes
 	switch {
 	case st.Text != "":
 		r.write(r.out, st.Text)

@@ -92,3 +92,20 @@ func BenchmarkRenderer(b *testing.B) {
 		}
 	}
 }
+
+// A reply or thought carrying escape sequences (a title change, a screen clear) is shown with
+// them escaped: the server's text cannot drive the terminal. The renderer's own dimming stays.
+func TestRendererSanitises(t *testing.T) {
+	var out, thoughts bytes.Buffer
+	r := device.NewRenderer(&out, &thoughts, &device.RenderOptions{ShowThoughts: true, Color: true})
+	r.Render(device.AIMessage{Type: device.MessageThought, Content: "hmm\x1b]0;pwned\x07"})
+	r.Render(device.AIMessage{Type: device.MessageChunk, Content: "好的\x1b[2J\u009b"})
+	r.Render(device.AIMessage{Type: device.MessageFinal, Content: ""})
+	r.Render(device.AIMessage{Type: device.MessageFinal, Content: "\u202eall\r"})
+	if got, want := out.String(), "好的\\x1b[2J\\u009b\n\\u202eall\\r\n"; got != want {
+		t.Errorf("reply %q, want %q", got, want)
+	}
+	if got, want := thoughts.String(), "\x1b[2mhmm\\x1b]0;pwned\\x07\x1b[0m\n"; got != want {
+		t.Errorf("thought %q, want %q", got, want)
+	}
+}
