@@ -1,5 +1,7 @@
 // Package term tells whether a stream is a terminal, for the choices made on that: the human log
-// format, colour, an interactive console.
+// format, colour, an interactive console. For the console it also edits the line typed (Editor,
+// in display columns: RuneWidth counts a Chinese character as two), and makes what a peer sent
+// safe to show (Sanitize: its control characters and escape sequences are shown, not obeyed).
 package term
 
 import "os"
