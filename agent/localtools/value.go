@@ -34,7 +34,6 @@ func exact(r *big.Rat) num   { return num{r: r} }
 func inexact(f float64) num  { return num{f: f} }
 func exactInt(i int64) num   { return num{r: new(big.Rat).SetInt64(i)} }
 func (x num) isExact() bool  { return x.r != nil }
-func (x num) isInt() bool    { return x.r != nil && x.r.IsInt() }
 func (x num) isZero() bool   { return x.r != nil && x.r.Sign() == 0 || x.r == nil && x.f == 0 }
 func (x num) negative() bool { return x.r != nil && x.r.Sign() < 0 || x.r == nil && x.f < 0 }
 
@@ -53,7 +52,7 @@ func (x num) neg() num {
 	return exact(new(big.Rat).Neg(x.r))
 }
 
-// intDigits reports whether n has at most MaxDigits digits.
+// intFits reports whether n has at most MaxDigits digits.
 func intFits(n *big.Int) bool {
 	switch b := n.BitLen(); {
 	case b < maxBits-4:
@@ -183,11 +182,11 @@ func ratRoot(x *big.Rat, k int64) (*big.Rat, bool) {
 }
 
 // formatNum writes x as a JSON number: an exact value with all its digits
-// (9999999999800000000001, 0.125), in exponent form when it is tiny
-// (7.8886090522101180541e-31 is not: see below); a value with no finite
-// decimal form rounded to roundDigits significant digits; an inexact one
-// rounded to 15, the digits float64 arithmetic gets right. approx says
-// the text is not the exact value.
+// (9999999999800000000001, 0.125; exponent form below 10^-6, see
+// shortDecimal) when they are at most MaxDigits; another exact value
+// rounded to roundDigits significant digits; an inexact one rounded to 15,
+// the digits float64 arithmetic gets right. approx says the text is not
+// the exact value.
 func formatNum(x num) (text string, approx bool) {
 	if x.r == nil {
 		return formatFloat(tidy(x.f)), true
