@@ -2,30 +2,20 @@ package localtools
 
 import (
 	"context"
-	"math"
-	"strconv"
+	"encoding/json"
 
 	"github.com/devicectl/devicectl/tools"
 )
 
-// Number is a float64 that marshals an integral value as a JSON integer (15,
-// not 15.0) and anything else in the shortest form that reads back the same.
-type Number float64
-
-// MarshalJSON writes n; it refuses nothing, since a Calculation never holds
-// a non-finite number.
-func (n Number) MarshalJSON() ([]byte, error) {
-	f := float64(n)
-	if f == math.Trunc(f) && math.Abs(f) <= 1<<53 {
-		return strconv.AppendInt(nil, int64(f), 10), nil
-	}
-	return strconv.AppendFloat(nil, f, 'g', -1, 64), nil
-}
-
 // Calculation is calculate's answer, in seed 004's shape:
 // {"result":15,"operation":"add","numbers":[5,10]}.
 type Calculation struct {
-	Result Number `json:"result"`
+	// Result is exact whenever the expression allows: every digit of an
+	// integer (2^64 is 18446744073709551616) or of a finite decimal
+	// (0.125). A fraction with no finite decimal form is rounded to 20
+	// significant digits (1/3), and a result that needed a root or power
+	// with no rational value, or π, to 15; Approximate then says so.
+	Result json.Number `json:"result"`
 	// Operation is add, subtract, multiply, divide, modulo, power, sqrt or
 	// cbrt when the expression uses that one operation (1+2+3 is "add"),
 	// "number" for a lone number, and "expression" otherwise.
@@ -34,8 +24,17 @@ type Calculation struct {
 	// take them: as written, except that "subtract 3 from 10" gives 10, 3.
 	// Squared and cubed count their exponent, pi counts as 3.14159..., and
 	// a minus sign right before a number makes it negative.
-	Numbers []Number `json:"numbers"`
+	Numbers []json.Number `json:"numbers"`
+	// Approximate is true when Result is not the exact value.
+	Approximate bool `json:"approximate,omitempty"`
+	// Fraction is the exact value of a rounded Result that is a fraction,
+	// as "numerator/denominator" ("1/3"), when it is at most 64
+	// characters long.
+	Fraction string `json:"fraction,omitempty"`
 }
+
+// maxFraction bounds Calculation.Fraction.
+const maxFraction = 64
 
 // Calculate parses and computes an arithmetic expression, written with
 // symbols (3*(4+5), 2**10), English words (add 5 and 10, square root of 16)
@@ -52,25 +51,21 @@ func Calculate(expression string) (*Calculation, error) {
 		return nil, err
 	}
 	operation, nums := describe(tree)
-	c := &Calculation{Result: Number(tidy(v)), Operation: operation, Numbers: make([]Number, len(nums))}
+	text, approx := formatNum(v)
+	c := &Calculation{Result: json.Number(text), Operation: operation, Numbers: make([]json.Number, len(nums)), Approximate: approx}
+	if approx && v.isExact() {
+		if f := v.r.RatString(); len(f) <= maxFraction {
+			c.Fraction = f
+		}
+	}
 	for i, x := range nums {
-		c.Numbers[i] = Number(x)
+		if x.isExact() {
+			c.Numbers[i] = json.Number(formatArg(x))
+		} else {
+			c.Numbers[i] = json.Number(formatFloat(x.f)) // π, with all its float64 digits
+		}
 	}
 	return c, nil
-}
-
-// tidy rounds a fractional result to 15 significant digits, so that 0.1+0.2
-// answers 0.3 and (0.1+0.2)*10 answers 3: binary floating point's last
-// digit is noise to the person who asked. Integral values are left alone.
-func tidy(v float64) float64 {
-	if v == math.Trunc(v) {
-		return v
-	}
-	r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 15, 64), 64)
-	if err != nil {
-		return v
-	}
-	return r
 }
 
 type calculateInput struct {
@@ -81,7 +76,9 @@ func calculateTool() (*tools.Tool, error) {
 	t, err := tools.Func(tools.Declaration{
 		Name: "calculate",
 		Description: "Computes an arithmetic expression exactly and returns " +
-			`{"result": number, "operation": string, "numbers": [the numbers used]}. ` +
+			`{"result": number, "operation": string, "numbers": [the numbers used]}; ` +
+			"integers keep all their digits (up to 1000), and a result that had to be rounded (1/3, sqrt(2)) " +
+			`comes with "approximate": true and, for a fraction, "fraction": "1/3". ` +
 			"Use it for any arithmetic instead of computing in your head. " +
 			"It accepts symbols (3*(4+5), 2^10, 2**10, 10%3, -2.5e3), English words " +
 			"(add 5 and 10, subtract 3 from 10, 6 times 7, divide 12 by 4, 2 to the power of 8, square root of 16) " +

@@ -11,7 +11,8 @@
 //
 // {"expression":"add 5 and 10"} answers {"result":15,"operation":"add",
 // "numbers":[5,10]}. The expression is parsed by a Pratt parser, then
-// computed over float64; nothing is evaluated but this grammar:
+// computed exactly (see Exactness below); nothing is evaluated but this
+// grammar:
 //
 //	list    = binary { AND binary } [ AGGREGATE ]      5和10的和; "and" alone is an error
 //	binary  = unary { BINOP binary }                   Pratt: + - < * / % < unary - < ^
@@ -35,26 +36,49 @@
 // counterparts. AGGREGATE is 的和, 的差, 的积, 的商.
 //
 // NUMBER is a decimal (3, 2.5, .5, 1e3), optionally followed by a Chinese
-// multiplier (5万, 3千); a Chinese numeral (三十, 二十五, 一百零五, 两,
-// 三百五 = 350, 一万二 = 12000, 二零二三 digit by digit, 三点五 = 3.5, the
-// financial forms 壹贰叁); or English number words (five, twenty-five, one
-// hundred five, three thousand). pi, π and 圆周率 are π. Fillers (what is, calculate, please, the,
-// 计算, 等于多少, ?, =) are ignored.
+// multiplier (5万, 3千); a Chinese numeral (三十, 二十五, 一百零五, 一千零十,
+// 两, 三百五 = 350, 一万二 = 12000, 一亿五千万, 二零二三 digit by digit,
+// 三点五 = 3.5, the financial forms 壹贰叁, 万 alone = 10000); or English
+// number words (five, twenty-five, one hundred five, three thousand; "and"
+// joins operands, so "add one hundred and five" is 100+5). Numerals are read
+// by package agent/numerals, as the rule planner reads them. pi, π and 圆周率
+// are π. Fillers (what is, calculate, please, the, 计算, 等于多少, ?, =) are
+// ignored.
 //
 // operation names the one operation of the expression (add, subtract,
 // multiply, divide, modulo, power, sqrt, cbrt), "number" for a lone number
 // and "expression" for anything compound such as 3*(4+5); numbers lists
 // the numbers in the order the operations take them (as written, except
-// that "subtract 3 from 10" lists 10, 3). A result is a JSON integer when it is
-// one (15, not 15.0), and a fraction is rounded to 15 significant digits
-// (0.1+0.2 is 0.3).
+// that "subtract 3 from 10" lists 10, 3).
+//
+// # Exactness
+//
+// Numbers are exact rationals (math/big) while the expression allows: + - *
+// / and %, integer powers, and roots and fractional powers whose value is
+// rational (sqrt(16) is 4, (-8)^(1/3) is -2, 4^0.5 is 2). A root or power
+// with no rational value (sqrt(2), 2^0.5), and π, make the rest of the
+// computation float64. result is a JSON number with every digit of an exact
+// value: 99999999999*99999999999 is 9999999999800000000001, 2^64 is
+// 18446744073709551616, 0.1+0.2 is 0.3, 1/8 is 0.125 (exponent form below
+// 10^-6: 2^-20 is 9.5367431640625e-7). Otherwise it is rounded, and
+// "approximate": true says so: a fraction with no finite decimal form to 20
+// significant digits, with the exact "fraction" beside it when that is at
+// most 64 characters ({"result":0.33333333333333333333, ..., "approximate":true,
+// "fraction":"1/3"}); a float64 result to 15 (sqrt(2) is 1.4142135623731).
+//
+// Every exact number, written or computed, has at most MaxDigits (1000)
+// digits in its numerator and denominator. An integer beyond that is refused
+// before it is computed (9^9^9^9, 10^1000: "result is too large: it has
+// more than 1000 digits"); a fraction beyond it goes on in floating point,
+// and is refused when that leaves float64's range.
 //
 // Refused with an *ExprError naming the 1-based character position:
 // division by zero (also 0 to a negative power), unbalanced parentheses,
 // unknown words (the message lists the known ones), an empty expression, a
 // square root of a negative number, results that are not finite real
-// numbers, expressions longer than MaxExpressionLen characters or nested
-// deeper than MaxExpressionDepth.
+// numbers, numbers of more than MaxDigits digits, Chinese numerals that are
+// not numbers (十十), expressions longer than MaxExpressionLen characters
+// or nested deeper than MaxExpressionDepth.
 //
 // # guide_user_detail and split_query_to_dimension
 //

@@ -33,7 +33,7 @@ func ExampleRegister() {
 }
 
 func ExampleCalculate() {
-	for _, expr := range []string{"add 5 and 10", "3*(4+5)", "2的3次方", "1/(2-2)"} {
+	for _, expr := range []string{"add 5 and 10", "3*(4+5)", "2的3次方", "2^64", "1/3", "一千零十加五", "1/(2-2)", "9^9^9^9"} {
 		c, err := localtools.Calculate(expr)
 		if err != nil {
 			fmt.Println(expr, "->", err)
@@ -46,5 +46,9 @@ func ExampleCalculate() {
 	// add 5 and 10 -> {"result":15,"operation":"add","numbers":[5,10]}
 	// 3*(4+5) -> {"result":27,"operation":"expression","numbers":[3,4,5]}
 	// 2的3次方 -> {"result":8,"operation":"power","numbers":[2,3]}
+	// 2^64 -> {"result":18446744073709551616,"operation":"power","numbers":[2,64]}
+	// 1/3 -> {"result":0.33333333333333333333,"operation":"divide","numbers":[1,3],"approximate":true,"fraction":"1/3"}
+	// 一千零十加五 -> {"result":1015,"operation":"add","numbers":[1010,5]}
 	// 1/(2-2) -> division by zero (at position 2)
+	// 9^9^9^9 -> result is too large: it has more than 1000 digits (at position 4)
 }

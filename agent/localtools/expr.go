@@ -3,6 +3,7 @@ package localtools
 import (
 	"errors"
 	"math"
+	"math/big"
 	"unicode/utf8"
 )
 
@@ -26,7 +27,7 @@ var (
 // operation on its args.
 type node struct {
 	op   op
-	val  float64
+	val  num
 	pos  int // of the operator, for errors
 	args []*node
 }
@@ -196,7 +197,7 @@ func (p *parser) unary() (*node, error) {
 			return x, nil
 		}
 		if x.op == opNone {
-			return &node{val: -x.val, pos: t.pos}, nil
+			return &node{val: x.val.neg(), pos: t.pos}, nil
 		}
 		return &node{op: opNeg, pos: t.pos, args: []*node{x}}, nil
 	}
@@ -345,69 +346,197 @@ func (p *parser) wordForm(t token) (*node, error) {
 	return fold(o, t.pos, items), nil
 }
 
-// eval computes n, refusing what has no finite real value.
-func eval(n *node) (float64, error) {
+// eval computes n, exactly while it can (see num), refusing what has no
+// finite real value and exact numbers of more than MaxDigits digits.
+func eval(n *node) (num, error) {
 	if n.op == opNone {
-		if math.IsInf(n.val, 0) || math.IsNaN(n.val) { // the lexer refuses these; be sure
-			return 0, errAt(n.pos, ErrOverflow, "number is too large")
+		if n.val.r == nil && (math.IsInf(n.val.f, 0) || math.IsNaN(n.val.f)) { // the lexer refuses these; be sure
+			return num{}, errAt(n.pos, ErrOverflow, "number is too large")
 		}
 		return n.val, nil
 	}
-	args := make([]float64, len(n.args))
+	args := make([]num, len(n.args))
 	for i, a := range n.args {
 		v, err := eval(a)
 		if err != nil {
-			return 0, err
+			return num{}, err
 		}
 		args[i] = v
 	}
-	var v float64
+	switch n.op {
+	case opNeg:
+		return args[0].neg(), nil
+	case opSqrt, opCbrt:
+		return root(n, args[0])
+	case opPow:
+		return power(n, args[0], args[1])
+	case opDiv, opMod:
+		if args[1].isZero() {
+			return num{}, errAt(n.pos, ErrDivisionByZero, "division by zero")
+		}
+	}
+	a, b := args[0], args[1]
+	if !a.isExact() || !b.isExact() {
+		var v float64
+		switch x, y := a.float(), b.float(); n.op {
+		case opAdd:
+			v = x + y
+		case opSub:
+			v = x - y
+		case opMul:
+			v = x * y
+		case opDiv:
+			v = x / y
+		case opMod:
+			v = math.Mod(x, y)
+		}
+		return finite(n, v)
+	}
+	z := new(big.Rat)
 	switch n.op {
 	case opAdd:
-		v = args[0] + args[1]
+		z.Add(a.r, b.r)
 	case opSub:
-		v = args[0] - args[1]
+		z.Sub(a.r, b.r)
 	case opMul:
-		v = args[0] * args[1]
-	case opDiv, opMod:
-		if args[1] == 0 {
-			return 0, errAt(n.pos, ErrDivisionByZero, "division by zero")
-		}
-		if n.op == opDiv {
-			v = args[0] / args[1]
-		} else {
-			v = math.Mod(args[0], args[1])
-		}
-	case opPow:
-		if args[0] == 0 && args[1] < 0 {
-			return 0, errAt(n.pos, ErrDivisionByZero, "division by zero: 0 to a negative power")
-		}
-		v = math.Pow(args[0], args[1])
-		if math.IsNaN(v) {
-			return 0, errAt(n.pos, ErrDomain, "%g to the power %g is not a real number", args[0], args[1])
-		}
-	case opNeg:
-		v = -args[0]
-	case opSqrt:
-		if args[0] < 0 {
-			return 0, errAt(n.pos, ErrDomain, "the square root of a negative number (%g) is not a real number", args[0])
-		}
-		v = math.Sqrt(args[0])
-	case opCbrt:
-		v = math.Cbrt(args[0])
+		z.Mul(a.r, b.r)
+	case opDiv:
+		z.Quo(a.r, b.r)
+	case opMod:
+		// The remainder has the sign of the dividend, as math.Mod's:
+		// a - b*trunc(a/b).
+		q := new(big.Rat).Quo(a.r, b.r)
+		t := new(big.Int).Quo(q.Num(), q.Denom())
+		z.Sub(a.r, q.Mul(b.r, q.SetInt(t)))
 	}
+	return settle(n, z)
+}
+
+// settle keeps an exact result that fits. One that does not is refused
+// when it is an integer (its digits are the answer), and computed in
+// floating point otherwise (a fraction is shown rounded anyway).
+func settle(n *node, z *big.Rat) (num, error) {
+	if ratFits(z) {
+		return exact(z), nil
+	}
+	if z.IsInt() {
+		return num{}, tooLarge(n)
+	}
+	f, _ := z.Float64()
+	return finiteNonzero(n, f)
+}
+
+func tooLarge(n *node) error {
+	return errAt(n.pos, ErrOverflow, "result is too large: it has more than %d digits", MaxDigits)
+}
+
+// finite refuses a floating-point result that is not a finite number.
+func finite(n *node, v float64) (num, error) {
 	if math.IsInf(v, 0) || math.IsNaN(v) {
-		return 0, errAt(n.pos, ErrOverflow, "result is too large")
+		return num{}, errAt(n.pos, ErrOverflow, "result is too large")
 	}
-	return v, nil
+	return inexact(v), nil
+}
+
+// finiteNonzero is finite for a result that is not zero: one that
+// floating point rounds to 0 is refused rather than shown as 0.
+func finiteNonzero(n *node, v float64) (num, error) {
+	if v == 0 {
+		return num{}, errAt(n.pos, ErrOverflow, "result is too close to zero to show: below 1e-308")
+	}
+	return finite(n, v)
+}
+
+// power is a^b: exact for an exact base and an integer exponent, and for
+// a rational exponent p/q when the q-th root of the base is rational
+// ((-8)^(1/3) is -2, 4^0.5 is 2); in floating point otherwise.
+func power(n *node, a, b num) (num, error) {
+	if a.isZero() && b.negative() {
+		return num{}, errAt(n.pos, ErrDivisionByZero, "division by zero: 0 to a negative power")
+	}
+	if a.isExact() && b.isExact() {
+		base, e := a.r, b.r.Num()
+		ok := true
+		if q := b.r.Denom(); !b.r.IsInt() {
+			// q is small when it matters: a root of more than 64 is
+			// never rational for the numbers that fit.
+			ok = q.IsInt64() && q.Int64() <= 64
+			if ok {
+				k := q.Int64()
+				mag := new(big.Rat).Abs(base)
+				if base.Sign() < 0 && k%2 == 0 {
+					return num{}, errAt(n.pos, ErrDomain, "%s to the power %s is not a real number", a.r.RatString(), b.r.RatString())
+				}
+				var r *big.Rat
+				if r, ok = ratRoot(mag, k); ok && base.Sign() < 0 {
+					r.Neg(r)
+				}
+				base = r
+			}
+		}
+		if ok {
+			if z := ratPow(base, e); z != nil {
+				return exact(z), nil
+			}
+			if base.IsInt() && e.Sign() > 0 {
+				return num{}, tooLarge(n)
+			}
+			return finiteNonzero(n, floatPow(base, e))
+		}
+	}
+	v := powFloat(a, b.float())
+	if math.IsNaN(v) {
+		return num{}, errAt(n.pos, ErrDomain, "%s to the power %s is not a real number", formatArg(a), formatArg(b))
+	}
+	if !a.isZero() {
+		return finiteNonzero(n, v)
+	}
+	return finite(n, v)
+}
+
+// root is a square or cube root: exact when the root is rational.
+func root(n *node, a num) (num, error) {
+	if n.op == opSqrt && a.negative() {
+		return num{}, errAt(n.pos, ErrDomain, "the square root of a negative number (%s) is not a real number", formatArg(a))
+	}
+	k := int64(2)
+	if n.op == opCbrt {
+		k = 3
+	}
+	if a.isExact() {
+		if r, ok := ratRoot(new(big.Rat).Abs(a.r), k); ok {
+			if a.r.Sign() < 0 {
+				r.Neg(r)
+			}
+			return exact(r), nil
+		}
+	}
+	mag := powFloat(num{r: absRat(a.r), f: math.Abs(a.f)}, 1/float64(k))
+	if a.negative() {
+		mag = -mag
+	}
+	return finite(n, mag)
+}
+
+func absRat(r *big.Rat) *big.Rat {
+	if r == nil {
+		return nil
+	}
+	return new(big.Rat).Abs(r)
+}
+
+// formatArg writes a number for an error message.
+func formatArg(a num) string {
+	s, _ := formatNum(a)
+	return s
 }
 
 // describe names the operation of a tree and lists its numbers in order:
 // the name of the one operation when there is only one kind (1+2+3 is
 // "add"), "number" for a lone number, else "expression".
-func describe(n *node) (string, []float64) {
+func describe(n *node) (string, []num) {
 	ops := map[op]bool{}
-	var nums []float64
+	var nums []num
 	var walk func(*node)
 	walk = func(n *node) {
 		if n.op == opNone {

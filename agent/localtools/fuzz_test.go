@@ -3,7 +3,7 @@ package localtools
 import (
 	"encoding/json"
 	"errors"
-	"math"
+	"math/big"
 	"strings"
 	"testing"
 )
@@ -16,6 +16,7 @@ func FuzzCalculate(f *testing.F) {
 		"add 5 and 10", "3*(4+5)", "5加10", "2的3次方", "一百零五", "-2^-2", "sqrt(2)", "1/0",
 		"((1)", "subtract 3 from 10", "5和10的和", "２＋３", "1e308*10", "twenty-five times four",
 		"9的平方根", "负三", "(-8)^(1/3)", "三点五", "5万", "add 1, 2 and 3", "",
+		"9^9^9^9", "99999999999*99999999999", "1/3", "2^0.5", "一千零十加五", "1e-7", "0.5^3000", "十十",
 	} {
 		f.Add(s)
 	}
@@ -31,16 +32,28 @@ func FuzzCalculate(f *testing.F) {
 			}
 			return
 		}
-		if r := float64(c.Result); math.IsNaN(r) || math.IsInf(r, 0) {
-			t.Fatalf("Calculate(%q) = %v", expr, r)
-		}
-		for _, n := range c.Numbers {
-			if math.IsNaN(float64(n)) || math.IsInf(float64(n), 0) {
-				t.Fatalf("Calculate(%q): number %v", expr, n)
+		// Every number is a JSON number of bounded size; an exact result
+		// reads back as the fraction it stands for.
+		for _, n := range append([]json.Number{c.Result}, c.Numbers...) {
+			if len(n) > MaxDigits+32 {
+				t.Fatalf("Calculate(%q): a number of %d characters", expr, len(n))
+			}
+			if _, ok := new(big.Rat).SetString(string(n)); !ok {
+				t.Fatalf("Calculate(%q): number %q", expr, n)
 			}
 		}
-		if _, err := json.Marshal(c); err != nil {
+		if c.Fraction != "" {
+			f, ok := new(big.Rat).SetString(c.Fraction)
+			if !ok || !c.Approximate || f.IsInt() {
+				t.Fatalf("Calculate(%q): fraction %q, approximate %v", expr, c.Fraction, c.Approximate)
+			}
+		}
+		b, err := json.Marshal(c)
+		if err != nil {
 			t.Fatalf("Calculate(%q): %v", expr, err)
+		}
+		if !json.Valid(b) {
+			t.Fatalf("Calculate(%q) = %s: not JSON", expr, b)
 		}
 	})
 }

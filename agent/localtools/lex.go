@@ -1,12 +1,20 @@
 package localtools
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/devicectl/devicectl/agent/numerals"
 )
+
+// numeralOptions are calculate's readings of numerals: 万 alone is 10000,
+// and "and" joins operands ("add one hundred and five" adds).
+var numeralOptions = &numerals.Options{BareUnits: true}
 
 // tokKind is what a token of an expression is.
 type tokKind uint8
@@ -63,7 +71,7 @@ var opNames = map[op]string{
 type token struct {
 	kind tokKind
 	op   op
-	val  float64
+	val  num
 	pos  int    // 1-based rune position in the expression
 	text string // as written (English words lowered), for matching and messages
 	raw  string // English words as written, for messages
@@ -111,10 +119,10 @@ var zhWords = map[string]token{
 	"模":  {kind: tOp, op: opMod}, "取模": {kind: tOp, op: opMod}, "取余": {kind: tOp, op: opMod},
 	"负": {kind: tNeg},
 	"的": {kind: tDe}, "次方": {kind: tCiFang}, "次幂": {kind: tCiFang},
-	"平方": {kind: tPostfix, val: 2}, "立方": {kind: tPostfix, val: 3},
+	"平方": {kind: tPostfix, val: exactInt(2)}, "立方": {kind: tPostfix, val: exactInt(3)},
 	"平方根": {kind: tRoot, op: opSqrt}, "开方": {kind: tRoot, op: opSqrt}, "开平方": {kind: tRoot, op: opSqrt},
 	"开根号": {kind: tRoot, op: opSqrt},
-	"圆周率": {kind: tNum, val: math.Pi}, "π": {kind: tNum, val: math.Pi}, "根号": {kind: tRoot, op: opSqrt}, "√": {kind: tRoot, op: opSqrt},
+	"圆周率": {kind: tNum, val: inexact(math.Pi)}, "π": {kind: tNum, val: inexact(math.Pi)}, "根号": {kind: tRoot, op: opSqrt}, "√": {kind: tRoot, op: opSqrt},
 	"立方根": {kind: tRoot, op: opCbrt}, "开立方": {kind: tRoot, op: opCbrt},
 	"和": {kind: tAnd}, "与": {kind: tAnd}, "跟": {kind: tAnd}, "、": {kind: tAnd},
 	"的和": {kind: tAggregate, op: opAdd}, "之和": {kind: tAggregate, op: opAdd},
@@ -170,9 +178,9 @@ var enPhrases = []phrase{
 	{[]string{"mod"}, token{kind: tOp, op: opMod}},
 	{[]string{"modulo"}, token{kind: tOp, op: opMod}},
 	{[]string{"negative"}, token{kind: tNeg}},
-	{[]string{"pi"}, token{kind: tNum, val: math.Pi}},
-	{[]string{"squared"}, token{kind: tPostfix, val: 2}},
-	{[]string{"cubed"}, token{kind: tPostfix, val: 3}},
+	{[]string{"pi"}, token{kind: tNum, val: inexact(math.Pi)}},
+	{[]string{"squared"}, token{kind: tPostfix, val: exactInt(2)}},
+	{[]string{"cubed"}, token{kind: tPostfix, val: exactInt(3)}},
 	{[]string{"add"}, token{kind: tPrefix, op: opSum}},
 	{[]string{"sum", "of"}, token{kind: tPrefix, op: opSum}},
 	{[]string{"subtract"}, token{kind: tPrefix, op: opSubtract}},
@@ -296,18 +304,19 @@ func lex(expr string) ([]token, error) {
 				i += n
 				continue
 			}
-			if v, n := scanZhNumber(rs, i); n > 0 {
-				if math.IsInf(v, 0) {
-					return nil, errAt(pos, ErrOverflow, "number %s is too large", string(orig[i:i+n]))
+			if numerals.IsChinese(r) {
+				t, n, err := lexZhNumber(rs, orig, i)
+				if err != nil {
+					return nil, err
 				}
-				toks = append(toks, token{kind: tNum, val: v, pos: pos, text: string(orig[i : i+n])})
+				toks = append(toks, t)
 				i += n
 				continue
 			}
 			if unicode.IsLetter(r) {
 				// Show the whole unknown word, up to something known.
 				j := i + 1
-				for j < len(rs) && unicode.IsLetter(rs[j]) && !isEnLetter(rs[j]) && !isZhNumeral(rs[j]) {
+				for j < len(rs) && unicode.IsLetter(rs[j]) && !isEnLetter(rs[j]) && !numerals.IsChinese(rs[j]) {
 					if _, n := matchZh(rs, j); n > 0 {
 						break
 					}
@@ -361,24 +370,42 @@ func lexNumber(rs, orig []rune, i int) (token, int, error) {
 		}
 	}
 	lit := string(rs[i:j])
-	v, err := strconv.ParseFloat(lit, 64)
-	if err != nil || math.IsInf(v, 0) {
-		return token{}, 0, errAt(i+1, ErrOverflow, "number %s is too large", string(orig[i:j]))
+	v, ok := parseDecimal(lit)
+	if !ok {
+		return token{}, 0, errAt(i+1, ErrOverflow, "number %s has more than %d digits", string(orig[i:j]), MaxDigits)
 	}
-	for j < len(rs) {
-		if u, ok := zhLargeUnits[rs[j]]; ok {
-			v *= u
-		} else if u, ok := zhSmallUnits[rs[j]]; ok && u >= 100 {
-			v *= u
-		} else {
+	for ; j < len(rs); j++ {
+		u, ok := numerals.Multiplier(rs[j])
+		if !ok {
 			break
 		}
-		j++
+		v.Mul(v, new(big.Rat).SetInt64(u))
+		if !ratFits(v) {
+			return token{}, 0, errAt(i+1, ErrOverflow, "number %s has more than %d digits", string(orig[i:j+1]), MaxDigits)
+		}
 	}
-	if math.IsInf(v, 0) {
-		return token{}, 0, errAt(i+1, ErrOverflow, "number %s is too large", string(orig[i:j]))
+	return token{kind: tNum, val: exact(v), pos: i + 1, text: string(orig[i:j])}, j - i, nil
+}
+
+// lexZhNumber reads the Chinese numeral at rs[i:] (三十, 一千零十,
+// 三点五, 壹佰) through package numerals.
+func lexZhNumber(rs, orig []rune, i int) (token, int, error) {
+	rest := string(rs[i:])
+	span := numerals.ChineseSpan(rest)
+	n := len([]rune(rest[:span]))
+	text := string(orig[i : i+n])
+	v, err := numerals.ParseChinese(rest[:span], numeralOptions)
+	var ne *numerals.Error
+	if errors.As(err, &ne) {
+		return token{}, 0, errAt(i+1, ErrSyntax, "%q is not a number: %s", text, ne.Reason)
 	}
-	return token{kind: tNum, val: v, pos: i + 1, text: string(orig[i:j])}, j - i, nil
+	if err != nil {
+		return token{}, 0, errAt(i+1, ErrSyntax, "%q: %v", text, err)
+	}
+	if !ratFits(v) {
+		return token{}, 0, errAt(i+1, ErrOverflow, "number %s has more than %d digits", text, MaxDigits)
+	}
+	return token{kind: tNum, val: exact(v), pos: i + 1, text: text}, n, nil
 }
 
 // resolveWords turns a run of English words into tokens: number words,
@@ -390,8 +417,8 @@ func resolveWords(words []token) ([]token, error) {
 		texts[i] = w.text
 	}
 	for i := 0; i < len(words); {
-		if v, n := scanEnNumber(texts[i:]); n > 0 {
-			out = append(out, token{kind: tNum, val: v, pos: words[i].pos, text: strings.Join(texts[i:i+n], " ")})
+		if v, n := numerals.English(texts[i:], numeralOptions); n > 0 {
+			out = append(out, token{kind: tNum, val: exactInt(v), pos: words[i].pos, text: strings.Join(texts[i:i+n], " ")})
 			i += n
 			continue
 		}

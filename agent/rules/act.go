@@ -397,6 +397,10 @@ func (r *turn) calc(expr string) error {
 		r.failed("计算 "+expr, "calculate "+expr, failure)
 		return nil
 	}
+	if d, ok := integerField(res, "result"); ok {
+		r.say(fmt.Sprintf("%s 等于 %s。", expr, d), fmt.Sprintf("%s = %s.", expr, d))
+		return nil
+	}
 	v, ok := numberField(res, "result")
 	if !ok {
 		var n float64
@@ -408,6 +412,32 @@ func (r *turn) calc(expr string) error {
 	}
 	r.say(fmt.Sprintf("%s 等于 %s。", expr, formatResult(v)), fmt.Sprintf("%s = %s.", expr, formatResult(v)))
 	return nil
+}
+
+// maxSaidDigits bounds the digits of an integer result said in full; a longer one is said
+// as 10 significant digits and an exponent.
+const maxSaidDigits = 40
+
+// integerField reads an integer JSON number field with all its digits, as calculate answers
+// 2^64: 18446744073709551616, which float64 would round.
+func integerField(res json.RawMessage, name string) (string, bool) {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(res, &obj) != nil {
+		return "", false
+	}
+	d := string(bytes.TrimSpace(obj[name]))
+	digits := strings.TrimPrefix(d, "-")
+	if digits == "" || strings.Trim(digits, "0123456789") != "" {
+		return "", false
+	}
+	if len(digits) > maxSaidDigits {
+		sig := strings.TrimRight(digits[1:10], "0")
+		if sig != "" {
+			sig = "." + sig
+		}
+		return d[:len(d)-len(digits)] + digits[:1] + sig + "e+" + strconv.Itoa(len(digits)-1), true
+	}
+	return d, true
 }
 
 // formatResult writes a result with at most 10 significant digits: 1/3 is 0.3333333333.

@@ -69,8 +69,11 @@
 // run. Remember and search take the rest of the sentence, commas included.
 //
 // Numbers may be Arabic (30), full-width (３０) or Chinese (零 一 二 两 三 … 十 十五 二十五
-// 一百 一百零五 两千, 三点五, 百分之五十), or English words up to the hundreds (twenty-five).
-// A lone 一 that means "a" (一点, 一下, 一个) is not a number.
+// 一百 一百零五 一千零十 两千 两亿, 壹佰, 三点五, 百分之五十), or English words (twenty-five,
+// one hundred and five, three thousand), read by package agent/numerals as calculate reads
+// them. Two readings are the planner's own: a unit with nothing to count (百 in 百分之五十) is
+// not a number, and "one hundred and five" is one number. A lone 一 that means "a" (一点,
+// 一下, 一个) is not a number.
 //
 // # Replies
 //

@@ -5,28 +5,6 @@ import (
 	"testing"
 )
 
-func TestParseZhInt(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want int64
-		ok   bool
-	}{
-		{"零", 0, true}, {"〇", 0, true}, {"一", 1, true}, {"二", 2, true}, {"两", 2, true},
-		{"三", 3, true}, {"九", 9, true}, {"十", 10, true}, {"十五", 15, true}, {"二十", 20, true},
-		{"二十五", 25, true}, {"三十", 30, true}, {"九十九", 99, true}, {"一百", 100, true},
-		{"一百零五", 105, true}, {"一百一十", 110, true}, {"一百二", 120, true}, {"一百二十三", 123, true},
-		{"两百", 200, true}, {"两千", 2000, true}, {"三千五", 3500, true}, {"一千零十", 1010, true},
-		{"三万五千", 35000, true}, {"十万", 100000, true}, {"二五", 25, true}, {"一九九八", 1998, true},
-		{"百", 0, false}, {"千", 0, false}, {"十十", 0, false}, {"万", 0, false}, {"", 0, false},
-		{"一二三四五六七八九零一二三", 0, false}, // too long to be a level or an operand
-	} {
-		got, ok := parseZhInt(tc.in)
-		if ok != tc.ok || ok && got != tc.want {
-			t.Errorf("parseZhInt(%q) = %d, %v; want %d, %v", tc.in, got, ok, tc.want, tc.ok)
-		}
-	}
-}
-
 func TestDigitize(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"把音量调到三十", "把音量调到30"},
@@ -40,6 +18,12 @@ func TestDigitize(t *testing.T) {
 		{"一百二十三", "123"},
 		{"音量一百零五", "音量105"},
 		{"负三减四", "负3减4"},
+		{"一千零十加五", "1010加5"},   // 零 marks the missing hundreds
+		{"两亿三千万", "230000000"}, // 亿, as numerals reads it
+		{"壹佰贰拾叁", "123"},       // financial forms
+		{"百分之五十", "百分之50"},     // 百 alone is no number here
+		{"十十", "十十"},           // nor is 十十
+		{"一二三四五六七八九零一二三", "一二三四五六七八九零一二三"}, // too long to be an operand
 	} {
 		if got := digitizeZh(tc.in); got != tc.want {
 			t.Errorf("digitizeZh(%q) = %q, want %q", tc.in, got, tc.want)
@@ -57,6 +41,8 @@ func TestDigitize(t *testing.T) {
 		{"five ten", "5 10"},
 		{"twelve divided by four", "12 divided by 4"},
 		{"zero", "0"},
+		{"three thousand and five", "3005"},
+		{"a hundred,five", "100,5"},
 	} {
 		if got := digitizeEn(tc.in); got != tc.want {
 			t.Errorf("digitizeEn(%q) = %q, want %q", tc.in, got, tc.want)
