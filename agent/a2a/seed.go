@@ -650,13 +650,12 @@ func (h *Handler) cancelSeedTask(ctx context.Context, id string) (*seedTask, *rp
 	return t, nil
 }
 
-// runningTurns are the seed-route tasks whose turn is in flight, by task id.
-// It also keeps the seed task count that pruning needs (seed_store.go): the handler's one place
-// for the seed routes' state.
+// runningTurns are the seed-route tasks whose turn is in flight, by task id. Being the
+// handler's one place for the seed routes' state, it also holds what pruning keeps (keep).
 type runningTurns struct {
 	mu   sync.Mutex
 	byID map[string]*runningTurn
-	keep seedKeep
+	keep seedKeep // guarded by its own mutex, not mu
 }
 
 type runningTurn struct {
