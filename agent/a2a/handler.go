@@ -65,6 +65,17 @@ type Options struct {
 	NewID func() string
 	// Logger gets the handler's logs; nil discards them.
 	Logger *slog.Logger
+	// MessageBytes bounds the text of one message (agent.limits.message_bytes): a larger one is
+	// refused with -32600. 0 is 64 KiB.
+	MessageBytes int64
+	// TaskHistory bounds the messages one task holds (agent.limits.task_history): a send that
+	// would take a task past it is refused with -32600. 0 is 200.
+	TaskHistory int
+	// TasksKeepAge and TasksKeepCount bound the tasks kept (agent.tasks.keep.age and .count): a
+	// finished task (completed, canceled, failed) older than TasksKeepAge is deleted, and past
+	// TasksKeepCount tasks the oldest finished ones are. 0 is 30 days and 10000 tasks.
+	TasksKeepAge   time.Duration
+	TasksKeepCount int
 }
 
 // Handler is the agent's HTTP front door. Close it before closing the DB.

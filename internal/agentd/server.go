@@ -146,7 +146,9 @@ func New(o *Options) (_ *Server, err error) {
 			return nil, err
 		}
 	}
-	front, err := a2a.New(&a2a.Options{Runner: s.Agent, DB: db, Token: token, Version: opts.Version, Logger: s.log})
+	front, err := a2a.New(&a2a.Options{Runner: s.Agent, DB: db, Token: token, Version: opts.Version, Logger: s.log,
+		MessageBytes: c.Agent.Limits.MessageBytes, TaskHistory: c.Agent.Limits.TaskHistory,
+		TasksKeepAge: c.Agent.Tasks.KeepAge, TasksKeepCount: c.Agent.Tasks.KeepCount})
 	if err != nil {
 		return nil, fmt.Errorf("the A2A front door in %s: %w", s.DBPath, err)
 	}
