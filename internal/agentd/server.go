@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/devicectl/devicectl/agent"
 	"github.com/devicectl/devicectl/agent/a2a"
+	"github.com/devicectl/devicectl/agent/httpguard"
 	"github.com/devicectl/devicectl/agent/hub"
 	"github.com/devicectl/devicectl/agent/localtools"
 	"github.com/devicectl/devicectl/agent/mcpserver"
@@ -40,6 +43,8 @@ type Server struct {
 	Agent *agent.Agent
 	// Handler serves everything on one address: a WebSocket upgrade on any path is a device line
 	// for the hub; /mcp is the MCP server (agent/mcpserver); other requests go to the HTTP API.
+	// All of it is behind agent/httpguard: the server's own Host names only (DNS rebinding), no
+	// foreign Origin unless agent.allowed_origins lists it, JSON bodies only.
 	Handler http.Handler
 	DBPath  string // "" when the server has no database
 	// Web is the web page at / and /web/, when agent.web is on; nil otherwise.
@@ -146,7 +151,7 @@ func New(o *Options) (_ *Server, err error) {
 			return nil, err
 		}
 	}
-	front, err := a2a.New(&a2a.Options{Runner: s.Agent, DB: db, Token: token, Version: opts.Version, Logger: s.log})
+	front, err := a2a.New(&a2a.Options{Runner: s.Agent, DB: db, Token: token, URL: cardURL(c), Version: opts.Version, Logger: s.log})
 	if err != nil {
 		return nil, fmt.Errorf("the A2A front door in %s: %w", s.DBPath, err)
 	}
@@ -166,9 +171,55 @@ func New(o *Options) (_ *Server, err error) {
 		}
 		s.closers = append(s.closers, s.Web.Close)
 	}
-	s.Handler = http.HandlerFunc(s.route)
+	guard, err := httpguard.New(&httpguard.Options{
+		Hosts: ownHosts(c), Origins: c.Agent.AllowedOrigins, Token: token,
+		Strict:   func(r *http.Request) bool { return r.URL.Path == MCPPath }, // its GET opens a session's stream
+		HostsKey: "agent.allowed_hosts", OriginsKey: "agent.allowed_origins", Logger: s.log,
+	})
+	if oe := (*httpguard.OptionError)(nil); errors.As(err, &oe) {
+		return nil, &config.Error{Key: oe.Key, Err: oe.Err}
+	} else if err != nil {
+		return nil, err
+	}
+	s.Handler = guard.Handler(http.HandlerFunc(s.route))
 	s.srv = &http.Server{Handler: s.Handler, ReadHeaderTimeout: readHeaderTimeout, ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelDebug)}
 	return s, nil
+}
+
+// ownHosts are the server's names beyond IP literals and localhost (httpguard): agent.listen's
+// host, agent.public_url's, agent.allowed_hosts and the machine's own host name, by which LAN
+// devices dial ws://HOSTNAME:PORT/.
+func ownHosts(c *config.Config) []string {
+	var hosts []string
+	if h, _, err := net.SplitHostPort(c.Agent.Listen); err == nil && h != "" {
+		hosts = append(hosts, h)
+	}
+	if u, err := url.Parse(c.Agent.PublicURL); err == nil && u.Hostname() != "" {
+		hosts = append(hosts, u.Hostname())
+	}
+	hosts = append(hosts, c.Agent.AllowedHosts...)
+	if name, err := os.Hostname(); err == nil {
+		hosts = append(hosts, httpguard.MachineNames(name)...)
+	}
+	return hosts
+}
+
+// cardURL is the base URL the agent cards advertise: agent.public_url, else http:// and
+// agent.listen. A listen address without a fixed host or port (0.0.0.0:8765, 127.0.0.1:0) names
+// no address a client can use: then "", and the cards name the address each connection
+// arrived at.
+func cardURL(c *config.Config) string {
+	if c.Agent.PublicURL != "" {
+		return c.Agent.PublicURL
+	}
+	host, port, err := net.SplitHostPort(c.Agent.Listen)
+	if err != nil || port == "0" || host == "" {
+		return ""
+	}
+	if ip, err := netip.ParseAddr(host); err == nil && ip.IsUnspecified() {
+		return ""
+	}
+	return "http://" + c.Agent.Listen
 }
 
 // route sends a WebSocket upgrade, on any path, to the hub (so every device's server.url keeps
