@@ -115,16 +115,15 @@ func runSim(ctx context.Context, c *config.Config, in io.Reader, stdout, stderr 
 		return fmt.Errorf("a directory for the agent's database: %w", err)
 	}
 	defer func() { err = errors.Join(err, os.RemoveAll(dir)) }()
-	if !c.Agent.Web {
-		// Only the sim's own device dials it: any free port, which the agent card then names
-		// as the connection's address rather than agent.listen's default.
-		c.Agent.Listen = "127.0.0.1:0"
-	}
 	srv, err := agentd.New(&agentd.Options{Config: c, DBPath: filepath.Join(dir, "agent.db"), Version: buildVersion(), Logger: log.With("component", "agent")})
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", c.Agent.Listen)
+	addr := "127.0.0.1:0" // only the sim's own device dials it
+	if c.Agent.Web {
+		addr = c.Agent.Listen
+	}
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		if c.Agent.Web {
 			err = &config.Error{Key: "--web", Err: err}

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"os"
 	"strings"
@@ -151,7 +150,9 @@ func New(o *Options) (_ *Server, err error) {
 			return nil, err
 		}
 	}
-	front, err := a2a.New(&a2a.Options{Runner: s.Agent, DB: db, Token: token, URL: cardURL(c), Version: opts.Version, Logger: s.log})
+	// The cards name agent.public_url, else the address each connection arrived at: the listen
+	// address as bound (agent.listen may say port 0 or 0.0.0.0), never the request's Host.
+	front, err := a2a.New(&a2a.Options{Runner: s.Agent, DB: db, Token: token, URL: c.Agent.PublicURL, Version: opts.Version, Logger: s.log})
 	if err != nil {
 		return nil, fmt.Errorf("the A2A front door in %s: %w", s.DBPath, err)
 	}
@@ -202,24 +203,6 @@ func ownHosts(c *config.Config) []string {
 		hosts = append(hosts, httpguard.MachineNames(name)...)
 	}
 	return hosts
-}
-
-// cardURL is the base URL the agent cards advertise: agent.public_url, else http:// and
-// agent.listen. A listen address without a fixed host or port (0.0.0.0:8765, 127.0.0.1:0) names
-// no address a client can use: then "", and the cards name the address each connection
-// arrived at.
-func cardURL(c *config.Config) string {
-	if c.Agent.PublicURL != "" {
-		return c.Agent.PublicURL
-	}
-	host, port, err := net.SplitHostPort(c.Agent.Listen)
-	if err != nil || port == "0" || host == "" {
-		return ""
-	}
-	if ip, err := netip.ParseAddr(host); err == nil && ip.IsUnspecified() {
-		return ""
-	}
-	return "http://" + c.Agent.Listen
 }
 
 // route sends a WebSocket upgrade, on any path, to the hub (so every device's server.url keeps
