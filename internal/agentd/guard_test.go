@@ -209,6 +209,31 @@ func TestGuardCardURL(t *testing.T) {
 	}
 }
 
+// Behind a reverse proxy that rewrites Host to the listen address, the page at agent.public_url
+// still calls the server, and answers name the public URL; other pages still may not.
+func TestGuardBehindProxy(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Agent.PublicURL = "https://robot.example/"
+	_, addr := startServer(t, cfg)
+	for _, c := range []struct {
+		origin string
+		want   int
+	}{
+		{"https://robot.example", http.StatusOK},
+		{"https://robot.example:443", http.StatusOK},
+		{"http://robot.example", http.StatusForbidden},
+		{"https://evil.example", http.StatusForbidden},
+	} {
+		r := guardRequest{method: "POST", path: "/a2a", ctype: "application/json", body: a2aListBody, headers: []string{"Origin: " + c.origin}}
+		if code, body := r.send(t, addr); code != c.want {
+			t.Errorf("POST /a2a from %s through the proxy: %d %s, want %d", c.origin, code, clipText(body), c.want)
+		}
+	}
+	if code, _ := (guardRequest{method: "GET", path: "/", host: "robot.example"}).send(t, addr); code == http.StatusMisdirectedRequest {
+		t.Error("Host robot.example (agent.public_url's) is refused")
+	}
+}
+
 // A bad agent.allowed_hosts or agent.allowed_origins is an error naming the key.
 func TestGuardConfigErrors(t *testing.T) {
 	for _, c := range []struct {

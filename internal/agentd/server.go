@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -173,7 +174,7 @@ func New(o *Options) (_ *Server, err error) {
 		s.closers = append(s.closers, s.Web.Close)
 	}
 	guard, err := httpguard.New(&httpguard.Options{
-		Hosts: ownHosts(c), Origins: c.Agent.AllowedOrigins, Token: token,
+		Hosts: ownHosts(c), Origins: allowedOrigins(c), Token: token,
 		Strict:   func(r *http.Request) bool { return r.URL.Path == MCPPath }, // its GET opens a session's stream
 		HostsKey: "agent.allowed_hosts", OriginsKey: "agent.allowed_origins", Logger: s.log,
 	})
@@ -203,6 +204,16 @@ func ownHosts(c *config.Config) []string {
 		hosts = append(hosts, httpguard.MachineNames(name)...)
 	}
 	return hosts
+}
+
+// allowedOrigins are agent.allowed_origins and agent.public_url's origin: behind a proxy that
+// rewrites Host, the server's own page comes from there.
+func allowedOrigins(c *config.Config) []string {
+	origins := c.Agent.AllowedOrigins
+	if u, err := url.Parse(c.Agent.PublicURL); err == nil && u.Scheme != "" && u.Host != "" {
+		origins = append(slices.Clip(origins), u.Scheme+"://"+u.Host)
+	}
+	return origins
 }
 
 // route sends a WebSocket upgrade, on any path, to the hub (so every device's server.url keeps
