@@ -357,7 +357,7 @@ func clip(s string) string {
 // os.Hostname gives it): the name, its first label, and that label under .local (mDNS).
 func MachineNames(hostname string) []string {
 	name := strings.TrimSuffix(strings.ToLower(strings.TrimSpace(hostname)), ".")
-	if name == "" {
+	if name == "" || strings.ContainsAny(name, ":/@?# ") { // no name a Host header carries
 		return nil
 	}
 	short, _, _ := strings.Cut(name, ".")

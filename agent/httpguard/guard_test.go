@@ -247,6 +247,7 @@ func TestMachineNames(t *testing.T) {
 		{"Robot.corp.example.", []string{"robot.corp.example", "robot", "robot.local"}},
 		{"robot.local", []string{"robot.local", "robot"}},
 		{"", nil},
+		{"bad/name", nil},
 	} {
 		if got := httpguard.MachineNames(c.in); !slices.Equal(got, c.want) {
 			t.Errorf("MachineNames(%q) = %q, want %q", c.in, got, c.want)
