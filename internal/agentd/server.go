@@ -7,13 +7,16 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/devicectl/devicectl/agent"
 	"github.com/devicectl/devicectl/agent/a2a"
+	"github.com/devicectl/devicectl/agent/httpguard"
 	"github.com/devicectl/devicectl/agent/hub"
 	"github.com/devicectl/devicectl/agent/localtools"
 	"github.com/devicectl/devicectl/agent/mcpserver"
@@ -40,6 +43,8 @@ type Server struct {
 	Agent *agent.Agent
 	// Handler serves everything on one address: a WebSocket upgrade on any path is a device line
 	// for the hub; /mcp is the MCP server (agent/mcpserver); other requests go to the HTTP API.
+	// All of it is behind agent/httpguard: the server's own Host names only (DNS rebinding), no
+	// foreign Origin unless agent.allowed_origins lists it, JSON bodies only.
 	Handler http.Handler
 	DBPath  string // "" when the server has no database
 	// Web is the web page at / and /web/, when agent.web is on; nil otherwise.
@@ -146,7 +151,9 @@ func New(o *Options) (_ *Server, err error) {
 			return nil, err
 		}
 	}
-	front, err := a2a.New(&a2a.Options{Runner: s.Agent, DB: db, Token: token, Version: opts.Version, Logger: s.log,
+	// The cards name agent.public_url, else the address each connection arrived at: the listen
+	// address as bound (agent.listen may say port 0 or 0.0.0.0), never the request's Host.
+	front, err := a2a.New(&a2a.Options{Runner: s.Agent, DB: db, Token: token, URL: c.Agent.PublicURL, Version: opts.Version, Logger: s.log,
 		MessageBytes: c.Agent.Limits.MessageBytes, TaskHistory: c.Agent.Limits.TaskHistory,
 		TasksKeepAge: c.Agent.Tasks.KeepAge, TasksKeepCount: c.Agent.Tasks.KeepCount})
 	if err != nil {
@@ -168,9 +175,47 @@ func New(o *Options) (_ *Server, err error) {
 		}
 		s.closers = append(s.closers, s.Web.Close)
 	}
-	s.Handler = http.HandlerFunc(s.route)
+	guard, err := httpguard.New(&httpguard.Options{
+		Hosts: ownHosts(c), Origins: allowedOrigins(c), Token: token,
+		Strict:   func(r *http.Request) bool { return r.URL.Path == MCPPath }, // its GET opens a session's stream
+		HostsKey: "agent.allowed_hosts", OriginsKey: "agent.allowed_origins", Logger: s.log,
+	})
+	if oe := (*httpguard.OptionError)(nil); errors.As(err, &oe) {
+		return nil, &config.Error{Key: oe.Key, Err: oe.Err}
+	} else if err != nil {
+		return nil, err
+	}
+	s.Handler = guard.Handler(http.HandlerFunc(s.route))
 	s.srv = &http.Server{Handler: s.Handler, ReadHeaderTimeout: readHeaderTimeout, ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelDebug)}
 	return s, nil
+}
+
+// ownHosts are the server's names beyond IP literals and localhost (httpguard): agent.listen's
+// host, agent.public_url's, agent.allowed_hosts and the machine's own host name, by which LAN
+// devices dial ws://HOSTNAME:PORT/.
+func ownHosts(c *config.Config) []string {
+	var hosts []string
+	if h, _, err := net.SplitHostPort(c.Agent.Listen); err == nil && h != "" {
+		hosts = append(hosts, h)
+	}
+	if u, err := url.Parse(c.Agent.PublicURL); err == nil && u.Hostname() != "" {
+		hosts = append(hosts, u.Hostname())
+	}
+	hosts = append(hosts, c.Agent.AllowedHosts...)
+	if name, err := os.Hostname(); err == nil {
+		hosts = append(hosts, httpguard.MachineNames(name)...)
+	}
+	return hosts
+}
+
+// allowedOrigins are agent.allowed_origins and agent.public_url's origin: behind a proxy that
+// rewrites Host, the server's own page comes from there.
+func allowedOrigins(c *config.Config) []string {
+	origins := c.Agent.AllowedOrigins
+	if u, err := url.Parse(c.Agent.PublicURL); err == nil && u.Scheme != "" && u.Host != "" {
+		origins = append(slices.Clip(origins), u.Scheme+"://"+u.Host)
+	}
+	return origins
 }
 
 // route sends a WebSocket upgrade, on any path, to the hub (so every device's server.url keeps
