@@ -31,6 +31,8 @@ commands (MAC may be left out while one device is registered):
   call [MAC] TOOL [JSON]   call a device's tool and print its JSON-RPC response as received
                            (JSON defaults to {}), e.g. call amplify_volume {"level": 80}
   say [MAC] TEXT           send TEXT as an AI reply, a few chunks and a final
+  forget MAC               free a MAC bound to the Client-Id of the device that registered it
+                           first, for a replacement device (also POST /devices/MAC/forget)
   help                     this text
   quit                     stop
 `
