@@ -213,3 +213,35 @@ func TestForgetRoute(t *testing.T) {
 	}
 	register(t, dial(t, url, &hubtest.Options{ClientID: "replacement"}), macSquat)
 }
+
+// brokenBindings is a store that cannot be read, or written.
+type brokenBindings struct{ readable bool }
+
+var errBroken = errors.New("disk I/O error")
+
+func (b brokenBindings) Bound(context.Context, string) (string, error) {
+	if b.readable {
+		return "", nil
+	}
+	return "", errBroken
+}
+func (brokenBindings) Bind(context.Context, string, string) error   { return errBroken }
+func (brokenBindings) Forget(context.Context, string) (bool, error) { return false, errBroken }
+
+// A store that cannot be read refuses the registration as the server's fault (-32603), without
+// its error text; one that cannot be written lets the device in, unbound (the next registration
+// binds it). Forget reports the store's error.
+func TestBindingsStoreFails(t *testing.T) {
+	leakcheck.Check(t)
+	h, url := start(t, &hub.Options{Bindings: brokenBindings{}})
+	m, err := dial(t, url, &hubtest.Options{ClientID: "c"}).Register(ctxFor(t), macA, hubtest.Tools)
+	if !errors.Is(err, hubtest.ErrRefused) || m.Error.Code != -32603 || strings.Contains(err.Error(), "disk") || !strings.Contains(err.Error(), "could not check") {
+		t.Fatalf("unreadable bindings: %v", err)
+	}
+	if _, err := h.Forget(ctxFor(t), macA); !errors.Is(err, errBroken) {
+		t.Fatalf("Forget: %v", err)
+	}
+
+	_, url = start(t, &hub.Options{Bindings: brokenBindings{readable: true}})
+	register(t, dial(t, url, &hubtest.Options{ClientID: "c"}), macA)
+}

@@ -190,13 +190,13 @@ func (l *line) register(m *transport.Message) {
 		l.refuse(m.ID, mac, details)
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), bindingTimeout)
-	defer cancel()
 	// A MAC bound to another client is refused before the schemas are compiled, so a squatter
 	// costs a lookup; the decision that counts is taken again below, with the tools in hand.
+	ctx, cancel := context.WithTimeout(context.Background(), bindingTimeout)
 	h.bmu.Lock()
 	_, _, err = l.checkBinding(ctx, mac)
 	h.bmu.Unlock()
+	cancel()
 	if err != nil {
 		l.refuseBinding(m.ID, mac, err)
 		return
@@ -207,6 +207,8 @@ func (l *line) register(m *transport.Message) {
 		return
 	}
 
+	ctx, cancel = context.WithTimeout(context.Background(), bindingTimeout) // compiling took a while
+	defer cancel()
 	h.bmu.Lock()
 	bind, owner, err := l.checkBinding(ctx, mac)
 	if err != nil {
