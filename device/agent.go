@@ -546,6 +546,12 @@ func (r *registration) end(l *line) {
 // answer reads the server's answer to a registration: nil for an acceptance.
 func (r *registration) answer(m *transport.Message) error {
 	if m.Error != nil {
+		// The server says why in data.details (a MAC bound to another client, a limit): without
+		// it the log would read only "Invalid params".
+		var data ErrorData
+		if m.Error.Data != nil && json.Unmarshal(*m.Error.Data, &data) == nil && data.Details != "" {
+			return fmt.Errorf("registration refused: %d %s: %s", m.Error.Code, m.Error.Message, data.Details)
+		}
 		return fmt.Errorf("registration refused: %d %s", m.Error.Code, m.Error.Message)
 	}
 	return nil

@@ -55,6 +55,8 @@ type Server struct {
 	closers []func() error // what New opened, closed last first: the front door before the database
 
 	mcp *mcpserver.Server // the devices' and the local tools as an MCP server, at /mcp
+	// devices is the hub's own HTTP route, POST /devices/{mac}/forget (hub.ForgetHandler).
+	devices http.Handler
 
 	srv       *http.Server
 	closeOnce sync.Once
@@ -91,15 +93,6 @@ func New(o *Options) (_ *Server, err error) {
 			return nil, err
 		}
 	}
-	s.Hub = hub.New(&hub.Options{
-		Tokens:       deviceTokens,
-		Logger:       s.log,
-		ReadLimit:    c.Connection.ReadLimit,
-		PingInterval: c.Connection.PingInterval,
-		PingTimeout:  c.Connection.PingTimeout,
-	})
-	s.closers = append(s.closers, s.Hub.Close)
-
 	if s.DBPath = opts.DBPath; s.DBPath == "" {
 		if s.DBPath, err = config.AgentDBPath(c, opts.Getenv); err != nil {
 			return nil, err
@@ -110,6 +103,21 @@ func New(o *Options) (_ *Server, err error) {
 		return nil, &config.Error{Key: "agent.state_dir", Err: err}
 	}
 	s.closers = append(s.closers, db.Close)
+	bindings, err := hub.NewSQLBindings(context.Background(), db)
+	if err != nil {
+		return nil, fmt.Errorf("the device bindings in %s: %w", s.DBPath, err)
+	}
+	s.Hub = hub.New(&hub.Options{
+		Tokens:         deviceTokens,
+		Logger:         s.log,
+		ReadLimit:      c.Connection.ReadLimit,
+		PingInterval:   c.Connection.PingInterval,
+		PingTimeout:    c.Connection.PingTimeout,
+		MaxTools:       c.Agent.Limits.ToolsPerDevice,
+		MaxSchemaBytes: c.Agent.Limits.SchemaBytes,
+		Bindings:       bindings,
+	})
+	s.closers = append(s.closers, s.Hub.Close)
 	local := tools.NewRegistry()
 	store, err := memory.New(context.Background(), db)
 	if err != nil {
@@ -161,6 +169,7 @@ func New(o *Options) (_ *Server, err error) {
 	}
 	s.closers = append(s.closers, front.Close)
 	s.api = front
+	s.devices = s.Hub.ForgetHandler(token)
 	s.mcp, err = mcpserver.New(&mcpserver.Options{
 		Hub: s.Hub, Local: local, Aliases: c.Agent.DeviceAliases, WaitForControl: c.Agent.WaitForControl,
 		CallTimeout: c.Agent.TurnTimeout, Token: token, Version: opts.Version, Logger: s.log,
@@ -219,11 +228,15 @@ func allowedOrigins(c *config.Config) []string {
 }
 
 // route sends a WebSocket upgrade, on any path, to the hub (so every device's server.url keeps
-// working), /mcp to the MCP server, the web page's paths to it when it is on, and the rest to the
-// HTTP API.
+// working), /devices/ to the hub's route (forgetting a MAC's binding), /mcp to the MCP server, the
+// web page's paths to it when it is on, and the rest to the HTTP API.
 func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	if isWebSocket(r) {
 		s.Hub.ServeHTTP(w, r)
+		return
+	}
+	if s.devices != nil && hub.Handles(r) {
+		s.devices.ServeHTTP(w, r)
 		return
 	}
 	if r.URL.Path == MCPPath && s.mcp != nil {

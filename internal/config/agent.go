@@ -169,6 +169,9 @@ func (c *Config) CheckAgent() error {
 	if c.Agent.TokenFile == "" && !isLoopback(c.Agent.Listen) {
 		return &Error{Key: "agent.listen", Err: fmt.Errorf("%s is reachable beyond this machine, and agent.token_file is not set: set it, or listen on 127.0.0.1", c.Agent.Listen)}
 	}
+	if c.Agent.DeviceTokensFile == "" && !c.Agent.DevicesOpen && !isLoopback(c.Agent.Listen) {
+		return &Error{Key: "agent.device_tokens_file", Err: fmt.Errorf("agent.listen %s is reachable beyond this machine, and any device could register with any MAC: set agent.device_tokens_file (the tokens devices must present), set agent.devices_open: true to let any device register, or listen on 127.0.0.1", c.Agent.Listen)}
+	}
 	if err := checkAliasesUnique(c.Agent.DeviceAliases); err != nil {
 		return &Error{Key: "agent.device_aliases", Err: err}
 	}

@@ -25,11 +25,16 @@ type Server struct {
 	// TokenRemedy is what to do about a token the server refuses, e.g. which file or variable
 	// it came from.
 	TokenRemedy string
+	// Register, after the handshake, registers MAC with no tools as ClientID (the device's
+	// Client-Id; "" sends none) and leaves, to show whether the server accepts the device and
+	// if not why. A device connected as that Client-Id loses its line for a moment.
+	Register bool
+	ClientID string
 }
 
 // CheckServer walks the way to the server: name, port, certificate (each skipped through a
 // proxy, which the handshake checks end to end), then the WebSocket handshake with the device's
-// headers and token. A failed step skips the steps that need it.
+// headers and token, then (Register) a registration. A failed step skips the steps that need it.
 func CheckServer(ctx context.Context, s *Server) []Result {
 	if s.URL == "" {
 		return []Result{{Name: "server", Err: errors.New("server.url is not set"), Remedy: "set server.url in the config file, or pass --server"}}
@@ -56,7 +61,11 @@ func CheckServer(ctx context.Context, s *Server) []Result {
 	} else if !checkDirect(dctx, host, port, u.Scheme == "wss", s.TLS, add) {
 		return results
 	}
-	return append(results, checkHandshake(ctx, s))
+	results = append(results, checkHandshake(ctx, s))
+	if !s.Register || results[len(results)-1].Err != nil {
+		return results
+	}
+	return append(results, checkRegistration(ctx, s))
 }
 
 // ProxyFor returns the proxy the environment names for u (HTTPS_PROXY for wss, HTTP_PROXY for
