@@ -427,7 +427,12 @@ func (a *Agent) Run(ctx context.Context) error {
 		attempt++
 		a.publish(func(s *status) { s.wait = wait })
 		a.setState(BackingOff)
-		a.log.Warn("not connected; retrying", "err", err, "retry_in", wait.Round(time.Millisecond), "attempt", attempt)
+		if transport.ClosedNormally(err) {
+			// A server stopping or restarting closes its lines on purpose: no fault to warn of.
+			a.log.Info("the server closed the line; reconnecting", "reason", err, "retry_in", wait.Round(time.Millisecond), "attempt", attempt)
+		} else {
+			a.log.Warn("not connected; retrying", "err", err, "retry_in", wait.Round(time.Millisecond), "attempt", attempt)
+		}
 		if !a.backOff(ctx, wait) {
 			return nil
 		}
@@ -546,6 +551,12 @@ func (r *registration) end(l *line) {
 // answer reads the server's answer to a registration: nil for an acceptance.
 func (r *registration) answer(m *transport.Message) error {
 	if m.Error != nil {
+		// The server says why in data.details (a MAC bound to another client, a limit): without
+		// it the log would read only "Invalid params".
+		var data ErrorData
+		if m.Error.Data != nil && json.Unmarshal(*m.Error.Data, &data) == nil && data.Details != "" {
+			return fmt.Errorf("registration refused: %d %s: %s", m.Error.Code, m.Error.Message, data.Details)
+		}
 		return fmt.Errorf("registration refused: %d %s", m.Error.Code, m.Error.Message)
 	}
 	return nil

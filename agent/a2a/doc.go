@@ -16,9 +16,9 @@
 //	GET  /agent-card                   seed 004's card: {name, description, url, version, skills}
 //	POST /tasks/send                   seed 004: tasks/send, answered once the turn is over; the
 //	                                   same endpoint answers tasks/get and tasks/cancel ({"id"})
-//	POST /tasks/send/stream            seed 004: tasks/send/stream as SSE: "event: status" working,
-//	                                   "event: artifact" per reply chunk, "event: status" with the
-//	                                   end state and "final": true
+//	POST /tasks/send/stream            seed 004: tasks/send/stream as SSE: "event: status" working
+//	                                   at once, "event: artifact" per reply piece (index, append,
+//	                                   lastChunk), "event: status" with the end state, "final": true
 //	GET  /tasks/{id}                   seed 004: the bare task object
 //
 // Which protocol version a client speaks is chosen by the card, not negotiated per request: the
@@ -41,6 +41,19 @@
 // that lists the registered MACs, not a failed task. A planner slow to its first event delays the
 // "working" status by as much.
 //
+// # The seed stream
+//
+// POST /tasks/send/stream does not wait: its headers and the working status go out once the
+// task is stored, before the planner has said anything, so a refusal for want of a device ends
+// that task failed, the registered MACs as its status message. The reply streams into the
+// artifact the task will hold, in the seed's shape plus the fields of the A2A draft it comes
+// from: {"parts":[...],"index":N,"append":bool,"lastChunk":bool}. index is the artifact's place
+// in the task's artifacts; append false starts its text (or replaces it), true adds to it; the
+// piece with lastChunk true ends it, and the text put together is the task's final reply. Chunks
+// go out as they come, so the closing piece is the final's rest (often ""), or the whole final
+// when it is not the chunks joined. A failed or canceled turn ends with its status and no
+// lastChunk: the artifact is not kept.
+//
 // # Errors
 //
 // The seed routes answer seed 004's table: -32700 "Invalid JSON payload", -32600 "Request
@@ -55,7 +68,11 @@
 //
 // Tasks of both kinds are kept in the SQLite database given as Options.DB (tables a2a_tasks and
 // a2a_seed_tasks), so they survive a restart; tasks a previous run left working are marked failed
-// when the next one starts. With Options.Token set, every route but the two cards requires
+// when the next one starts. On the seed routes a message's text is at most Options.MessageBytes
+// and a task's history Options.TaskHistory messages (a send adds two: the message, the reply):
+// past either, -32600 naming the limit. Each new seed task deletes the finished ones (completed,
+// canceled, failed) older than Options.TasksKeepAge, then the oldest past Options.TasksKeepCount;
+// working tasks are kept. With Options.Token set, every route but the two cards requires
 // "Authorization: Bearer <token>" and answers 401 otherwise. The card does not declare the
 // scheme: a2a-go v2.3.1's 1.0 card parser cannot read a union card that has security schemes.
 package a2a

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -56,7 +57,8 @@ type Options struct {
 	// Token, when set, is the bearer token every route but the agent cards requires.
 	Token string
 	// URL is the public base URL the cards advertise (e.g. "https://robot.example:8080");
-	// "" derives it from each request's Host.
+	// "" advertises the address each request's connection arrived at. Never the request's Host
+	// header, which the client chooses (a DNS-rebinding page would have the cards name it).
 	URL string
 	// Name, Description and Version are the cards' fields; "" picks a default.
 	Name, Description, Version string
@@ -65,6 +67,17 @@ type Options struct {
 	NewID func() string
 	// Logger gets the handler's logs; nil discards them.
 	Logger *slog.Logger
+	// MessageBytes bounds the text of one message (agent.limits.message_bytes): a larger one is
+	// refused with -32600. 0 is 64 KiB.
+	MessageBytes int64
+	// TaskHistory bounds the messages one task holds (agent.limits.task_history): a send that
+	// would take a task past it is refused with -32600. 0 is 200.
+	TaskHistory int
+	// TasksKeepAge and TasksKeepCount bound the tasks kept (agent.tasks.keep.age and .count): a
+	// finished task (completed, canceled, failed) older than TasksKeepAge is deleted, and past
+	// TasksKeepCount tasks the oldest finished ones are. 0 is 30 days and 10000 tasks.
+	TasksKeepAge   time.Duration
+	TasksKeepCount int
 }
 
 // Handler is the agent's HTTP front door. Close it before closing the DB.
@@ -145,7 +158,7 @@ func New(o *Options) (*Handler, error) {
 
 // ServeHTTP serves the routes listed by the Path constants.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	// The cards advertise absolute URLs; without Options.URL they follow the request's host.
+	// The cards advertise absolute URLs: Options.URL, else the connection's local address.
 	r = r.WithContext(context.WithValue(r.Context(), baseURLKey{}, h.baseURL(r)))
 	h.mux.ServeHTTP(w, r)
 }
@@ -177,7 +190,10 @@ func (h *Handler) baseURL(r *http.Request) string {
 	if r.TLS != nil {
 		scheme = "https"
 	}
-	return scheme + "://" + r.Host
+	if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
+		return scheme + "://" + a.String()
+	}
+	return scheme + "://localhost" // served without a net/http server (a test's recorder)
 }
 
 func baseURLFrom(ctx context.Context) string {

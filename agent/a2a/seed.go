@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"net/http"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/devicectl/devicectl/agent"
 )
@@ -70,9 +72,18 @@ type (
 		Status sseStatus `json:"status"`
 		Final  bool      `json:"final"`
 	}
+	// sseArtifact is the reply as it streams, a piece per event, in the shape of the A2A draft the
+	// seed's routes come from: index is the artifact's place in the task's artifacts; append
+	// false starts (or replaces) its text, true adds to it; lastChunk true ends it.
+	sseArtifact struct {
+		Parts     []seedPart `json:"parts"`
+		Index     int        `json:"index"`
+		Append    bool       `json:"append"`
+		LastChunk bool       `json:"lastChunk"`
+	}
 	sseArtifactEvent struct {
-		ID       string       `json:"id"`
-		Artifact seedArtifact `json:"artifact"`
+		ID       string      `json:"id"`
+		Artifact sseArtifact `json:"artifact"`
 	}
 )
 
@@ -181,6 +192,11 @@ func readRPC(r *http.Request) (*rpcRequest, *rpcError) {
 	if id := req.ID; id != nil {
 		if c := bytes.TrimSpace(id)[0]; c != '"' && c != '-' && (c < '0' || c > '9') && !bytes.Equal(id, nullID) {
 			return nil, newRPCError(codeInvalidRequest, "id must be a string, a number or null")
+		}
+		// The answer echoes the id as sent; bytes that are not UTF-8 would make it invalid
+		// JSON, and any repaired form would be another id. The id is then unknown: null.
+		if !utf8.Valid(id) {
+			return nil, newRPCError(codeInvalidRequest, "id is not valid UTF-8, so it cannot be echoed: send it as UTF-8 text")
 		}
 	}
 	fail := func(format string, args ...any) (*rpcRequest, *rpcError) {
@@ -387,9 +403,9 @@ func (h *Handler) serveSeedSend(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, rpcResponse{JSONRPC: "2.0", ID: id, Result: result})
 }
 
-// serveSeedStream answers POST /tasks/send/stream as SSE: status working, the reply's chunks as
-// artifact events, then the final status. A request refused before the turn starts gets a plain
-// JSON-RPC error instead.
+// serveSeedStream answers POST /tasks/send/stream as SSE: status working at once, the reply's
+// pieces as artifact events, then the final status. A request refused before its task is stored
+// (bad params, a limit, a busy task) gets a plain JSON-RPC error instead.
 func (h *Handler) serveSeedStream(w http.ResponseWriter, r *http.Request) {
 	req, e := readRPC(r)
 	var id json.RawMessage
@@ -464,23 +480,19 @@ func trimHistory(t *seedTask, n *int) *seedTask {
 }
 
 // runSeedTask runs one tasks/send: the task is stored working, then with its outcome. emit,
-// when not nil, gets the SSE events as they happen. A turn refused for want of a device is a
-// -32602 and stores nothing.
+// when not nil, streams it: headers and the working status go out as soon as the task is
+// stored, before the planner has said anything, and a turn the agent refuses for want of a
+// device ends the task failed, with the reason. Without emit the turn's first event is awaited
+// before anything is stored, so that such a refusal is a -32602 and stores nothing.
 func (h *Handler) runSeedTask(ctx context.Context, p *seedParams, emit func(event string, v any)) (*seedTask, *rpcError) {
+	if e := h.checkMessageSize(&p.Message); e != nil {
+		return nil, e
+	}
 	if p.ID == "" {
 		p.ID = h.o.NewID()
 	}
 	if p.SessionID == "" {
 		p.SessionID = h.o.NewID()
-	}
-	prior, err := h.seed.get(ctx, p.ID)
-	switch {
-	case errors.Is(err, errSeedNotFound):
-		prior = nil
-	case err != nil:
-		return nil, newRPCError(codeInternal, "Could not read task %s: %v", p.ID, err)
-	case prior.SessionID != p.SessionID:
-		return nil, newRPCError(codeInvalidParams, "Task %s belongs to session %s, not %s", p.ID, prior.SessionID, p.SessionID)
 	}
 
 	// The turn runs under the handler's lifetime, not the request's: a client that hangs up
@@ -493,14 +505,38 @@ func (h *Handler) runSeedTask(ctx context.Context, p *seedParams, emit func(even
 	}
 	defer h.running.finish(p.ID, run)
 
-	t, err := startTurn(turnCtx, h.o.Runner, agent.Request{Text: p.Text, MAC: p.MAC, UserID: p.UserID, SessionID: p.SessionID})
-	if err != nil {
-		if details, ok := deviceDetails(err); ok {
-			return nil, newRPCError(codeInvalidParams, "%s", details)
-		}
-		return nil, newRPCError(codeInternal, "The turn could not start: %v", err)
+	// Read with the id claimed, so that no other send changes the task in between.
+	prior, err := h.seed.get(ctx, p.ID)
+	held := 0
+	switch {
+	case errors.Is(err, errSeedNotFound):
+		prior = nil
+	case err != nil:
+		return nil, newRPCError(codeInternal, "Could not read task %s: %v", p.ID, err)
+	case prior.SessionID != p.SessionID:
+		return nil, newRPCError(codeInvalidParams, "Task %s belongs to session %s, not %s", p.ID, prior.SessionID, p.SessionID)
+	default:
+		held = len(prior.History)
 	}
-	defer t.stop()
+	if e := h.checkHistoryRoom(p.ID, held); e != nil {
+		return nil, e
+	}
+
+	req := agent.Request{Text: p.Text, MAC: p.MAC, UserID: p.UserID, SessionID: p.SessionID}
+	var events iter.Seq[agent.Event]
+	if emit == nil {
+		t, err := startTurn(turnCtx, h.o.Runner, req)
+		if err != nil {
+			if details, ok := deviceDetails(err); ok {
+				return nil, newRPCError(codeInvalidParams, "%s", details)
+			}
+			return nil, newRPCError(codeInternal, "The turn could not start: %v", err)
+		}
+		defer t.stop()
+		events = t.events()
+	} else {
+		events = h.o.Runner.Turn(turnCtx, req)
+	}
 
 	task := &seedTask{ID: p.ID, SessionID: p.SessionID, Artifacts: []seedArtifact{}, History: []seedMessage{}, Metadata: p.Metadata}
 	if prior != nil {
@@ -513,33 +549,47 @@ func (h *Handler) runSeedTask(ctx context.Context, p *seedParams, emit func(even
 		task.Metadata = map[string]any{}
 	}
 	task.History = append(task.History, p.Message)
-	task.Status = seedStatus{State: stateWorking, Timestamp: h.now()}
-	if err := h.seed.put(ctx, task); err != nil {
+	at := h.o.Now()
+	task.Status = seedStatus{State: stateWorking, Timestamp: stamp(at)}
+	if err := h.storeSeedTask(ctx, task, at, prior == nil); err != nil {
 		return nil, newRPCError(codeInternal, "Could not store task %s: %v", p.ID, err)
 	}
 	if emit != nil {
 		emit("status", sseStatusEvent{ID: task.ID, Status: sseStatus{State: stateWorking, Timestamp: task.Status.Timestamp}})
 	}
 
+	// The reply streams into the artifact the task will hold, a piece per chunk; the final's
+	// piece carries lastChunk, so that a client knows the text it put together is whole.
+	index := len(task.Artifacts)
+	piece := func(text string, appendTo, last bool) {
+		if emit != nil {
+			emit("artifact", sseArtifactEvent{ID: task.ID, Artifact: sseArtifact{
+				Parts: []seedPart{{Type: "text", Text: text}}, Index: index, Append: appendTo, LastChunk: last,
+			}})
+		}
+	}
 	var reply strings.Builder
 	final := seedStatus{State: stateFailed, Message: textMessage("agent", errNoFinal.Error())}
-	for ev := range t.events() {
+	for ev := range events {
 		switch ev.Kind {
 		case agent.EventChunk:
 			if ev.Text == "" {
 				continue
 			}
+			piece(ev.Text, reply.Len() > 0, false)
 			reply.WriteString(ev.Text)
-			if emit != nil {
-				emit("artifact", sseArtifactEvent{ID: task.ID, Artifact: seedArtifact{Parts: []seedPart{{Type: "text", Text: ev.Text}}}})
-			}
 		case agent.EventFinal:
+			streamed := reply.String()
 			text := ev.Text
 			if text == "" {
-				text = reply.String()
+				text = streamed
 			}
-			if reply.Len() == 0 && text != "" && emit != nil {
-				emit("artifact", sseArtifactEvent{ID: task.ID, Artifact: seedArtifact{Parts: []seedPart{{Type: "text", Text: text}}}})
+			switch {
+			case text == "":
+			case streamed != "" && strings.HasPrefix(text, streamed):
+				piece(text[len(streamed):], true, true) // often "": the chunks were the whole reply
+			default:
+				piece(text, false, true) // a final that is not the chunks' sum replaces them
 			}
 			final = seedStatus{State: stateCompleted, Message: textMessage("agent", text)}
 			if text != "" {
@@ -553,14 +603,19 @@ func (h *Handler) runSeedTask(ctx context.Context, p *seedParams, emit func(even
 			case h.closing.Err() != nil:
 				final = seedStatus{State: stateFailed, Message: textMessage("agent", "The server is shutting down")}
 			default:
-				final = seedStatus{State: stateFailed, Message: textMessage("agent", ev.Err.Error())}
+				why := ev.Err.Error()
+				if details, ok := deviceDetails(ev.Err); ok {
+					why = details
+				}
+				final = seedStatus{State: stateFailed, Message: textMessage("agent", why)}
 			}
 		}
 	}
-	final.Timestamp = h.now()
+	at = h.o.Now()
+	final.Timestamp = stamp(at)
 	task.Status = final
 	// Stored even when the client has gone: the task outlives its request.
-	if err := h.seed.put(context.WithoutCancel(ctx), task); err != nil {
+	if err := h.storeSeedTask(context.WithoutCancel(ctx), task, at, false); err != nil {
 		h.o.Logger.Error("a2a: storing a finished task", "task", task.ID, "err", err)
 		return nil, newRPCError(codeInternal, "Could not store task %s: %v", task.ID, err)
 	}
@@ -595,10 +650,12 @@ func (h *Handler) cancelSeedTask(ctx context.Context, id string) (*seedTask, *rp
 	return t, nil
 }
 
-// runningTurns are the seed-route tasks whose turn is in flight, by task id.
+// runningTurns are the seed-route tasks whose turn is in flight, by task id. Being the
+// handler's one place for the seed routes' state, it also holds what pruning keeps (keep).
 type runningTurns struct {
 	mu   sync.Mutex
 	byID map[string]*runningTurn
+	keep seedKeep // guarded by its own mutex, not mu
 }
 
 type runningTurn struct {

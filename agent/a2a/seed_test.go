@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/devicectl/devicectl/agent"
 )
@@ -156,6 +157,10 @@ func TestSeedErrorTable(t *testing.T) {
 		{"wrong jsonrpc", PathSeedSend, `{"jsonrpc":"1.0","id":1,"method":"tasks/send"}`, -32600, `jsonrpc must be "2.0", got "1.0"`, nil},
 		{"no method", PathSeedSend, `{"jsonrpc":"2.0","id":1}`, -32600, "Missing required field: method", nil},
 		{"bad id", PathSeedSend, `{"jsonrpc":"2.0","id":{},"method":"tasks/send"}`, -32600, "id must be a string, a number or null", nil},
+		{"id not UTF-8", PathSeedSend, "{\"jsonrpc\":\"2.0\",\"id\":\"\xff\xfe\",\"method\":\"tasks/send\",\"params\":{" + msg + "}}", -32600,
+			"id is not valid UTF-8, so it cannot be echoed: send it as UTF-8 text", nil},
+		{"id not UTF-8 on stream", PathSeedStream, "{\"jsonrpc\":\"2.0\",\"id\":\"a\xc3\",\"method\":\"tasks/send/stream\",\"params\":{" + msg + "}}", -32600,
+			"id is not valid UTF-8, so it cannot be echoed: send it as UTF-8 text", nil},
 		{"unknown method", PathSeedSend, `{"jsonrpc":"2.0","id":1,"method":"tasks/nope","params":{}}`, -32601,
 			`Method not found: "tasks/nope" (/tasks/send serves tasks/send, tasks/get and tasks/cancel)`, nil},
 		{"unknown stream method", PathSeedStream, `{"jsonrpc":"2.0","id":1,"method":"tasks/send","params":{}}`, -32601,
@@ -178,7 +183,7 @@ func TestSeedErrorTable(t *testing.T) {
 		{"several devices", PathSeedSend, ok(`{` + msg + `}`), -32602,
 			"Several devices are registered; name one in metadata.mac: aa:aa:aa:aa:aa:aa, bb:bb:bb:bb:bb:bb",
 			&fakeRunner{err: &agent.DeviceChoiceError{MACs: []string{"aa:aa:aa:aa:aa:aa", "bb:bb:bb:bb:bb:bb"}}}},
-		{"unknown device", PathSeedStream, strings.Replace(ok(`{"metadata":{"mac":"cc:cc:cc:cc:cc:cc"},`+msg+`}`), "tasks/send", "tasks/send/stream", 1), -32602,
+		{"unknown device", PathSeedSend, ok(`{"metadata":{"mac":"cc:cc:cc:cc:cc:cc"},` + msg + `}`), -32602,
 			"No device cc:cc:cc:cc:cc:cc is registered; registered: aa:aa:aa:aa:aa:aa",
 			&fakeRunner{err: &agent.DeviceChoiceError{Asked: "cc:cc:cc:cc:cc:cc", MACs: []string{"aa:aa:aa:aa:aa:aa"}}}},
 		{"no device", PathSeedSend, ok(`{` + msg + `}`), -32602, "No device is registered with the server; connect one first", &fakeRunner{err: agent.ErrNoDevice}},
@@ -196,6 +201,9 @@ func TestSeedErrorTable(t *testing.T) {
 			body, status := post(t, ts.URL+tc.path, tc.body)
 			if status != http.StatusOK {
 				t.Errorf("HTTP status %d", status)
+			}
+			if !utf8.ValidString(body) || !json.Valid([]byte(body)) {
+				t.Errorf("the answer is not JSON text (RFC 8259 wants UTF-8): %q", body)
 			}
 			var r rpcReply
 			if err := json.Unmarshal([]byte(body), &r); err != nil || r.Error == nil {
@@ -335,5 +343,27 @@ func TestSeedContinueTask(t *testing.T) {
 	other, _ := post(t, ts.URL+PathSeedSend, strings.Replace(seedSendBody, "session-id-1", "session-id-9", 1))
 	if !strings.Contains(other, `"details":"Task task-id-1 belongs to session session-id-1, not session-id-9"`) {
 		t.Errorf("another session's send: %s", other)
+	}
+}
+
+// TestSeedIDNotUTF8: an id whose bytes are not UTF-8 cannot be echoed as JSON text, and any
+// repaired form would be another request's id: the answer is -32600 with id null, valid JSON.
+func TestSeedIDNotUTF8(t *testing.T) {
+	ts := newTestServer(t, &fakeRunner{chunks: replyChunks}, "", nil)
+	msg := `"message":{"role":"user","parts":[{"type":"text","text":"hi"}]}`
+	for _, tc := range []struct{ path, method, params string }{
+		{PathSeedSend, "tasks/send", `{` + msg + `}`},
+		{PathSeedSend, "tasks/get", `{"id":"t"}`},
+		{PathSeedStream, "tasks/send/stream", `{` + msg + `}`},
+	} {
+		body, _ := post(t, ts.URL+tc.path, "{\"jsonrpc\":\"2.0\",\"id\":\"\xff\xfe\",\"method\":\""+tc.method+"\",\"params\":"+tc.params+"}")
+		var r rpcReply
+		if !utf8.ValidString(body) || json.Unmarshal([]byte(body), &r) != nil || r.Error == nil {
+			t.Errorf("%s: not a JSON-RPC error in JSON text: %q", tc.method, body)
+			continue
+		}
+		if string(r.ID) != "null" || r.Error.Code != codeInvalidRequest {
+			t.Errorf("%s: id %s, code %d; want null and -32600", tc.method, r.ID, r.Error.Code)
+		}
 	}
 }

@@ -22,6 +22,37 @@
 // writes it, upper-case pairs joined by '-'; lower case and ':' are accepted and normalised.
 // Registering again on the same line updates the tools (a ToolsChanged event when they differ).
 //
+// # Limits
+//
+// Compiling a device's schemas is what a registration costs: a MiB of them took 45 MB and seconds
+// of CPU. So a registration declares at most Options.MaxTools tools in at most
+// Options.MaxSchemaBytes bytes of params.tools (agent.limits.tools_per_device and
+// agent.limits.schema_bytes; 128 and 256 KiB by default), and both are checked on the raw bytes
+// before anything is decoded: a registration far over the size is refused on its length alone,
+// the tools are counted by scanning, and only then decoded and compiled. A refusal is -32602 with
+// data.details naming the limit, its value and what was sent.
+//
+// # Bindings: a MAC belongs to the Client-Id that registered it first
+//
+// A device sends a Client-Id header, a UUID kept in its state directory. The first registration
+// of a MAC with a Client-Id binds the MAC to it, in Options.Bindings (the agent's database,
+// SQLBindings, table hub_bindings; in memory by default). From then on a registration of that
+// MAC with another Client-Id, or with none, is refused (-32602, data.details saying the MAC is
+// bound to another client and how to free it), even while the bound device is offline: a process
+// that takes a MAC cannot get its device's calls and answer them. The bound Client-Id is never
+// told to the refused line.
+//
+// The binding moves in two ways:
+//
+//   - the operator forgets it: Forget, `forget MAC` at the serve console, or POST
+//     /devices/{mac}/forget (ForgetHandler, behind agent.token_file's bearer token). The next
+//     device to register the MAC binds it; a device registered now keeps its line.
+//   - a device that presented a valid device token (Options.Tokens) registers the MAC: the token
+//     is the authority, and the MAC is bound to its Client-Id (logged at warn). With device tokens
+//     set, every line presents one, so bindings guard the servers without them.
+//
+// A device without a Client-Id registers a free MAC without binding it.
+//
 // # A second registration for a connected MAC
 //
 // A MAC is served by one line at a time. A registration for a MAC that another live line holds:
@@ -36,7 +67,8 @@
 //
 // A device without a Client-Id that lost its line unnoticed is therefore refused until the
 // server's keepalive notices the old line is dead (ping interval plus ping timeout); its back-off
-// retries then succeed.
+// retries then succeed. The rule holds whatever the bindings say: a device token or a forgotten
+// binding lets a device take a MAC whose device is offline, never one whose device is live.
 //
 // A line that registered one MAC cannot register another: it is refused the same way. A line that
 // has not registered within Options.RegisterTimeout (30 s by default) is closed.

@@ -2,6 +2,7 @@ package hub
 
 import (
 	"cmp"
+	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
@@ -47,6 +48,16 @@ type Options struct {
 	PingInterval time.Duration
 	PingTimeout  time.Duration
 	WriteTimeout time.Duration
+	// MaxTools is how many tools one registration may declare (agent.limits.tools_per_device);
+	// 0 means DefaultMaxTools, negative no limit.
+	MaxTools int
+	// MaxSchemaBytes bounds one registration's params.tools as sent, in bytes
+	// (agent.limits.schema_bytes), checked before anything is decoded; 0 means
+	// DefaultMaxSchemaBytes, negative no limit.
+	MaxSchemaBytes int64
+	// Bindings remember which Client-Id each MAC registered with first; nil keeps them in
+	// memory, for the life of the hub. The hub does not close it.
+	Bindings Bindings
 }
 
 // DefaultRegisterTimeout is Options.RegisterTimeout's default. A device registers as soon as it
@@ -68,6 +79,10 @@ type Hub struct {
 	log    *slog.Logger
 	tokens [][sha256.Size]byte
 	nextID atomic.Uint64
+
+	// bmu orders the registrations' binding decisions: from reading a MAC's binding to writing
+	// it, no other registration decides, so two clients cannot both find a MAC free.
+	bmu sync.Mutex
 
 	mu       sync.Mutex
 	closed   bool
@@ -110,6 +125,15 @@ func New(o *Options) *Hub {
 	if h.opts.RegisterTimeout == 0 {
 		h.opts.RegisterTimeout = DefaultRegisterTimeout
 	}
+	if h.opts.MaxTools == 0 {
+		h.opts.MaxTools = DefaultMaxTools
+	}
+	if h.opts.MaxSchemaBytes == 0 {
+		h.opts.MaxSchemaBytes = DefaultMaxSchemaBytes
+	}
+	if h.opts.Bindings == nil {
+		h.opts.Bindings = newMemBindings()
+	}
 	h.log = h.opts.Logger
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
@@ -144,7 +168,7 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.log.Debug("accept", "remote", r.RemoteAddr, "err", err)
 		return
 	}
-	l := &line{h: h, s: s, remote: r.RemoteAddr, clientID: r.Header.Get("Client-Id"),
+	l := &line{h: h, s: s, remote: r.RemoteAddr, clientID: r.Header.Get("Client-Id"), tokenOK: len(h.tokens) > 0,
 		pending: make(map[uint64]chan reply), registered: make(chan struct{})}
 	h.mu.Lock()
 	if h.closed {
@@ -294,6 +318,26 @@ func (h *Hub) releaseToolset(ts *toolset) {
 	if ts.refs == 0 {
 		delete(h.toolsets, ts.key)
 	}
+}
+
+// Forget frees mac from the Client-Id it is bound to, so that the next device to register it,
+// whatever its Client-Id, binds it. It reports whether mac was bound. A device registered as mac
+// now keeps its line, and is bound again when it registers again, unless another was first.
+func (h *Hub) Forget(ctx context.Context, mac string) (bool, error) {
+	m, err := ParseMAC(mac)
+	if err != nil {
+		return false, err
+	}
+	h.bmu.Lock()
+	defer h.bmu.Unlock()
+	was, err := h.opts.Bindings.Forget(ctx, m)
+	if err != nil {
+		return false, err
+	}
+	if was {
+		h.log.Info("device binding forgotten: the next device to register this MAC binds it", "mac", m)
+	}
+	return was, nil
 }
 
 // MACs returns the registered devices' MACs, sorted: Devices without the tools.

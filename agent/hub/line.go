@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,6 +22,7 @@ const (
 const (
 	CodeMethodNotFound = -32601
 	CodeInvalidParams  = -32602
+	CodeInternalError  = -32603
 )
 
 // line is one device's WebSocket. Its read loop (serve) is the only reader; writers are Call,
@@ -30,6 +32,7 @@ type line struct {
 	s        *transport.Stream
 	remote   string
 	clientID string
+	tokenOK  bool // the handshake carried a valid device token (Options.Tokens)
 
 	// wmu orders writes that must not be overtaken: a registration's answer goes out before any
 	// call to the device it registered (a device serves calls only once registered).
@@ -161,9 +164,14 @@ type registerResult struct {
 	Message string `json:"message"`
 }
 
-// register answers one mcp/registerTools; see the package documentation for the rules.
+// register answers one mcp/registerTools; see the package documentation for the rules. The
+// cheap checks come first (size, count, binding), the schemas are compiled last.
 func (l *line) register(m *transport.Message) {
 	h := l.h
+	if details := h.checkParamsSize(len(m.Params)); details != "" {
+		l.refuse(m.ID, "", details)
+		return
+	}
 	var p registerParams
 	if len(m.Params) == 0 || m.Params[0] != '{' {
 		l.refuse(m.ID, "", "params must be an object with mac_addr and tools")
@@ -178,9 +186,37 @@ func (l *line) register(m *transport.Message) {
 		l.refuse(m.ID, p.MAC, err.Error())
 		return
 	}
+	if details := h.checkTools(p.Tools); details != "" {
+		l.refuse(m.ID, mac, details)
+		return
+	}
+	// A MAC bound to another client is refused before the schemas are compiled, so a squatter
+	// costs a lookup; the decision that counts is taken again below, with the tools in hand.
+	ctx, cancel := context.WithTimeout(context.Background(), bindingTimeout)
+	h.bmu.Lock()
+	_, _, err = l.checkBinding(ctx, mac)
+	h.bmu.Unlock()
+	cancel()
+	if err != nil {
+		l.refuseBinding(m.ID, mac, err)
+		return
+	}
 	ts, err := h.acquireToolset(p.Tools)
 	if err != nil {
 		l.refuse(m.ID, mac, err.Error())
+		return
+	}
+
+	ctx, cancel = context.WithTimeout(context.Background(), bindingTimeout) // compiling took a while
+	defer cancel()
+	h.bmu.Lock()
+	bind, owner, err := l.checkBinding(ctx, mac)
+	if err != nil {
+		h.bmu.Unlock()
+		h.mu.Lock()
+		h.releaseToolset(ts)
+		h.mu.Unlock()
+		l.refuseBinding(m.ID, mac, err)
 		return
 	}
 
@@ -209,8 +245,7 @@ func (l *line) register(m *transport.Message) {
 		events = append(events, Event{Kind: ToolsChanged, Device: cur.snapshot()})
 		msg = "Tools were successfully updated."
 	case cur != nil && (l.clientID == "" || l.clientID != cur.line.clientID):
-		conflict = fmt.Sprintf("MAC %s is already registered by a live connection from %s since %s; only the same device (same Client-Id) may replace it",
-			mac, cur.line.remote, cur.since.UTC().Format(time.RFC3339))
+		conflict = liveConflict(mac, cur)
 	default:
 		if cur != nil { // the same device on a new line: the old one is dead and unnoticed
 			replace = cur.line
@@ -231,6 +266,19 @@ func (l *line) register(m *transport.Message) {
 		h.releaseToolset(ts)
 	}
 	h.mu.Unlock()
+	if conflict == "" && bind {
+		// Still under bmu: no other registration decides on a binding until this one is kept.
+		// A binding that cannot be written leaves the device registered and unbound, and is
+		// written at its next registration.
+		if err := h.opts.Bindings.Bind(ctx, mac, l.clientID); err != nil {
+			h.log.Error("the device's binding could not be saved", "mac", mac, "client_id", l.clientID, "err", err)
+		} else if owner != "" {
+			h.log.Warn("MAC bound to a new Client-Id by a device with a valid device token", "mac", mac, "remote", l.remote, "client_id", l.clientID, "old_client_id", owner)
+		} else {
+			h.log.Info("MAC bound to its device's Client-Id", "mac", mac, "client_id", l.clientID)
+		}
+	}
+	h.bmu.Unlock()
 
 	var werr error
 	if conflict == "" {
@@ -261,6 +309,66 @@ func (l *line) register(m *transport.Message) {
 	}
 }
 
+// liveConflict is the refusal of a registration for a MAC another live line serves; called with
+// Hub.mu held.
+func liveConflict(mac string, cur *registration) string {
+	return fmt.Sprintf("MAC %s is already registered by a live connection from %s since %s; only the same device (same Client-Id) may replace it",
+		mac, cur.line.remote, cur.since.UTC().Format(time.RFC3339))
+}
+
+// refuseBinding answers a registration checkBinding refused or could not decide. A MAC that a
+// live line serves is refused as such, as it would be without bindings.
+func (l *line) refuseBinding(id json.RawMessage, mac string, err error) {
+	h := l.h
+	var be *bindingError
+	if !errors.As(err, &be) {
+		h.log.Error("registration refused: the device bindings cannot be read", "mac", mac, "remote", l.remote, "err", err)
+		l.writeError(id, CodeInternalError, "Internal error", "the server could not check which client "+mac+" is bound to; it logged why")
+		return
+	}
+	details := be.details
+	h.mu.Lock()
+	if cur := h.devices[mac]; cur != nil && cur.line != l {
+		details = liveConflict(mac, cur)
+	}
+	h.mu.Unlock()
+	l.refuse(id, mac, details)
+}
+
+// bindingTimeout bounds the reads and writes of a registration's binding.
+const bindingTimeout = 5 * time.Second
+
+// bindingError is a registration the binding of its MAC refuses; details go to the device.
+type bindingError struct{ details string }
+
+func (e *bindingError) Error() string { return e.details }
+
+// checkBinding decides, with Hub.bmu held, whether this line may register mac given the Client-Id
+// mac is bound to. It returns whether to bind mac to the line's Client-Id once registered, and
+// the Client-Id it was bound to ("" for none); or a *bindingError for a refusal, or the store's
+// error. The bound Client-Id is never told to the line: it is what a squatter would need.
+func (l *line) checkBinding(ctx context.Context, mac string) (bind bool, owner string, err error) {
+	owner, err = l.h.opts.Bindings.Bound(ctx, mac)
+	switch {
+	case err != nil:
+		return false, "", err
+	case owner == l.clientID:
+		return false, owner, nil
+	case owner == "" || l.tokenOK:
+		// Free, or taken over by a device holding a valid device token: the token is the
+		// authority. A line without a Client-Id registers without binding.
+		return l.clientID != "", owner, nil
+	}
+	sent := "this connection sent no Client-Id header"
+	if l.clientID != "" {
+		sent = fmt.Sprintf("this connection's Client-Id is %q", l.clientID)
+	}
+	return false, owner, &bindingError{fmt.Sprintf("MAC %s is bound to another client: a device with a different Client-Id registered it first (%s). "+
+		"If this device replaces it, the server's operator frees the MAC with `forget %s` at the serve console or POST %s%s/forget "+
+		"(with agent.token_file's bearer token), or sets agent.device_tokens_file and gives this device one of its tokens",
+		mac, sent, mac, DevicesPath, mac)}
+}
+
 // closeLine closes a replaced line without holding up the caller: a dead peer never answers the
 // close frame, and the transport waits a while for it.
 func (h *Hub) closeLine(l *line) {
@@ -279,7 +387,7 @@ func (h *Hub) closeLine(l *line) {
 
 // refuse answers a malformed registration with -32602 and data.details.
 func (l *line) refuse(id json.RawMessage, mac, details string) {
-	l.h.log.Warn("registration refused", "mac", mac, "remote", l.remote, "reason", details)
+	l.h.log.Warn("registration refused", "mac", mac, "remote", l.remote, "client_id", l.clientID, "reason", details)
 	l.writeError(id, CodeInvalidParams, "Invalid params", details)
 	l.h.emit(Event{Kind: Refused, Device: Device{MAC: mac, RemoteAddr: l.remote, ClientID: l.clientID}, Reason: errors.New(details)})
 }

@@ -4,7 +4,11 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
+	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -70,6 +74,9 @@ func runDoctor(ctx context.Context, c *config.Config, configPath string, getenv 
 	mac, err := config.DeviceMAC(c.Device)
 	results = append(results, doctor.Result{Name: "mac", Detail: mac, Err: err,
 		Remedy: "set device.mac, or device.interface to the network interface whose address to use"})
+	// Registering as the device would take a running daemon's line for a moment: not then.
+	sock, running := daemonRunning(c, getenv)
+	register := err == nil && !running
 
 	token, err := config.LoadToken(c.Server, getenv, log)
 	// The part programs opened below (a face, amixer) inherit the environment; the token is the
@@ -94,9 +101,36 @@ func runDoctor(ctx context.Context, c *config.Config, configPath string, getenv 
 			TLS:              tlsConf,
 			HandshakeTimeout: c.Connection.HandshakeTimeout,
 			TokenRemedy:      "check server.token_file or $" + config.TokenEnv,
+			Register:         register,
+			ClientID:         keptClientID(c.Device, getenv),
 		})...)
+		if running {
+			results = append(results, doctor.Result{Name: "register", Detail: "not tried: run is running (" + sock + " answers); its log says whether the server accepts it, and why not"})
+		}
 	}
 	return append(results, checkHardware(ctx, c, log)...)
+}
+
+// daemonRunning reports whether run answers on one of its control sockets, and which.
+func daemonRunning(c *config.Config, getenv func(string) string) (string, bool) {
+	for _, path := range c.ControlSockets(getenv) {
+		if conn, err := net.DialTimeout("unix", path, time.Second); err == nil {
+			conn.Close()
+			return path, true
+		}
+	}
+	return "", false
+}
+
+// keptClientID is the Client-Id run keeps in its state directory, read without making one: a
+// file the doctor made as another user could be unreadable to the service's.
+func keptClientID(c config.DeviceConfig, getenv func(string) string) string {
+	for _, dir := range config.StateDirs(c, getenv) {
+		if b, err := os.ReadFile(filepath.Join(dir, "client-id")); err == nil {
+			return strings.TrimSpace(string(b))
+		}
+	}
+	return ""
 }
 
 func tokenSource(c config.ServerConfig, token string) string {

@@ -31,6 +31,8 @@ commands (MAC may be left out while one device is registered):
   call [MAC] TOOL [JSON]   call a device's tool and print its JSON-RPC response as received
                            (JSON defaults to {}), e.g. call amplify_volume {"level": 80}
   say [MAC] TEXT           send TEXT as an AI reply, a few chunks and a final
+  forget MAC               free a MAC bound to the Client-Id of the device that registered it
+                           first, for a replacement device (also POST /devices/MAC/forget)
   help                     this text
   quit                     stop
 `
@@ -50,7 +52,10 @@ memory, ...) run in the server; memories and tasks are kept in agent.db in the s
 
 It listens on ` + config.DefaultAgentListen + ` by default, open to anyone on this machine. Beyond loopback
 (--listen 0.0.0.0:8765) it refuses to start without agent.token_file, the bearer token HTTP
-clients must send; agent.device_tokens_file makes devices present one of its tokens too.
+clients must send, and without agent.device_tokens_file, the tokens devices must present
+(agent.devices_open: true lets any device register instead). A MAC is bound to the Client-Id
+of the device that registered it first; forget MAC at the console, or POST
+/devices/MAC/forget, frees it for a replacement board.
 
 --web (agent.web) serves a web page at http://ADDR/: each device's face, volume and uptime, a
 conversation box and the log of tool calls. It asks for agent.token_file's token once, when set.
@@ -72,7 +77,7 @@ order and then serves until interrupted (SIGINT/SIGTERM).
 		},
 	}
 	cmd.Flags().StringVar(&configPath, "config", "", "config file with the agent and llm sections (none by default)")
-	config.BindFlags(cmd.Flags(), serveDefaults(), "listen", "planner", "turn-timeout", "llm-url", "llm-model", "state-dir", "ping-interval", "web", "log-level", "log-format")
+	config.BindFlags(cmd.Flags(), serveDefaults(), "listen", "planner", "turn-timeout", "llm-url", "llm-model", "searxng-url", "state-dir", "ping-interval", "web", "log-level", "log-format")
 	return cmd
 }
 

@@ -26,7 +26,8 @@ func TestServe(t *testing.T) {
 	go func() {
 		defer outW.Close()
 		defer errW.Close()
-		done <- execute(ctx, []string{"serve", "--listen", "127.0.0.1:0"}, inR, outW, errW)
+		// A database of its own: the machine's would keep the MAC bound to an earlier run's device.
+		done <- execute(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--state-dir", t.TempDir()}, inR, outW, errW)
 	}()
 	banner, err := bufio.NewReader(errR).ReadString('\n')
 	if err != nil {

@@ -74,6 +74,11 @@ func (c consoleServer) Say(_ context.Context, mac, text string) error {
 	return c.s.Hub.Send(mac, "final", text)
 }
 
+// Forget frees a MAC bound to a device's Client-Id (the console's forget).
+func (c consoleServer) Forget(ctx context.Context, mac string) (bool, error) {
+	return c.s.Hub.Forget(ctx, mac)
+}
+
 func (c consoleServer) Turn(ctx context.Context, r agent.Request) iter.Seq[agent.Event] {
 	return c.s.Agent.Turn(ctx, r)
 }

@@ -7,13 +7,16 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/devicectl/devicectl/agent"
 	"github.com/devicectl/devicectl/agent/a2a"
+	"github.com/devicectl/devicectl/agent/httpguard"
 	"github.com/devicectl/devicectl/agent/hub"
 	"github.com/devicectl/devicectl/agent/localtools"
 	"github.com/devicectl/devicectl/agent/mcpserver"
@@ -40,6 +43,8 @@ type Server struct {
 	Agent *agent.Agent
 	// Handler serves everything on one address: a WebSocket upgrade on any path is a device line
 	// for the hub; /mcp is the MCP server (agent/mcpserver); other requests go to the HTTP API.
+	// All of it is behind agent/httpguard: the server's own Host names only (DNS rebinding), no
+	// foreign Origin unless agent.allowed_origins lists it, JSON bodies only.
 	Handler http.Handler
 	DBPath  string // "" when the server has no database
 	// Web is the web page at / and /web/, when agent.web is on; nil otherwise.
@@ -50,6 +55,8 @@ type Server struct {
 	closers []func() error // what New opened, closed last first: the front door before the database
 
 	mcp *mcpserver.Server // the devices' and the local tools as an MCP server, at /mcp
+	// devices is the hub's own HTTP route, POST /devices/{mac}/forget (hub.ForgetHandler).
+	devices http.Handler
 
 	srv       *http.Server
 	closeOnce sync.Once
@@ -86,15 +93,6 @@ func New(o *Options) (_ *Server, err error) {
 			return nil, err
 		}
 	}
-	s.Hub = hub.New(&hub.Options{
-		Tokens:       deviceTokens,
-		Logger:       s.log,
-		ReadLimit:    c.Connection.ReadLimit,
-		PingInterval: c.Connection.PingInterval,
-		PingTimeout:  c.Connection.PingTimeout,
-	})
-	s.closers = append(s.closers, s.Hub.Close)
-
 	if s.DBPath = opts.DBPath; s.DBPath == "" {
 		if s.DBPath, err = config.AgentDBPath(c, opts.Getenv); err != nil {
 			return nil, err
@@ -105,6 +103,21 @@ func New(o *Options) (_ *Server, err error) {
 		return nil, &config.Error{Key: "agent.state_dir", Err: err}
 	}
 	s.closers = append(s.closers, db.Close)
+	bindings, err := hub.NewSQLBindings(context.Background(), db)
+	if err != nil {
+		return nil, fmt.Errorf("the device bindings in %s: %w", s.DBPath, err)
+	}
+	s.Hub = hub.New(&hub.Options{
+		Tokens:         deviceTokens,
+		Logger:         s.log,
+		ReadLimit:      c.Connection.ReadLimit,
+		PingInterval:   c.Connection.PingInterval,
+		PingTimeout:    c.Connection.PingTimeout,
+		MaxTools:       c.Agent.Limits.ToolsPerDevice,
+		MaxSchemaBytes: c.Agent.Limits.SchemaBytes,
+		Bindings:       bindings,
+	})
+	s.closers = append(s.closers, s.Hub.Close)
 	local := tools.NewRegistry()
 	store, err := memory.New(context.Background(), db)
 	if err != nil {
@@ -146,12 +159,17 @@ func New(o *Options) (_ *Server, err error) {
 			return nil, err
 		}
 	}
-	front, err := a2a.New(&a2a.Options{Runner: s.Agent, DB: db, Token: token, Version: opts.Version, Logger: s.log})
+	// The cards name agent.public_url, else the address each connection arrived at: the listen
+	// address as bound (agent.listen may say port 0 or 0.0.0.0), never the request's Host.
+	front, err := a2a.New(&a2a.Options{Runner: s.Agent, DB: db, Token: token, URL: c.Agent.PublicURL, Version: opts.Version, Logger: s.log,
+		MessageBytes: c.Agent.Limits.MessageBytes, TaskHistory: c.Agent.Limits.TaskHistory,
+		TasksKeepAge: c.Agent.Tasks.KeepAge, TasksKeepCount: c.Agent.Tasks.KeepCount})
 	if err != nil {
 		return nil, fmt.Errorf("the A2A front door in %s: %w", s.DBPath, err)
 	}
 	s.closers = append(s.closers, front.Close)
 	s.api = front
+	s.devices = s.Hub.ForgetHandler(token)
 	s.mcp, err = mcpserver.New(&mcpserver.Options{
 		Hub: s.Hub, Local: local, Aliases: c.Agent.DeviceAliases, WaitForControl: c.Agent.WaitForControl,
 		CallTimeout: c.Agent.TurnTimeout, Token: token, Version: opts.Version, Logger: s.log,
@@ -166,17 +184,59 @@ func New(o *Options) (_ *Server, err error) {
 		}
 		s.closers = append(s.closers, s.Web.Close)
 	}
-	s.Handler = http.HandlerFunc(s.route)
+	guard, err := httpguard.New(&httpguard.Options{
+		Hosts: ownHosts(c), Origins: allowedOrigins(c), Token: token,
+		Strict:   func(r *http.Request) bool { return r.URL.Path == MCPPath }, // its GET opens a session's stream
+		HostsKey: "agent.allowed_hosts", OriginsKey: "agent.allowed_origins", Logger: s.log,
+	})
+	if oe := (*httpguard.OptionError)(nil); errors.As(err, &oe) {
+		return nil, &config.Error{Key: oe.Key, Err: oe.Err}
+	} else if err != nil {
+		return nil, err
+	}
+	s.Handler = guard.Handler(http.HandlerFunc(s.route))
 	s.srv = &http.Server{Handler: s.Handler, ReadHeaderTimeout: readHeaderTimeout, ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelDebug)}
 	return s, nil
 }
 
+// ownHosts are the server's names beyond IP literals and localhost (httpguard): agent.listen's
+// host, agent.public_url's, agent.allowed_hosts and the machine's own host name, by which LAN
+// devices dial ws://HOSTNAME:PORT/.
+func ownHosts(c *config.Config) []string {
+	var hosts []string
+	if h, _, err := net.SplitHostPort(c.Agent.Listen); err == nil && h != "" {
+		hosts = append(hosts, h)
+	}
+	if u, err := url.Parse(c.Agent.PublicURL); err == nil && u.Hostname() != "" {
+		hosts = append(hosts, u.Hostname())
+	}
+	hosts = append(hosts, c.Agent.AllowedHosts...)
+	if name, err := os.Hostname(); err == nil {
+		hosts = append(hosts, httpguard.MachineNames(name)...)
+	}
+	return hosts
+}
+
+// allowedOrigins are agent.allowed_origins and agent.public_url's origin: behind a proxy that
+// rewrites Host, the server's own page comes from there.
+func allowedOrigins(c *config.Config) []string {
+	origins := c.Agent.AllowedOrigins
+	if u, err := url.Parse(c.Agent.PublicURL); err == nil && u.Scheme != "" && u.Host != "" {
+		origins = append(slices.Clip(origins), u.Scheme+"://"+u.Host)
+	}
+	return origins
+}
+
 // route sends a WebSocket upgrade, on any path, to the hub (so every device's server.url keeps
-// working), /mcp to the MCP server, the web page's paths to it when it is on, and the rest to the
-// HTTP API.
+// working), /devices/ to the hub's route (forgetting a MAC's binding), /mcp to the MCP server, the
+// web page's paths to it when it is on, and the rest to the HTTP API.
 func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	if isWebSocket(r) {
 		s.Hub.ServeHTTP(w, r)
+		return
+	}
+	if s.devices != nil && hub.Handles(r) {
+		s.devices.ServeHTTP(w, r)
 		return
 	}
 	if r.URL.Path == MCPPath && s.mcp != nil {

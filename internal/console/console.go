@@ -171,6 +171,8 @@ func (c *Console) Exec(ctx context.Context, line string) error {
 			return c.devices()
 		case "tools":
 			return c.tools(args)
+		case "forget":
+			return c.forget(ctx, args)
 		}
 		return c.turn(ctx, line)
 	}
@@ -183,6 +185,34 @@ func (c *Console) Exec(ctx context.Context, line string) error {
 		return c.call(ctx, args)
 	}
 	return c.say(ctx, args)
+}
+
+// Forgetter is a Server whose hub binds each MAC to the Client-Id that registered it first
+// (agent/hub): forget frees one for a device with another Client-Id.
+type Forgetter interface {
+	// Forget removes mac's binding and reports whether there was one.
+	Forget(ctx context.Context, mac string) (bool, error)
+}
+
+func (c *Console) forget(ctx context.Context, args string) error {
+	f, ok := c.Server.(Forgetter)
+	if !ok {
+		return errors.New("this server binds no MAC to a client")
+	}
+	mac, err := device.NormalizeMAC(args)
+	if err != nil {
+		return fmt.Errorf("usage: forget MAC: %w", err)
+	}
+	was, err := f.Forget(ctx, mac)
+	if err != nil {
+		return err
+	}
+	if !was {
+		c.Out.Printf("%s was bound to no client\n", mac)
+		return nil
+	}
+	c.Out.Printf("%s is free: the next device to register it is bound to it\n", mac)
+	return nil
 }
 
 func (c *Console) devices() error {

@@ -25,11 +25,16 @@ type Server struct {
 	// TokenRemedy is what to do about a token the server refuses, e.g. which file or variable
 	// it came from.
 	TokenRemedy string
+	// Register, after the handshake, registers MAC with no tools as ClientID (the device's
+	// Client-Id; "" sends none) and leaves, to show whether the server accepts the device and
+	// if not why. A device connected as that Client-Id loses its line for a moment.
+	Register bool
+	ClientID string
 }
 
 // CheckServer walks the way to the server: name, port, certificate (each skipped through a
 // proxy, which the handshake checks end to end), then the WebSocket handshake with the device's
-// headers and token. A failed step skips the steps that need it.
+// headers and token, then (Register) a registration. A failed step skips the steps that need it.
 func CheckServer(ctx context.Context, s *Server) []Result {
 	if s.URL == "" {
 		return []Result{{Name: "server", Err: errors.New("server.url is not set"), Remedy: "set server.url in the config file, or pass --server"}}
@@ -56,7 +61,11 @@ func CheckServer(ctx context.Context, s *Server) []Result {
 	} else if !checkDirect(dctx, host, port, u.Scheme == "wss", s.TLS, add) {
 		return results
 	}
-	return append(results, checkHandshake(ctx, s))
+	results = append(results, checkHandshake(ctx, s))
+	if !s.Register || results[len(results)-1].Err != nil {
+		return results
+	}
+	return append(results, checkRegistration(ctx, s))
 }
 
 // ProxyFor returns the proxy the environment names for u (HTTPS_PROXY for wss, HTTP_PROXY for
@@ -104,6 +113,11 @@ func checkDirect(dctx context.Context, host, port string, secure bool, tlsConf *
 	err = tconn.HandshakeContext(dctx)
 	r := Result{Name: "tls", Err: err,
 		Remedy: "is the server's certificate for " + tc.ServerName + "? set server.ca_file to the CA that signed it, or server.server_name to the name it carries"}
+	// A server that answers TLS with plain HTTP is not a certificate problem: the scheme is wrong.
+	var rh tls.RecordHeaderError
+	if errors.As(err, &rh) {
+		r.Remedy = "the server at " + net.JoinHostPort(host, port) + " speaks plain HTTP, not TLS: use ws:// in server.url"
+	}
 	if err == nil {
 		r.Detail = tlsDetail(tconn.ConnectionState())
 		if tc.InsecureSkipVerify {
@@ -131,7 +145,11 @@ func checkHandshake(ctx context.Context, s *Server) Result {
 		Remedy: "is server.url's path the server's device endpoint?"}
 	var he *transport.HandshakeError
 	if errors.As(err, &he) && (he.StatusCode == http.StatusUnauthorized || he.StatusCode == http.StatusForbidden) {
-		r.Remedy = "the server refused the token: " + s.TokenRemedy
+		if s.Token == "" {
+			r.Remedy = "the server wants a token and none is configured: set server.token_file (or DEVICECTL_TOKEN) to a token the server accepts"
+		} else {
+			r.Remedy = "the server refused the token: " + s.TokenRemedy
+		}
 	}
 	if err == nil {
 		stream.Close()

@@ -215,14 +215,14 @@ func (r *rig) measure(what string, took, bound time.Duration) {
 // startServer starts `devicectl serve` in the namespace and waits until it listens.
 func (r *rig) startServer(t *testing.T) {
 	t.Helper()
-	// Off loopback serve needs a token for its HTTP API (the A2A routes; devices need none here),
-	// and keeps its database where the restarts of this test find it again.
+	// Off loopback serve needs a token for its HTTP API (the A2A routes) and, as devices need none
+	// here, agent.devices_open; it keeps its database where the restarts of this test find it.
 	token := filepath.Join(r.dir, "http-token")
 	if err := os.WriteFile(token, []byte("netfault-http-token\n"), 0o600); err != nil {
 		r.fatalf(t, "writing serve's token: %v", err)
 	}
 	config := filepath.Join(r.dir, "serve.yaml")
-	yaml := fmt.Sprintf("agent:\n  token_file: %s\n  state_dir: %s\n", token, filepath.Join(r.dir, "agent-state"))
+	yaml := fmt.Sprintf("agent:\n  token_file: %s\n  devices_open: true\n  state_dir: %s\n", token, filepath.Join(r.dir, "agent-state"))
 	if err := os.WriteFile(config, []byte(yaml), 0o600); err != nil {
 		r.fatalf(t, "writing serve's config: %v", err)
 	}

@@ -5,6 +5,8 @@ package simdevice
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -50,7 +52,7 @@ func Start(ctx context.Context, c *config.Config, url, mac, version string, hook
 	cfg.Server.URL = url
 	agent, err := device.New(cfg.AgentOptions(config.AgentSettings{
 		MAC:      mac,
-		ClientID: "devicectl-local",
+		ClientID: newClientID(),
 		Version:  version,
 		Registry: reg,
 		Render:   render,
@@ -93,4 +95,15 @@ func (d *Device) Close() error {
 		d.closeErr = errors.Join(<-d.done, d.hw.Halt())
 	})
 	return d.closeErr
+}
+
+// newClientID returns a random version 4 UUID: each Start's device has a Client-Id of its own, so
+// no other process can present the same one and replace its line (a fixed one could).
+func newClientID() string {
+	var u [16]byte
+	rand.Read(u[:]) // never fails (crypto/rand)
+	u[6] = u[6]&0x0f | 0x40
+	u[8] = u[8]&0x3f | 0x80
+	h := hex.EncodeToString(u[:])
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }

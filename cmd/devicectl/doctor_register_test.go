@@ -1,0 +1,54 @@
+//go:build !devicectl_omit_serve
+
+package main
+
+import (
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/devicectl/devicectl/agent/hub"
+	"github.com/devicectl/devicectl/agent/hub/hubtest"
+)
+
+// doctor registers as the device, with the Client-Id run keeps, and shows why the server refuses
+// it: here the MAC is bound to another board, and the row gives the server's reason.
+func TestDoctorShowsRefusal(t *testing.T) {
+	h := hub.New(nil)
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	defer h.Close()
+	url := "ws" + strings.TrimPrefix(srv.URL, "http") + "/"
+	const mac = "AA-BB-CC-DD-EE-04"
+	other, err := hubtest.Dial(t.Context(), url, &hubtest.Options{ClientID: "the-other-board"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Register(t.Context(), mac, hubtest.Tools); err != nil {
+		t.Fatal(err)
+	}
+	done, _ := h.Done(mac)
+	other.Close()
+	<-done
+
+	dir := t.TempDir()
+	state := filepath.Join(dir, "state")
+	os.Mkdir(state, 0o700)
+	os.WriteFile(filepath.Join(state, "client-id"), []byte("0f8e3b1c-1111-4222-8333-444455556666\n"), 0o600)
+	config := filepath.Join(dir, "devicectl.yaml")
+	os.WriteFile(config, []byte("device:\n  state_dir: "+state+"\ncontrol:\n  socket: off\n"), 0o600)
+	args := []string{"doctor", "--config", config, "--server", url, "--mac", mac, "--hardware", "sim"}
+	r := runCLI(t.Context(), "", args...)
+	if r.code != exitError || !regexp.MustCompile(`register +FAIL +refused: -32602 Invalid params: MAC `+mac+` is bound to another client`).MatchString(r.stdout) {
+		t.Errorf("exit %d; want a register FAIL with the server's reason in:\n%s", r.code, r.stdout)
+	}
+
+	// The MAC's own board passes.
+	os.WriteFile(filepath.Join(state, "client-id"), []byte("the-other-board\n"), 0o600)
+	if r := runCLI(t.Context(), "", args...); r.code != exitOK || !regexp.MustCompile(`register +OK`).MatchString(r.stdout) {
+		t.Errorf("exit %d; want register OK in:\n%s", r.code, r.stdout)
+	}
+}

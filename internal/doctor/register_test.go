@@ -1,0 +1,58 @@
+package doctor
+
+import (
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/devicectl/devicectl/agent/hub"
+	"github.com/devicectl/devicectl/agent/hub/hubtest"
+	"github.com/devicectl/devicectl/internal/leakcheck"
+)
+
+// With Register, the doctor registers as the device and shows the server's answer: accepted, or
+// refused with the reason the server gave in data.details (here: the MAC is bound to another
+// device's Client-Id), which run's log used to leave out.
+func TestCheckRegistration(t *testing.T) {
+	leakcheck.Check(t)
+	t.Setenv("HTTP_PROXY", "")
+	h := hub.New(nil)
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	defer h.Close()
+	url := "ws" + strings.TrimPrefix(srv.URL, "http") + "/"
+	const mac = "AA-BB-CC-DD-EE-04"
+
+	// Another device registers the MAC first, and leaves: the MAC is bound to it.
+	other, err := hubtest.Dial(t.Context(), url, &hubtest.Options{ClientID: "the-other-board"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Register(t.Context(), mac, hubtest.Tools); err != nil {
+		t.Fatal(err)
+	}
+	done, _ := h.Done(mac)
+	other.Close()
+	<-done
+
+	s := &Server{URL: url, MAC: mac, ClientID: "this-board", UserAgent: "devicectl/test", HandshakeTimeout: 5 * time.Second, Register: true}
+	res := CheckServer(t.Context(), s)
+	if got := names(res); got != "tcp OK, websocket OK, register FAIL" {
+		t.Fatalf("a MAC bound elsewhere: %s, %+v", got, res)
+	}
+	if msg := res[2].Err.Error(); !strings.HasPrefix(msg, "refused: -32602 Invalid params: MAC "+mac+" is bound to another client") || !strings.Contains(msg, "forget "+mac) {
+		t.Errorf("the refusal does not give the server's reason: %q", msg)
+	}
+
+	// As the device the MAC is bound to, it is accepted; the doctor leaves at once.
+	s.ClientID = "the-other-board"
+	if got := names(CheckServer(t.Context(), s)); got != "tcp OK, websocket OK, register OK" {
+		t.Errorf("the MAC's own device: %s", got)
+	}
+	// Without Register, nothing registers.
+	s.Register = false
+	if got := names(CheckServer(t.Context(), s)); got != "tcp OK, websocket OK" {
+		t.Errorf("without Register: %s", got)
+	}
+}
