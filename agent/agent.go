@@ -41,6 +41,9 @@ type Options struct {
 	// HistoryLen is how many exchanges a session keeps for TurnContext.History; 0 means
 	// DefaultHistoryLen, negative keeps none.
 	HistoryLen int
+	// Preface, when set, is asked at the start of each turn on a device what to say before the
+	// planner's reply ("" for nothing): the reminders the device missed while it was away.
+	Preface func(ctx context.Context, mac string) string
 	// Logger receives the agent's logs; nil discards them.
 	Logger *slog.Logger
 }

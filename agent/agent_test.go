@@ -529,3 +529,43 @@ func TestControlNeverAnsweredEndsAtDeadlineWithFinal(t *testing.T) {
 		t.Fatalf("final %q", last(evs).Text)
 	}
 }
+
+// A device's turn starts with what Preface has to say of it (the reminders it missed), and a
+// local tool can tell which device its turn is on.
+func TestPrefaceAndRequestOf(t *testing.T) {
+	leakcheck.Check(t)
+	local := tools.NewRegistry()
+	tool, _ := tools.Func(tools.Declaration{Name: "which", Description: "Which device.", MainType: tools.Local, SubType: tools.Query},
+		func(ctx context.Context, _ struct{}) (string, error) {
+			r, ok := agent.RequestOf(ctx)
+			if !ok {
+				return "", errors.New("no request")
+			}
+			return r.MAC, nil
+		})
+	local.Add(tool)
+	var asked []string
+	a, _, url := setup(t, planFunc(func(ctx context.Context, tc agent.TurnContext) error {
+		res, err := tc.Call(ctx, "which", json.RawMessage(`{}`))
+		if err != nil {
+			return err
+		}
+		tc.Chunk("On " + string(res) + ".")
+		return nil
+	}), &agent.Options{Local: local, Preface: func(_ context.Context, mac string) string {
+		asked = append(asked, mac)
+		if len(asked) > 1 {
+			return "" // told once
+		}
+		return "You missed: stretch (14:32)."
+	}})
+	device(t, url, "AA-BB-CC-DD-EE-05", nil)
+	for _, want := range []string{`You missed: stretch (14:32). On "AA-BB-CC-DD-EE-05".`, `On "AA-BB-CC-DD-EE-05".`} {
+		if e := last(collect(t, a, ctxFor(t), agent.Request{MAC: "AA-BB-CC-DD-EE-05"})); e.Kind != agent.EventFinal || e.Text != want {
+			t.Errorf("reply %q (%v), want %q", e.Text, e.Err, want)
+		}
+	}
+	if len(asked) != 2 || asked[0] != "AA-BB-CC-DD-EE-05" {
+		t.Errorf("Preface asked for %v", asked)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/devicectl/devicectl/tools"
 )
@@ -64,6 +65,14 @@ func (a *Agent) run(ctx context.Context, r Request, yield func(Event) bool) {
 	planDone := make(chan struct{})
 	go func() {
 		defer close(planDone)
+		if a.opts.Preface != nil && mac != "" {
+			if p := a.opts.Preface(pctx, mac); p != "" {
+				if last := p[len(p)-1]; last < utf8.RuneSelf && last != ' ' {
+					p += " " // an English sentence before the reply's first
+				}
+				t.Chunk(p)
+			}
+		}
 		planErr = t.plan()
 	}()
 	// bgDone is closed once the control calls the planner did not wait for have ended; it is
@@ -337,6 +346,7 @@ func (t *turn) callLater(mac, name string, input json.RawMessage) {
 
 // callLocal runs one of the server's tools with the same validation as a device's.
 func (t *turn) callLocal(ctx context.Context, name string, input json.RawMessage) (res json.RawMessage, err error) {
+	ctx = context.WithValue(ctx, requestKey{}, t.req)
 	p, err := t.a.opts.Local.Prepare(name, input)
 	if err != nil {
 		return nil, toolError(err)
@@ -366,4 +376,13 @@ func (t *turn) callLocal(ctx context.Context, name string, input json.RawMessage
 		return nil, &ToolError{Code: CodeInternal, Message: "Internal error", Details: fmt.Sprintf("tool %s: result is not JSON: %v", name, err)}
 	}
 	return b, nil
+}
+
+type requestKey struct{}
+
+// RequestOf returns the request of the turn a local tool was called in: a tool that acts on
+// "this device" (a reminder, an announcement) reads its MAC. ok is false outside a turn.
+func RequestOf(ctx context.Context) (r Request, ok bool) {
+	r, ok = ctx.Value(requestKey{}).(Request)
+	return r, ok
 }
