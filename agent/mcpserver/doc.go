@@ -39,7 +39,16 @@
 // # Transports
 //
 // Handler serves the Streamable HTTP transport (agentd mounts it at /mcp), behind the bearer
-// token Options.Token when one is set. Proxy serves the same tools over stdio for hosts that
+// token Options.Token when one is set.
+//
+// # Sessions
+//
+// A session is closed after Options.SessionIdle without a POST (agent.limits.mcp_session_idle;
+// a GET stream open is listening, not use). At most Options.MaxSessions are open
+// (agent.limits.mcp_sessions): opening one more closes the session unused longest, whose host
+// gets 404 on its next request and starts a new session, as the transport says. Hosts that
+// initialize and vanish so cannot hold memory or lock a new host out; only when every session has
+// a POST running is a new one refused, with 503 and a JSON-RPC error naming the limit. Proxy serves the same tools over stdio for hosts that
 // launch a command (`devicectl mcp --server http://ADDR`): it is a client of the HTTP endpoint
 // and mirrors its tools, following its list_changed notifications.
 package mcpserver

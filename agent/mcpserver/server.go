@@ -39,6 +39,13 @@ type Options struct {
 	WaitForControl bool
 	// CallTimeout bounds one device call, waited for or not; 0 means DefaultCallTimeout.
 	CallTimeout time.Duration
+	// MaxSessions bounds the open MCP sessions (agent.limits.mcp_sessions): a new one past it
+	// closes the session unused longest. 0 is DefaultMaxSessions.
+	MaxSessions int
+	// SessionIdle closes a session that sent no request for this long
+	// (agent.limits.mcp_session_idle); a host that comes back after it gets 404 and starts a new
+	// session, as the Streamable HTTP transport says. 0 is DefaultSessionIdle.
+	SessionIdle time.Duration
 	// Token, when set, is the bearer token Handler requires (agent.token_file).
 	Token   string
 	Version string // the server's version in initialize's serverInfo
@@ -48,11 +55,6 @@ type Options struct {
 // DefaultCallTimeout is Options.CallTimeout's default: a device answers or times out its own
 // call well within it (execution.tool_timeout is 10 s).
 const DefaultCallTimeout = time.Minute
-
-// sessionTimeout closes an MCP session that sent no request for this long, so that hosts that
-// vanish without ending their session do not pile up. A host that comes back after it gets 404
-// and starts a new session, as the Streamable HTTP transport says.
-const sessionTimeout = time.Hour
 
 // goneKept is how many disconnected devices the server remembers, to tell a caller of their tools
 // why they are gone.
@@ -145,6 +147,12 @@ func New(o *Options) (*Server, error) {
 	if opts.CallTimeout <= 0 {
 		opts.CallTimeout = DefaultCallTimeout
 	}
+	if opts.MaxSessions <= 0 {
+		opts.MaxSessions = DefaultMaxSessions
+	}
+	if opts.SessionIdle <= 0 {
+		opts.SessionIdle = DefaultSessionIdle
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -183,9 +191,9 @@ func New(o *Options) (*Server, error) {
 
 	streamable := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		Logger:         s.log,
-		SessionTimeout: sessionTimeout,
+		SessionTimeout: opts.SessionIdle,
 	})
-	s.http = s.authorize(s.refuseClosed(parseErrors(streamable)))
+	s.http = s.authorize(s.refuseClosed(newSessions(s, opts.MaxSessions).limit(parseErrors(streamable))))
 	return s, nil
 }
 

@@ -155,6 +155,7 @@ func New(o *Options) (_ *Server, err error) {
 	s.mcp, err = mcpserver.New(&mcpserver.Options{
 		Hub: s.Hub, Local: local, Aliases: c.Agent.DeviceAliases, WaitForControl: c.Agent.WaitForControl,
 		CallTimeout: c.Agent.TurnTimeout, Token: token, Version: opts.Version, Logger: s.log,
+		MaxSessions: c.Agent.Limits.MCPSessions, SessionIdle: c.Agent.Limits.MCPSessionIdle,
 	})
 	if err != nil {
 		return nil, err
