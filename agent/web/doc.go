@@ -27,7 +27,9 @@
 //
 // Access: with Options.Token set, the page's data (the event stream, what is said) needs the
 // token, once: the page sends it as a bearer token to POST /web/session and gets an HttpOnly,
-// SameSite=Strict cookie derived from it. Without a token the page answers only requests whose
+// SameSite=Strict cookie derived from it. Until then the page says it is locked and asks for the
+// token, and shows none of its sections: an empty device list or a box to say something would
+// be untrue of a page that may not listen. Without a token the page answers only requests whose
 // Host is a loopback name, so another site cannot reach it by DNS rebinding. POSTs from another
 // origin are refused (http.CrossOriginProtection).
 package web
