@@ -193,7 +193,7 @@ func New(o *Options) (*Server, error) {
 		Logger:         s.log,
 		SessionTimeout: opts.SessionIdle,
 	})
-	s.http = s.authorize(s.refuseClosed(newSessions(s, opts.MaxSessions).limit(parseErrors(streamable))))
+	s.http = s.authorize(s.refuseClosed(parseErrors(newSessions(s, opts.MaxSessions).limit(streamable))))
 	return s, nil
 }
 

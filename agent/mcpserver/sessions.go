@@ -1,7 +1,10 @@
 package mcpserver
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"sync"
 	"time"
@@ -18,7 +21,7 @@ const (
 const sessionHeader = "Mcp-Session-Id"
 
 // sessions bounds the open MCP sessions. Past Options.MaxSessions, a request that opens a
-// session (a POST without Mcp-Session-Id: initialize) closes the session unused longest to make
+// session (initialize, a POST without Mcp-Session-Id) closes the session unused longest to make
 // room; that host gets 404 on its next request and, as the transport says, starts a new session.
 // Closing the idlest rather than refusing the newcomer keeps the server usable when hosts vanish
 // without ending their sessions. Only when every session has a request running is the newcomer
@@ -51,6 +54,12 @@ func (ss *sessions) limit(next http.Handler) http.Handler {
 		if id != "" {
 			ss.begin(id)
 			defer ss.end(id)
+			next.ServeHTTP(w, r)
+			return
+		}
+		// Only initialize opens a session; other requests without one (a newer protocol's
+		// sessionless requests) are served and forgotten by the SDK.
+		if !initializes(r) {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -141,4 +150,27 @@ func (ss *sessions) opened(id string) {
 			return
 		}
 	}
+}
+
+// initializes reports whether a POST's body, which parseErrors has read into memory, is an
+// initialize request (or a batch holding one).
+func initializes(r *http.Request) bool {
+	body, err := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if err != nil {
+		return false
+	}
+	var one struct{ Method string }
+	if json.Unmarshal(body, &one) == nil {
+		return one.Method == "initialize"
+	}
+	var batch []struct{ Method string }
+	if json.Unmarshal(body, &batch) == nil {
+		for _, m := range batch {
+			if m.Method == "initialize" {
+				return true
+			}
+		}
+	}
+	return false
 }
