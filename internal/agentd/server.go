@@ -183,13 +183,14 @@ func New(o *Options) (_ *Server, err error) {
 	s.mcp, err = mcpserver.New(&mcpserver.Options{
 		Hub: s.Hub, Local: local, Aliases: c.Agent.DeviceAliases, WaitForControl: c.Agent.WaitForControl,
 		CallTimeout: c.Agent.TurnTimeout, Token: token, Version: opts.Version, Logger: s.log,
+		MaxSessions: c.Agent.Limits.MCPSessions, SessionIdle: c.Agent.Limits.MCPSessionIdle,
 	})
 	if err != nil {
 		return nil, err
 	}
 	s.closers = append(s.closers, s.mcp.Close)
 	if c.Agent.Web {
-		if s.Web, err = web.New(&web.Options{Hub: s.Hub, Agent: s.Agent, Token: token, ShowThoughts: c.Render.ShowThoughts, Logger: s.log}); err != nil {
+		if s.Web, err = web.New(&web.Options{Hub: s.Hub, Agent: s.Agent, Token: token, ShowThoughts: c.Render.ShowThoughts, CallBytes: c.Agent.Limits.WebCallBytes, Calls: c.Agent.Limits.WebCalls, Logger: s.log}); err != nil {
 			return nil, &config.Error{Key: "agent.web", Err: err}
 		}
 		s.closers = append(s.closers, s.Web.Close)

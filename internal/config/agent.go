@@ -26,7 +26,7 @@ type AgentConfig struct {
 	DeviceTokensFile string        // tokens a device may register with, one a line; empty: any
 	Web              bool          // serve the web page (agent/web) at http://ADDR/
 	Search           SearchConfig
-	// DeviceAliases names devices in the MCP server's tool names (ALIAS.amplify_volume), by
+	// DeviceAliases names devices in the MCP server's tool names (ALIAS__amplify_volume), by
 	// MAC as the protocol writes it; a device without one is named by its MAC.
 	DeviceAliases map[string]string
 	// PublicURL is the base URL clients reach the server at (behind a proxy, its public name);
@@ -261,16 +261,17 @@ func ReadTokens(key, path string, log *slog.Logger) ([]string, error) {
 	return tokens, nil
 }
 
-// aliasPattern is what a device alias may be: it starts an MCP tool name (ALIAS.TOOL), whose
-// charset is [A-Za-z0-9_.-]; no dot, so the first dot of a tool name ends the alias.
-var aliasPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,32}$`)
+// aliasPattern is what a device alias may be (with at most 32 bytes): it starts an MCP tool
+// name (ALIAS__TOOL), whose charset is [A-Za-z0-9_-]; no "__" and no "_" at either end, so the
+// first "__" of a tool name ends the alias.
+var aliasPattern = regexp.MustCompile(`^[A-Za-z0-9-]+(_[A-Za-z0-9-]+)*$`)
 
 // deviceAliasesKey is agent.device_aliases: {MAC: alias}, each MAC normalised, each alias
 // checked here and their uniqueness in CheckAgent.
 func deviceAliasesKey() setting {
 	return setting{
 		key: "agent.device_aliases", typ: "map",
-		usage: "serve: short names of devices in the MCP server's tool names (ALIAS.amplify_volume), by MAC, e.g. {AA-BB-CC-DD-EE-FF: desk}; a device without one is named by its MAC",
+		usage: "serve: short names of devices in the MCP server's tool names (ALIAS__amplify_volume), by MAC, e.g. {AA-BB-CC-DD-EE-FF: desk}; a device without one is named by its MAC",
 		get: func(c *Config) string {
 			m := c.Agent.DeviceAliases
 			macs := slices.Sorted(maps.Keys(m))
@@ -284,8 +285,8 @@ func deviceAliasesKey() setting {
 			if err != nil {
 				return err
 			}
-			if !aliasPattern.MatchString(alias) {
-				return fmt.Errorf("alias %q: want 1 to 32 of A-Z a-z 0-9 _ - (it starts MCP tool names)", alias)
+			if !aliasPattern.MatchString(alias) || len(alias) > 32 {
+				return fmt.Errorf("alias %q: want 1 to 32 of A-Z a-z 0-9 _ -, with no \"__\" and no \"_\" at either end (it starts MCP tool names, ALIAS__TOOL)", alias)
 			}
 			if _, err := checkMAC(alias); err == nil {
 				return fmt.Errorf("alias %q is itself a MAC: it could name another device", alias)
