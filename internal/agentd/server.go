@@ -134,6 +134,7 @@ func New(o *Options) (_ *Server, err error) {
 		Local:          local,
 		TurnTimeout:    c.Agent.TurnTimeout,
 		WaitForControl: c.Agent.WaitForControl,
+		MaxTurns:       c.Agent.Limits.Turns,
 		Logger:         s.log,
 	})
 	if err != nil {
