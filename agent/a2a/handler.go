@@ -15,6 +15,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
+	"github.com/a2aproject/a2a-go/v2/a2asrv/limiter"
 
 	"github.com/devicectl/devicectl/agent"
 	authbearer "github.com/devicectl/devicectl/internal/bearer"
@@ -22,11 +23,21 @@ import (
 )
 
 // Runner is the part of the agent the front door drives. *agent.Agent satisfies it.
+//
+// A Runner that also has MaxTurns() int, as *agent.Agent does, has the A2A executions bounded
+// at that number too, by a2a-go's limiter: a message past it is refused before a2a-go sets
+// anything up for it.
 type Runner interface {
-	// Turn runs one turn; it always ends with one EventFinal or EventError.
+	// Turn runs one turn; it always ends with one EventFinal or EventError. A turn that starts
+	// with EventStarted is answered at once; one that does not, when its first event comes.
 	Turn(ctx context.Context, r agent.Request) iter.Seq[agent.Event]
 	// Tools lists the tools a turn on the device mac may use ("" = the only device, or local only).
 	Tools(mac string) []tools.Declaration
+}
+
+// turnLimiter is a Runner that bounds the turns it runs at once (0: no bound).
+type turnLimiter interface {
+	MaxTurns() int
 }
 
 // The paths the handler serves. The cmd helper mounts the whole handler; a WebSocket upgrade on
@@ -65,6 +76,11 @@ type Options struct {
 	NewID func() string
 	// Logger gets the handler's logs; nil discards them.
 	Logger *slog.Logger
+	// TasksKeepAge and TasksKeepCount bound the tasks kept (agent.tasks.keep.age and .count): a
+	// finished task older than TasksKeepAge is deleted, and past TasksKeepCount tasks the oldest
+	// finished ones are; a running task is never deleted. 0 is no limit.
+	TasksKeepAge   time.Duration
+	TasksKeepCount int
 }
 
 // Handler is the agent's HTTP front door. Close it before closing the DB.
@@ -111,7 +127,7 @@ func New(o *Options) (*Handler, error) {
 	opts.URL = strings.TrimRight(opts.URL, "/")
 
 	ctx := context.Background()
-	store, err := newSQLTaskStore(ctx, opts.DB, opts.Now)
+	store, err := newSQLTaskStore(ctx, opts.DB, opts.Now, opts.TasksKeepAge, opts.TasksKeepCount, opts.Logger)
 	if err != nil {
 		return nil, err
 	}
@@ -124,13 +140,21 @@ func New(o *Options) (*Handler, error) {
 	if err := h.failInterrupted(ctx); err != nil {
 		return nil, err
 	}
-	h.exec = newExecutor(opts.Runner, opts.Logger)
+	maxTurns := 0
+	if l, ok := opts.Runner.(turnLimiter); ok {
+		maxTurns = l.MaxTurns()
+	}
+	h.exec = newExecutor(opts.Runner, maxTurns, opts.Logger)
 
-	reqHandler := a2asrv.NewHandler(h.exec,
+	handlerOpts := []a2asrv.RequestHandlerOption{
 		a2asrv.WithTaskStore(store),
 		a2asrv.WithLogger(opts.Logger),
-		a2asrv.WithCallInterceptors(detailer{}),
-	)
+		a2asrv.WithCallInterceptors(&detailer{store: store, maxTurns: maxTurns}),
+	}
+	if maxTurns > 0 {
+		handlerOpts = append(handlerOpts, a2asrv.WithConcurrencyConfig(limiter.ConcurrencyConfig{MaxExecutions: maxTurns}))
+	}
+	reqHandler := a2asrv.NewHandler(h.exec, handlerOpts...)
 	mux := http.NewServeMux()
 	mux.Handle(PathAgentCard, a2asrv.NewAgentCardHandler(a2av0.NewAgentCardProducer(a2asrv.AgentCardProducerFn(h.a2aCard))))
 	mux.HandleFunc("GET "+PathSeedCard, h.serveSeedCard)
