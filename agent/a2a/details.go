@@ -113,11 +113,11 @@ var (
 // the header (its streams set their own).
 func precheck(methods []string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
 		if r.Method != http.MethodPost {
 			next.ServeHTTP(w, r)
 			return
 		}
-		w.Header().Set("Content-Type", "application/json")
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBody))
 		if err != nil {
 			writeA2AError(w, nil, a2a.ErrInvalidRequest, fmt.Sprintf("Could not read the request body: %v", err))

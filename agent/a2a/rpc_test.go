@@ -140,6 +140,14 @@ func TestA2AErrorContentType(t *testing.T) {
 		{PathJSONRPC, `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"nope"}}`},
 		{PathJSONRPC, `{"jsonrpc":"2.0","id":1,"method":"Bogus"}`},
 	}
+	resp, err := http.Get(ts.URL + PathJSONRPCv03)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
+		t.Errorf("GET %s: Content-Type %q, want application/json", PathJSONRPCv03, ct)
+	}
 	for _, tc := range cases {
 		res := postRaw(t, ts.URL+tc.path, tc.body)
 		if ct := res.header.Get("Content-Type"); ct != "application/json" {

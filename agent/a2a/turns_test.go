@@ -219,8 +219,16 @@ func TestA2ATurnLimit(t *testing.T) {
 	}
 
 	// An A2A stream holds it: a2a-go's limiter refuses the next execution.
-	events := streamData(t, ts.URL+PathJSONRPC, strings.Replace(send, `"SendMessage"`, `"SendStreamingMessage"`, 1))
-	nextData(t, events, "the stream holding the turn")
+	var events <-chan string
+	whenFree(t, func() bool {
+		events = streamData(t, ts.URL+PathJSONRPC, strings.Replace(send, `"SendMessage"`, `"SendStreamingMessage"`, 1))
+		if d := nextData(t, events, "the stream holding the turn"); strings.Contains(d, "agent.limits.turns") {
+			for range events {
+			}
+			return false
+		}
+		return true
+	})
 	<-model.asked
 	refused("limiter-refuses")
 	model.answer <- struct{}{}
@@ -228,11 +236,41 @@ func TestA2ATurnLimit(t *testing.T) {
 	}
 
 	// The turn is over: a message runs.
-	done := make(chan httpResult, 1)
-	go func() { done <- postRaw(t, ts.URL+PathJSONRPC, strings.Replace(send, "%s", "after", 1)) }()
-	<-model.asked
-	model.answer <- struct{}{}
-	if res := <-done; !strings.Contains(res.body, `"state":"TASK_STATE_COMPLETED"`) {
-		t.Errorf("after the turns ended: %s, want a completed task", res.body)
+	whenFree(t, func() bool {
+		done := make(chan string, 1)
+		go func() {
+			resp, err := http.Post(ts.URL+PathJSONRPC, "application/json", strings.NewReader(strings.Replace(send, "%s", "after", 1)))
+			if err != nil {
+				done <- err.Error()
+				return
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			done <- string(b)
+		}()
+		select {
+		case <-model.asked:
+			model.answer <- struct{}{}
+			if body := <-done; !strings.Contains(body, `"state":"TASK_STATE_COMPLETED"`) {
+				t.Errorf("after the turns ended: %s, want a completed task", body)
+			}
+			return true
+		case body := <-done:
+			if !strings.Contains(body, "agent.limits.turns") {
+				t.Fatalf("after the turns ended: %s, want a completed task", body)
+			}
+			return false
+		}
+	})
+}
+
+// whenFree repeats try until it reports that it ran: a2a-go gives an execution's slot back just
+// after its answer is out, so a message right after another can still find the limit reached.
+func whenFree(t *testing.T, try func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !try(); {
+		if time.Now().After(deadline) {
+			t.Fatal("the turn limit stayed reached 10s after the turns ended")
+		}
 	}
 }
