@@ -94,12 +94,15 @@ func (e *executor) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter
 		// word, and the caller has the task and its working status meanwhile.
 		t, err := startTurn(ctx, e.run, req)
 		if err != nil {
-			details, ok := deviceDetails(err)
+			device, isDevice := deviceDetails(err)
 			switch {
-			case ok:
-				yield(nil, invalidParams(details))
+			case isDevice:
+				yield(nil, invalidParams(device))
 			case errors.Is(err, agent.ErrTurnLimit):
-				details := turnLimitDetails(e.maxTurns)
+				details := err.Error()
+				if e.maxTurns > 0 {
+					details = turnLimitDetails(e.maxTurns)
+				}
 				yield(nil, a2a.NewError(a2a.ErrInternalError, details).WithDetails(map[string]any{"details": details}))
 			default:
 				yield(nil, fmt.Errorf("%w: %w", a2a.ErrInternalError, err))
