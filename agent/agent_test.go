@@ -135,11 +135,11 @@ func TestQueryWaitsAndReplyStreams(t *testing.T) {
 		return json.RawMessage(`{"volume":30}`), nil
 	})
 	evs := collect(t, a, ctxFor(t), agent.Request{Text: "status?"})
-	if got, want := kinds(evs), "tool_call,tool_result,thought,chunk,chunk,final"; got != want {
+	if got, want := kinds(evs), "started,tool_call,tool_result,thought,chunk,chunk,final"; got != want {
 		t.Fatalf("events %s, want %s", got, want)
 	}
-	if string(evs[1].Result) != `{"volume":30}` || evs[1].Err != nil {
-		t.Fatalf("tool result %s %v", evs[1].Result, evs[1].Err)
+	if string(evs[2].Result) != `{"volume":30}` || evs[2].Err != nil {
+		t.Fatalf("tool result %s %v", evs[2].Result, evs[2].Err)
 	}
 	if f := last(evs); f.Text != `state: {"volume":30}` {
 		t.Fatalf("final %q", f.Text)
@@ -203,12 +203,12 @@ func TestControlAnsweredAtOnceAndDeviceErrorReported(t *testing.T) {
 		t.Errorf("device got %+v before it answered, want the chunk and the final", beforeAnswer)
 	}
 	checkTerminal(t, evs)
-	if got, want := kinds(evs), "tool_call,chunk,tool_result,final"; got != want {
+	if got, want := kinds(evs), "started,tool_call,chunk,tool_result,final"; got != want {
 		t.Fatalf("events %s, want %s", got, want)
 	}
 	var te *agent.ToolError
-	if !errors.As(evs[2].Err, &te) || te.Code != -32000 || te.Message != "执行失败" || te.Details != "amplifier fault" {
-		t.Fatalf("late device error %v, want the device's -32000 with details", evs[2].Err)
+	if !errors.As(evs[3].Err, &te) || te.Code != -32000 || te.Message != "执行失败" || te.Details != "amplifier fault" {
+		t.Fatalf("late device error %v, want the device's -32000 with details", evs[3].Err)
 	}
 }
 
@@ -304,7 +304,7 @@ func TestDeviceDropsMidCall(t *testing.T) {
 		return nil, nil
 	})
 	evs := collect(t, a, ctxFor(t), agent.Request{})
-	if e := last(evs); e.Kind != agent.EventError || !errors.Is(e.Err, agent.ErrDeviceGone) || evs[0].Kind != agent.EventToolCall {
+	if e := last(evs); e.Kind != agent.EventError || !errors.Is(e.Err, agent.ErrDeviceGone) || evs[1].Kind != agent.EventToolCall {
 		t.Fatalf("events %s, last error %v; want the call, then ErrDeviceGone", kinds(evs), e.Err)
 	}
 	if err, _ := callErr.Load().(error); err != nil && !errors.Is(err, agent.ErrDeviceGone) && !errors.Is(err, context.Canceled) {
@@ -331,7 +331,7 @@ func TestDeviceDropsMidTurn(t *testing.T) {
 		}
 	}
 	checkTerminal(t, evs)
-	if e := last(evs); e.Kind != agent.EventError || !errors.Is(e.Err, agent.ErrDeviceGone) || kinds(evs) != "chunk,error" {
+	if e := last(evs); e.Kind != agent.EventError || !errors.Is(e.Err, agent.ErrDeviceGone) || kinds(evs) != "started,chunk,error" {
 		t.Fatalf("events %s, last %v", kinds(evs), e.Err)
 	}
 }
@@ -470,8 +470,10 @@ func TestStopIteratingCancelsTurn(t *testing.T) {
 		return ctx.Err()
 	}), nil)
 	device(t, url, macA, nil)
-	for range a.Turn(ctxFor(t), agent.Request{}) {
-		break
+	for e := range a.Turn(ctxFor(t), agent.Request{}) {
+		if e.Kind == agent.EventChunk {
+			break
+		}
 	}
 	select {
 	case <-cancelled:
@@ -519,10 +521,10 @@ func TestControlNeverAnsweredEndsAtDeadlineWithFinal(t *testing.T) {
 		return nil, nil
 	})
 	evs := collect(t, a, ctxFor(t), agent.Request{})
-	if got, want := kinds(evs), "tool_call,chunk,tool_result,final"; got != want {
+	if got, want := kinds(evs), "started,tool_call,chunk,tool_result,final"; got != want {
 		t.Fatalf("events %s, want %s", got, want)
 	}
-	if err := evs[2].Err; !errors.Is(err, agent.ErrTurnTimeout) {
+	if err := evs[3].Err; !errors.Is(err, agent.ErrTurnTimeout) {
 		t.Fatalf("the unanswered control call reported %v, want ErrTurnTimeout", err)
 	}
 	if last(evs).Text != "smiling" {

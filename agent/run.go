@@ -39,6 +39,12 @@ var _ TurnContext = (*turn)(nil)
 
 // run runs a turn and yields its events; see Turn.
 func (a *Agent) run(ctx context.Context, r Request, yield func(Event) bool) {
+	if !a.acquire() {
+		a.log.Warn("turn refused: the turn limit is reached", "limit", a.opts.MaxTurns, "key", "agent.limits.turns")
+		yield(Event{Kind: EventError, Err: fmt.Errorf("%w: %d already, the most agent.limits.turns allows; try again when one has finished", ErrTurnLimit, a.opts.MaxTurns)})
+		return
+	}
+	defer a.release()
 	mac, deviceDone, err := a.pick(r.MAC)
 	if err != nil {
 		a.log.Info("turn refused", "mac", r.MAC, "err", err)
@@ -46,6 +52,9 @@ func (a *Agent) run(ctx context.Context, r Request, yield func(Event) bool) {
 		return
 	}
 	r.MAC = mac
+	if !yield(Event{Kind: EventStarted}) {
+		return
+	}
 	timeout := fmt.Errorf("%w (%v): %w", ErrTurnTimeout, a.opts.TurnTimeout, context.DeadlineExceeded)
 	tctx, cancelTurn := context.WithTimeoutCause(ctx, a.opts.TurnTimeout, timeout)
 	defer cancelTurn()

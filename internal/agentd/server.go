@@ -156,6 +156,7 @@ func New(o *Options) (_ *Server, err error) {
 		TurnTimeout:    c.Agent.TurnTimeout,
 		WaitForControl: c.Agent.WaitForControl,
 		Preface:        sf.preface,
+		MaxTurns:       c.Agent.Limits.Turns,
 		Logger:         s.log,
 	})
 	if err != nil {
