@@ -427,14 +427,17 @@ func (a *Agent) Run(ctx context.Context) error {
 		attempt++
 		a.publish(func(s *status) { s.wait = wait })
 		a.setState(BackingOff)
-		if transport.ClosedNormally(err) {
-			// A server stopping or restarting closes its lines on purpose: no fault to warn of.
-			a.log.Info("the server closed the line; reconnecting", "reason", err, "retry_in", wait.Round(time.Millisecond), "attempt", attempt)
-		} else {
+		if !transport.ClosedNormally(err) {
 			a.log.Warn("not connected; retrying", "err", err, "retry_in", wait.Round(time.Millisecond), "attempt", attempt)
 		}
 		if !a.backOff(ctx, wait) {
 			return nil
+		}
+		if transport.ClosedNormally(err) {
+			// A server stopping or restarting closes its lines on purpose: no fault to warn of. Said
+			// once the wait is over, so that one Ctrl-C stopping the server and this device together
+			// leaves no "reconnecting" behind the device's stop.
+			a.log.Info("the server closed the line; reconnecting", "reason", err, "waited", wait.Round(time.Millisecond), "attempt", attempt)
 		}
 	}
 }
