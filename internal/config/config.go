@@ -139,7 +139,7 @@ type setting struct {
 }
 
 // settings lists every key, in the order of configs/devicectl.yaml and the README table.
-var settings = slices.Concat(coreSettings, hardwareSettings(), hookSettings(), toolSetSettings(), controlSettings(), agentSettings(), logSettings)
+var settings = slices.Concat(coreSettings, hardwareSettings(), hookSettings(), toolSetSettings(), controlSettings(), agentKeys(), logSettings)
 
 var coreSettings = []setting{
 	stringKey("server.url", "server", "agent server address, ws://host:port/path or wss://...", func(c *Config) *string { return &c.Server.URL }, checkServerURL),
