@@ -96,8 +96,8 @@ type Agent struct {
 	userID     atomic.Uint64 // the number of the last mcp/user/* request's id
 	noVoiceMu  sync.Mutex
 	noVoiceFor string // the server URL "does not take voice" was last said of
-	now   func() time.Time
-	rand  func() float64
+	now        func() time.Time
+	rand       func() float64
 }
 
 // status is the snapshot Run's goroutine publishes for the others; it is replaced, never changed.
