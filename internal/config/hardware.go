@@ -43,7 +43,7 @@ func defaultHardware() HardwareConfig {
 		Mode:       "config",
 		Speaker:    SpeakerConfig{Driver: "sim", Device: "", Control: "Master", Tool: "pactl", Address: 0x4B, Start: 40},
 		Face:       FaceConfig{Driver: "sim", Connection: "i2c", Address: 0x3C, Size: image.Pt(128, 64), Pixels: 12, Brightness: 30},
-		Speech:     SpeechConfig{Driver: "none"},
+		Speech:     SpeechConfig{Driver: "none", Sentences: true},
 		Microphone: MicrophoneConfig{Driver: MicrophoneOff},
 	}
 }
@@ -81,7 +81,7 @@ func partSettings() []setting {
 
 		enumKey("hardware.speech.driver", "", "speak AI replies: none, or command", func(c *Config) *string { return &c.Hardware.Speech.Driver }, "none", "command"),
 		listKey("hardware.speech.command", "command: the program that reads the text on stdin and speaks it, as a list (no shell); empty: espeak-ng in device.language", func(c *Config) *[]string { return &c.Hardware.Speech.Command }),
-		boolKey("hardware.speech.sentences", "", "speak each sentence as it arrives instead of the whole reply at its end", func(c *Config) *bool { return &c.Hardware.Speech.Sentences }),
+		boolKey("hardware.speech.sentences", "", "speak each sentence as soon as the chunks complete it (the first is heard before the reply ends); false: the whole reply at its end", func(c *Config) *bool { return &c.Hardware.Speech.Sentences }),
 	}
 }
 
