@@ -194,3 +194,19 @@ func (a *Agent) sayNoVoice(o *Options, why string) {
 type voiceState struct {
 	noVoice atomic.Bool // the server answered a voice request -32601
 }
+
+// WaitRegistered waits until a line is registered and voice requests can go on it, or ctx is
+// done.
+func (a *Agent) WaitRegistered(ctx context.Context) error {
+	for {
+		v := a.view.Load()
+		if v.line != nil && v.state == Registered {
+			return nil
+		}
+		select {
+		case <-v.changed:
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for registration: %w", ctx.Err())
+		}
+	}
+}
