@@ -2,7 +2,6 @@ package device
 
 import (
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -108,7 +107,7 @@ func (a *Agent) UserAudio(ctx context.Context, samples []int16, lang string) (Us
 	}
 	pcm := make([]byte, 2*len(samples))
 	for i, s := range samples {
-		binary.LittleEndian.PutUint16(pcm[2*i:], uint16(s))
+		pcm[2*i], pcm[2*i+1] = byte(s), byte(uint16(s)>>8) // little-endian
 	}
 	return a.userRequest(ctx, MethodUserAudio, FeatureUserAudio, UserAudioParams{Format: AudioFormat, Rate: AudioRate, Channels: 1, Audio: pcm, Lang: lang})
 }

@@ -122,7 +122,7 @@ func (p *Pipeline) Handle(ctx context.Context, u Utterance) {
 	switch {
 	case errors.Is(err, device.ErrNoVoice):
 		// The agent said so once; nothing more to say per utterance.
-		p.log.Debug("not sent: the server does not take voice")
+		p.log.Debug("what was said is not sent: no voice on this server")
 	case errors.Is(err, device.ErrNotRegistered):
 		p.log.Warn("not connected to the agent server: what was said is dropped", "length", u.Duration().Round(time.Millisecond))
 	case err != nil:

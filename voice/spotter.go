@@ -3,7 +3,6 @@ package voice
 import (
 	"bufio"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -134,7 +133,7 @@ func (p *PocketSphinx) String() string { return "pocketsphinx(" + p.keyword + ")
 func (p *PocketSphinx) Feed(frame []int16) {
 	b := make([]byte, 2*len(frame))
 	for i, s := range frame {
-		binary.LittleEndian.PutUint16(b[2*i:], uint16(s))
+		b[2*i], b[2*i+1] = byte(s), byte(uint16(s)>>8) // little-endian
 	}
 	select {
 	case p.audio <- b:
