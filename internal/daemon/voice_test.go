@@ -106,3 +106,38 @@ func TestRunSeed002ServerNoVoice(t *testing.T) {
 		t.Errorf("said %d times that the server does not take voice:\n%s", n, d.stderr.String())
 	}
 }
+
+// Through a real PulseAudio: flite's words played into a null sink whose monitor is the
+// device's microphone (parec) reach the server as one utterance.
+func TestRunHearsThroughPulseAudio(t *testing.T) {
+	wav := fliteWAV(t, "what is your status")
+	pulsetest.Start(t)
+	pulsetest.Need(t, "parec", "pulseaudio-utils")
+	paplay := pulsetest.Need(t, "paplay", "pulseaudio-utils")
+	got := make(chan int, 4)
+	srv := startStandIn(t, &agenttest.Options{Voice: &agenttest.Voice{
+		Audio: func(ctx context.Context, d *agenttest.Device, p device.UserAudioParams) (device.UserResult, *jsonrpc2.Error) {
+			got <- len(p.Audio) / 2
+			return device.UserResult{Status: device.UserAccepted, Text: "what is your status", TurnID: "t1"}, nil
+		},
+	}})
+	cfg := strings.Replace(voiceConfig(t, srv.URL(), wav, filepath.Join(t.TempDir(), "said.txt")),
+		"    driver: file\n    file: "+wav+"\n", "    driver: pulse\n    device: "+pulsetest.Sink+".monitor\n", 1)
+	d := startDaemon(t, cfg, nil)
+	nextRegistration(t, srv)
+	d.stderr.waitFor(t, "listening", func(s string) bool { return strings.Contains(s, "msg=listening") })
+	if !strings.Contains(d.stderr.String(), "microphone=pulse:"+pulsetest.Sink+".monitor") {
+		t.Fatalf("not listening to PulseAudio:\n%s", d.stderr.String())
+	}
+	if out, err := exec.Command(paplay, wav).CombinedOutput(); err != nil {
+		t.Fatalf("paplay: %v %s", err, out)
+	}
+	select {
+	case n := <-got:
+		if n < 16000 {
+			t.Errorf("the server got %d samples; flite spoke about a second and a half", n)
+		}
+	case <-waitCtx(t).Done():
+		t.Fatalf("nothing heard reached the server:\n%s", d.stderr.String())
+	}
+}
