@@ -20,6 +20,7 @@ import (
 	"github.com/devicectl/devicectl/agent/memory"
 	"github.com/devicectl/devicectl/agent/web"
 	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/internal/netlimit"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -52,6 +53,7 @@ type Server struct {
 	mcp *mcpserver.Server // the devices' and the local tools as an MCP server, at /mcp
 
 	srv       *http.Server
+	limits    *netlimit.ListenerOptions // what Serve caps ln's connections with
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -167,7 +169,17 @@ func New(o *Options) (_ *Server, err error) {
 		s.closers = append(s.closers, s.Web.Close)
 	}
 	s.Handler = http.HandlerFunc(s.route)
-	s.srv = &http.Server{Handler: s.Handler, ReadHeaderTimeout: readHeaderTimeout, ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelDebug)}
+	lim := c.Agent.Limits
+	s.limits = &netlimit.ListenerOptions{Connections: lim.Connections, PerAddress: lim.ConnectionsPerAddress, Logger: s.log}
+	s.srv = &http.Server{
+		// Outside route: a refused or stalled client is refused before anything else sees it.
+		Handler: netlimit.Handler(s.Handler, &netlimit.HandlerOptions{
+			BodyTimeout: lim.BodyTimeout, WriteTimeout: lim.WriteTimeout, RequestBytes: lim.RequestBytes, Logger: s.log,
+		}),
+		ReadHeaderTimeout: lim.HeaderTimeout,
+		IdleTimeout:       lim.IdleTimeout,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
+	}
 	return s, nil
 }
 
@@ -214,14 +226,11 @@ func headerHas(h http.Header, name, token string) bool {
 	return false
 }
 
-// readHeaderTimeout bounds a client's request header: a slow client cannot hold a connection
-// open without sending one.
-const readHeaderTimeout = 10 * time.Second
-
-// Serve serves Handler on ln until Close (after Close, it closes ln and returns at once). It
-// returns nil once closed.
+// Serve serves Handler on ln until Close (after Close, it closes ln and returns at once), with
+// agent.limits' caps on connections and its timeouts (see internal/netlimit). It returns nil once
+// closed.
 func (s *Server) Serve(ln net.Listener) error {
-	if err := s.srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+	if err := s.srv.Serve(netlimit.NewListener(ln, s.limits)); !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil
