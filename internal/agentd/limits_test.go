@@ -505,3 +505,70 @@ func TestLimitsDeviceLine(t *testing.T) {
 	default:
 	}
 }
+
+// mcpPost posts a JSON-RPC message to /mcp in session (none: ""); it returns the answer and
+// its body.
+func mcpPost(t *testing.T, addr, session, body string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest("POST", "http://"+addr+MCPPath, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	}
+	resp, err := (&http.Client{Timeout: limitsWait}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, string(b)
+}
+
+// A client of /mcp that stops reading a tool's answer is dropped within write_timeout.
+func TestLimitsStalledMCP(t *testing.T) {
+	c := testConfig(t)
+	c.Agent.Limits.WriteTimeout = 200 * time.Millisecond
+	ln := track(t)
+	ln.sendBuffer = 8 << 10
+	serveOn(t, c, ln)
+	addr := ln.Addr().String()
+
+	resp, body := mcpPost(t, addr, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	session := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK || session == "" {
+		t.Fatalf("initialize: %s, session %q: %s", resp.Status, session, body)
+	}
+	if resp, body := mcpPost(t, addr, session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("notifications/initialized: %s %s", resp.Status, body)
+	}
+	// 20 memories of 6 KB: an answer of 120 KB to a search for them all.
+	for i := range 20 {
+		content := fmt.Sprintf("机器人%d%s", i, strings.Repeat("机器人", 660))
+		resp, body := mcpPost(t, addr, session, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add_user_memory","arguments":{"user_id":"u","topics":["robot"],"content":"`+content+`"}}}`)
+		if resp.StatusCode != http.StatusOK || strings.Contains(body, `"isError":true`) {
+			t.Fatalf("add_user_memory: %s %.300s", resp.Status, body)
+		}
+	}
+	search := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search_user_memories","arguments":{"user_id":"u","query":"机器人 robot","limit":50}}}`
+	if resp, body := mcpPost(t, addr, session, search); resp.StatusCode != http.StatusOK || len(body) < 100<<10 {
+		t.Fatalf("search_user_memories: %s, %d bytes: %.300s", resp.Status, len(body), body)
+	}
+
+	conn := dialStalled(t, addr)
+	fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"+
+		"Mcp-Session-Id: %s\r\nMcp-Protocol-Version: 2025-06-18\r\nContent-Length: %d\r\n\r\n%s", MCPPath, session, len(search), search)
+	streaming(t, conn)
+	select {
+	case <-ln.closedFor(conn):
+	case <-time.After(limitsWait):
+		t.Fatalf("POST /mcp: a reader that stalled still holds its answer after %v (write_timeout 200ms)", limitsWait)
+	}
+}
