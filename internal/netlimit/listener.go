@@ -67,7 +67,8 @@ func NewListener(ln net.Listener, opts *ListenerOptions) *Listener {
 	}
 	if limit, ok := o.FileLimit(); ok {
 		if max := maxConnections(limit); o.Connections == 0 || o.Connections > max {
-			o.Logger.Warn("agent.limits.connections lowered to what the open-file limit leaves: more connections would take every descriptor",
+			// Debug: with the defaults this is every start on a machine whose limit is 20000.
+			o.Logger.Debug("agent.limits.connections lowered to what the open-file limit leaves: more connections would take every descriptor",
 				"connections", o.Connections, "open_file_limit", limit, "reserve", FileReserve, "now", max)
 			o.Connections = max
 		}
@@ -114,14 +115,14 @@ func (l *Listener) Accept() (net.Conn, error) {
 		}
 		addr, ok := remoteIP(c)
 		if ok && !l.addAddr(addr) {
+			if n, log := l.addrLog.due(); log {
+				l.o.Logger.Warn("agent.limits.connections_per_address reached: a new connection from the address is closed",
+					"address", addr.String(), "limit", l.o.PerAddress, "closed", n)
+			}
 			c.Close()
 			l.releaseSlot()
 			if l.onRelease != nil {
 				l.onRelease()
-			}
-			if n, log := l.addrLog.due(); log {
-				l.o.Logger.Warn("agent.limits.connections_per_address reached: a new connection from the address is closed",
-					"address", addr.String(), "limit", l.o.PerAddress, "closed", n)
 			}
 			continue
 		}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -104,9 +105,40 @@ func get(t *testing.T, c net.Conn, path string) *http.Response {
 
 var ok = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
 
+// logged is a slog handler that hands each record's message to a channel.
+type logged chan string
+
+func (l logged) Enabled(context.Context, slog.Level) bool { return true }
+func (l logged) Handle(_ context.Context, r slog.Record) error {
+	select {
+	case l <- r.Message:
+	default: // more than the test reads
+	}
+	return nil
+}
+func (l logged) WithAttrs([]slog.Attr) slog.Handler { return l }
+func (l logged) WithGroup(string) slog.Handler      { return l }
+
+// waitLogged waits for a message holding want.
+func waitLogged(t *testing.T, l logged, want string) {
+	t.Helper()
+	timeout := time.After(waitFor)
+	for {
+		select {
+		case m := <-l:
+			if strings.Contains(m, want) {
+				return
+			}
+		case <-timeout:
+			t.Fatalf("nothing logged saying %q", want)
+		}
+	}
+}
+
 // Past Connections, a normal client waits for a connection to close rather than being refused.
 func TestListenerConnections(t *testing.T) {
-	addr, ln := serve(t, ok, nil, &ListenerOptions{Connections: 2}, nil)
+	log := make(logged, 16)
+	addr, ln := serve(t, ok, nil, &ListenerOptions{Connections: 2, Logger: slog.New(log)}, nil)
 	idle := []net.Conn{dial(t, addr), dial(t, addr)}
 	get(t, idle[0], "/") // both are accepted: the second is, once the first was answered
 	get(t, idle[1], "/")
@@ -120,6 +152,7 @@ func TestListenerConnections(t *testing.T) {
 	if got := ln.Open(); got != 2 {
 		t.Errorf("Open() = %d, want 2", got)
 	}
+	waitLogged(t, log, "agent.limits.connections reached")
 	idle[0].Close()
 	c.SetReadDeadline(time.Now().Add(waitFor))
 	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
@@ -137,7 +170,8 @@ func isTimeout(err error) bool {
 // Past PerAddress, a new connection from the address is closed at once; one closing makes room.
 func TestListenerPerAddress(t *testing.T) {
 	released := make(chan struct{}, 8)
-	addr, ln := serve(t, ok, nil, &ListenerOptions{PerAddress: 2}, nil)
+	log := make(logged, 16)
+	addr, ln := serve(t, ok, nil, &ListenerOptions{PerAddress: 2, Logger: slog.New(log)}, nil)
 	ln.onRelease = func() { released <- struct{}{} }
 	a, b := dial(t, addr), dial(t, addr)
 	get(t, a, "/")
@@ -146,6 +180,7 @@ func TestListenerPerAddress(t *testing.T) {
 		t.Fatalf("a third connection from 127.0.0.1 with connections_per_address 2: %v", err)
 	}
 	<-released // the refused one
+	waitLogged(t, log, "agent.limits.connections_per_address reached")
 	a.Close()
 	select {
 	case <-released:
@@ -459,6 +494,23 @@ func TestWebSocketThrough(t *testing.T) {
 		if err != nil || !json.Valid(b) || string(b) != msg {
 			t.Fatalf("echo %d: %q, %v", i, b, err)
 		}
+	}
+}
+
+// A repeated event is logged the first time, then at most once an interval, counting the rest.
+func TestRateLog(t *testing.T) {
+	r := rateLog{every: time.Hour}
+	if n, ok := r.due(); !ok || n != 1 {
+		t.Errorf("first: %d, %v; want 1, logged", n, ok)
+	}
+	for range 5 {
+		if _, ok := r.due(); ok {
+			t.Fatal("logged again within the interval")
+		}
+	}
+	r.last = time.Now().Add(-2 * time.Hour)
+	if n, ok := r.due(); !ok || n != 6 {
+		t.Errorf("after the interval: %d, %v; want 6 (5 held back and this one), logged", n, ok)
 	}
 }
 
