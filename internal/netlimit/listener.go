@@ -30,6 +30,8 @@ type ListenerOptions struct {
 	// LogEvery is how often at most a cap reached is logged again; 0 is DefaultLogEvery.
 	LogEvery time.Duration
 	Logger   *slog.Logger // nil: nothing is logged
+
+	onRelease func() // tests: called after a connection's counts are released
 }
 
 // Listener is a net.Listener that caps its open connections. See the package doc.
@@ -46,8 +48,6 @@ type Listener struct {
 	byAddr map[netip.Addr]int
 
 	fullLog, addrLog rateLog
-
-	onRelease func() // tests: called after a connection's counts are released
 }
 
 // NewListener wraps ln. The options are copied.
@@ -121,8 +121,8 @@ func (l *Listener) Accept() (net.Conn, error) {
 			}
 			c.Close()
 			l.releaseSlot()
-			if l.onRelease != nil {
-				l.onRelease()
+			if l.o.onRelease != nil {
+				l.o.onRelease()
 			}
 			continue
 		}
@@ -185,8 +185,8 @@ func (l *Listener) release(c *conn) {
 	}
 	l.open.Add(-1)
 	l.releaseSlot()
-	if l.onRelease != nil {
-		l.onRelease()
+	if l.o.onRelease != nil {
+		l.o.onRelease()
 	}
 }
 

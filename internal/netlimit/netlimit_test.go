@@ -171,8 +171,7 @@ func isTimeout(err error) bool {
 func TestListenerPerAddress(t *testing.T) {
 	released := make(chan struct{}, 8)
 	log := make(logged, 16)
-	addr, ln := serve(t, ok, nil, &ListenerOptions{PerAddress: 2, Logger: slog.New(log)}, nil)
-	ln.onRelease = func() { released <- struct{}{} }
+	addr, _ := serve(t, ok, nil, &ListenerOptions{PerAddress: 2, Logger: slog.New(log), onRelease: func() { released <- struct{}{} }}, nil)
 	a, b := dial(t, addr), dial(t, addr)
 	get(t, a, "/")
 	get(t, b, "/")
@@ -235,8 +234,7 @@ func TestListenerHijackReleased(t *testing.T) {
 		rw.WriteString("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
 		rw.Flush()
 		c.Close()
-	}), nil, &ListenerOptions{Connections: 1}, nil)
-	ln.onRelease = func() { released <- struct{}{} }
+	}), nil, &ListenerOptions{Connections: 1, onRelease: func() { released <- struct{}{} }}, nil)
 	get(t, dial(t, addr), "/")
 	select {
 	case <-released:
@@ -516,9 +514,8 @@ func TestRateLog(t *testing.T) {
 
 // Many connections opened and closed at once leave nothing counted.
 func TestListenerConcurrent(t *testing.T) {
-	addr, ln := serve(t, ok, nil, &ListenerOptions{Connections: 8, PerAddress: 8}, nil)
 	released := make(chan struct{}, 64)
-	ln.onRelease = func() { released <- struct{}{} }
+	addr, ln := serve(t, ok, nil, &ListenerOptions{Connections: 8, PerAddress: 8, onRelease: func() { released <- struct{}{} }}, nil)
 	var wg sync.WaitGroup
 	for range 32 {
 		wg.Go(func() {
