@@ -183,11 +183,11 @@ func serverClosed(t *testing.T, c net.Conn, what string) {
 }
 
 // A flood of idle connections holds no more than agent.limits.connections, and a normal request
-// is still answered once the header timeout frees them.
+// behind it is answered at once: idle connections make room, long before the header timeout.
 func TestLimitsIdleFlood(t *testing.T) {
 	c := testConfig(t)
 	c.Agent.Limits.Connections = 20
-	c.Agent.Limits.HeaderTimeout = 200 * time.Millisecond
+	c.Agent.Limits.HeaderTimeout = time.Minute
 	ln := track(t)
 	serveOn(t, c, ln)
 	addr := ln.Addr().String()
@@ -203,8 +203,9 @@ func TestLimitsIdleFlood(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Errorf("GET /agent-card: %s", resp.Status)
 	}
-	if got := ln.maxOpen(); got > 20 {
-		t.Errorf("the server held %d connections at once, over agent.limits.connections 20", got)
+	// The new connection is accepted before the idle one it replaces is closed.
+	if got := ln.maxOpen(); got > 20+1 {
+		t.Errorf("the server held %d connections at once, over agent.limits.connections 20 (and the one coming in)", got)
 	}
 }
 

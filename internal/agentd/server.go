@@ -178,6 +178,7 @@ func New(o *Options) (_ *Server, err error) {
 		}),
 		ReadHeaderTimeout: lim.HeaderTimeout,
 		IdleTimeout:       lim.IdleTimeout,
+		ConnState:         netlimit.ConnState, // at agent.limits.connections, idle connections make room
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 	}
 	return s, nil

@@ -7,13 +7,18 @@
 //
 // # Connections
 //
-// Listener wraps a net.Listener. Past Options.Connections open connections it stops accepting
-// until one closes: new clients wait in the kernel's listen queue rather than being refused, and
-// since a connection that sends no request is closed after the header timeout, a normal client
-// waits at most about that long behind a flood of idle ones. Past Options.PerAddress connections
-// from one IP address, a new one from that address is closed at once. Counts are released when a
-// connection is closed, once however often it is closed, hijacked ones (WebSocket device lines)
-// included. The first time a cap is reached, and then at most every LogEvery, a warning says so.
+// Listener wraps a net.Listener. Past Options.PerAddress connections from one IP address, a new
+// one from that address is closed at once. At Options.Connections open connections, a new one
+// takes the place of the connection that has held no request the longest (accepted and silent,
+// a header not yet whole, or kept alive between requests), which is closed: a flood of idle
+// connections cannot keep a normal client out, and closing an idle connection is what a
+// server's shutdown does too. The server says which connections hold no request through
+// ConnState, set as its http.Server.ConnState. When every connection holds a request (streams
+// being read, device lines), the listener stops accepting until one closes, and new clients wait
+// in the kernel's listen queue. (A connection is accepted before the one it replaces is closed:
+// for a moment the process holds one socket more than the cap.) Counts are released when a connection is closed, once however
+// often it is closed, hijacked ones (WebSocket device lines) included. The first time a cap is
+// reached, and then at most every LogEvery, a warning says so.
 //
 // Connections is lowered to the process's open-file limit less FileReserve (see
 // Options.FileLimit): a cap above it would let a flood take every descriptor, and then nothing,

@@ -1,8 +1,10 @@
 package netlimit
 
 import (
+	"container/list"
 	"log/slog"
 	"net"
+	"net/http"
 	"net/netip"
 	"sync"
 	"sync/atomic"
@@ -46,6 +48,7 @@ type Listener struct {
 
 	mu     sync.Mutex
 	byAddr map[netip.Addr]int
+	idle   *list.List // of *conn holding no request, the longest idle first (see ConnState)
 
 	fullLog, addrLog rateLog
 }
@@ -73,7 +76,7 @@ func NewListener(ln net.Listener, opts *ListenerOptions) *Listener {
 			o.Connections = max
 		}
 	}
-	l := &Listener{Listener: ln, o: o, done: make(chan struct{}), byAddr: map[netip.Addr]int{}}
+	l := &Listener{Listener: ln, o: o, done: make(chan struct{}), byAddr: map[netip.Addr]int{}, idle: list.New()}
 	if o.Connections > 0 {
 		l.slots = make(chan struct{}, o.Connections)
 	}
@@ -101,16 +104,13 @@ func (l *Listener) Connections() int { return l.o.Connections }
 // Open is the number of connections accepted and not yet closed.
 func (l *Listener) Open() int { return int(l.open.Load()) }
 
-// Accept waits for a free slot, then for a connection; one from an address at its cap is closed
-// and the next one waited for.
+// Accept waits for a connection. One from an address at its cap is closed at once and the next
+// waited for. At the total cap, the connection that has held no request the longest is closed
+// to make room (see ConnState); when every connection holds one, Accept waits for one to close.
 func (l *Listener) Accept() (net.Conn, error) {
 	for {
-		if err := l.acquire(); err != nil {
-			return nil, err
-		}
 		c, err := l.Listener.Accept()
 		if err != nil {
-			l.releaseSlot()
 			return nil, err
 		}
 		addr, ok := remoteIP(c)
@@ -120,24 +120,25 @@ func (l *Listener) Accept() (net.Conn, error) {
 					"address", addr.String(), "limit", l.o.PerAddress, "closed", n)
 			}
 			c.Close()
-			l.releaseSlot()
 			if l.o.onRelease != nil {
 				l.o.onRelease()
 			}
 			continue
 		}
+		nc := &conn{Conn: c, l: l, addr: addr, counted: ok}
+		if err := l.acquire(); err != nil {
+			nc.Close()
+			return nil, err
+		}
+		nc.slotted = true
 		l.open.Add(1)
-		return &conn{Conn: c, l: l, addr: addr, counted: ok}, nil
+		return nc, nil
 	}
 }
 
-// acquire takes a slot, waiting while all are taken, or fails once the listener is closed.
+// acquire takes a slot: a free one, else an idle connection's, else it waits for one, or fails
+// once the listener is closed.
 func (l *Listener) acquire() error {
-	select {
-	case <-l.done:
-		return net.ErrClosed
-	default:
-	}
 	if l.slots == nil {
 		return nil
 	}
@@ -146,8 +147,14 @@ func (l *Listener) acquire() error {
 		return nil
 	default:
 	}
-	if n, log := l.fullLog.due(); log {
-		l.o.Logger.Warn("agent.limits.connections reached: new connections wait in the listen queue until one closes",
+	if victim := l.idlest(); victim != nil {
+		if n, log := l.fullLog.due(); log {
+			l.o.Logger.Warn("agent.limits.connections reached: the connection idle the longest is closed for a new one",
+				"limit", l.o.Connections, "times", n)
+		}
+		victim.Close() // releases its slot
+	} else if n, log := l.fullLog.due(); log {
+		l.o.Logger.Warn("agent.limits.connections reached, every connection busy: new connections wait in the listen queue until one closes",
 			"limit", l.o.Connections, "times", n)
 	}
 	select {
@@ -158,9 +165,38 @@ func (l *Listener) acquire() error {
 	}
 }
 
-func (l *Listener) releaseSlot() {
-	if l.slots != nil {
-		<-l.slots
+// idlest takes the connection that has held no request the longest off the idle list; nil when
+// there is none.
+func (l *Listener) idlest() *conn {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	e := l.idle.Front()
+	if e == nil {
+		return nil
+	}
+	l.idle.Remove(e)
+	c := e.Value.(*conn)
+	c.elem = nil
+	return c
+}
+
+// ConnState is for http.Server.ConnState, on a server serving a Listener: it tells the listener
+// which connections hold no request (new, or idle between two), the ones it may close at its
+// cap. Without it, the listener closes none and waits at its cap.
+func ConnState(nc net.Conn, state http.ConnState) {
+	c, ok := nc.(*conn)
+	if !ok {
+		return
+	}
+	l := c.l
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if c.elem != nil {
+		l.idle.Remove(c.elem)
+		c.elem = nil
+	}
+	if (state == http.StateNew || state == http.StateIdle) && !c.released {
+		c.elem = l.idle.PushBack(c)
 	}
 }
 
@@ -175,16 +211,27 @@ func (l *Listener) addAddr(addr netip.Addr) bool {
 	return true
 }
 
+// release gives back what c holds: its address's count, its place on the idle list and, once it
+// had one, its slot.
 func (l *Listener) release(c *conn) {
+	l.mu.Lock()
 	if c.counted {
-		l.mu.Lock()
 		if l.byAddr[c.addr]--; l.byAddr[c.addr] <= 0 {
 			delete(l.byAddr, c.addr)
 		}
-		l.mu.Unlock()
 	}
-	l.open.Add(-1)
-	l.releaseSlot()
+	if c.elem != nil {
+		l.idle.Remove(c.elem)
+		c.elem = nil
+	}
+	c.released = true
+	l.mu.Unlock()
+	if c.slotted {
+		l.open.Add(-1)
+		if l.slots != nil {
+			<-l.slots
+		}
+	}
 	if l.o.onRelease != nil {
 		l.o.onRelease()
 	}
@@ -213,7 +260,12 @@ type conn struct {
 	l       *Listener
 	addr    netip.Addr
 	counted bool // addr is counted in l.byAddr
+	slotted bool // it holds a slot: set before Accept returns it
 	once    sync.Once
+
+	// Guarded by l.mu.
+	elem     *list.Element // on l.idle while it holds no request
+	released bool
 }
 
 func (c *conn) Close() error {

@@ -41,7 +41,7 @@ func serve(t *testing.T, h http.Handler, srv *http.Server, lopts *ListenerOption
 	}
 	ln := NewListener(smallSendBuffers{inner}, &o)
 	if srv == nil {
-		srv = &http.Server{}
+		srv = &http.Server{ConnState: ConnState}
 	}
 	srv.Handler = Handler(h, hopts)
 	done := make(chan error, 1)
@@ -135,13 +135,57 @@ func waitLogged(t *testing.T, l logged, want string) {
 	}
 }
 
-// Past Connections, a normal client waits for a connection to close rather than being refused.
+// At Connections, with ConnState wired, a new connection takes the place of one that holds no
+// request: a normal client is answered at once behind a flood of idle ones.
+func TestListenerEvictsIdle(t *testing.T) {
+	log := make(logged, 16)
+	addr, ln := serve(t, ok, &http.Server{ConnState: ConnState}, &ListenerOptions{Connections: 2, Logger: slog.New(log)}, nil)
+	kept := dial(t, addr)
+	get(t, kept, "/") // idle between two requests
+	partial := dial(t, addr)
+	fmt.Fprintf(partial, "GET / HTTP/1.1\r\n") // a header begun is not a request yet
+	for range 20 {
+		dial(t, addr) // they send nothing
+	}
+	c := dial(t, addr)
+	if resp := get(t, c, "/"); resp.StatusCode != http.StatusOK {
+		t.Fatalf("behind 20 idle connections at the cap of 2: %s", resp.Status)
+	}
+	waitLogged(t, log, "the connection idle the longest is closed for a new one")
+	for _, c := range []net.Conn{kept, partial} {
+		if err := closedByServer(c); err != nil {
+			t.Errorf("%v; want it closed to make room", err)
+		}
+	}
+	if got := ln.Open(); got > 2 {
+		t.Errorf("Open() = %d, over the cap of 2", got)
+	}
+}
+
+// Past Connections, when every connection holds a request, a normal client waits for one to
+// close rather than being refused.
 func TestListenerConnections(t *testing.T) {
 	log := make(logged, 16)
-	addr, ln := serve(t, ok, nil, &ListenerOptions{Connections: 2, Logger: slog.New(log)}, nil)
-	idle := []net.Conn{dial(t, addr), dial(t, addr)}
-	get(t, idle[0], "/") // both are accepted: the second is, once the first was answered
-	get(t, idle[1], "/")
+	release := make(chan struct{})
+	addr, ln := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/busy" {
+			w.WriteHeader(http.StatusOK)
+			http.NewResponseController(w).Flush()
+			select {
+			case <-release:
+			case <-r.Context().Done(): // the client went
+			}
+		}
+	}), &http.Server{ConnState: ConnState}, &ListenerOptions{Connections: 2, Logger: slog.New(log)}, nil)
+	defer close(release)
+	busy := []net.Conn{dial(t, addr), dial(t, addr)}
+	for _, c := range busy { // answered, not finished
+		fmt.Fprintf(c, "GET /busy HTTP/1.1\r\nHost: test\r\n\r\n")
+		c.SetReadDeadline(time.Now().Add(waitFor))
+		if _, err := http.ReadResponse(bufio.NewReader(c), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
 
 	c := dial(t, addr) // in the kernel's queue
 	fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: test\r\n\r\n")
@@ -152,8 +196,8 @@ func TestListenerConnections(t *testing.T) {
 	if got := ln.Open(); got != 2 {
 		t.Errorf("Open() = %d, want 2", got)
 	}
-	waitLogged(t, log, "agent.limits.connections reached")
-	idle[0].Close()
+	waitLogged(t, log, "every connection busy")
+	busy[0].Close()
 	c.SetReadDeadline(time.Now().Add(waitFor))
 	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 	if err != nil {
