@@ -69,11 +69,11 @@ func NewListener(ln net.Listener, opts *ListenerOptions) *Listener {
 		o.FileLimit = fileLimit
 	}
 	if limit, ok := o.FileLimit(); ok {
-		if max := maxConnections(limit); o.Connections == 0 || o.Connections > max {
+		if most := maxConnections(limit); o.Connections == 0 || o.Connections > most {
 			// Debug: with the defaults this is every start on a machine whose limit is 20000.
 			o.Logger.Debug("agent.limits.connections lowered to what the open-file limit leaves: more connections would take every descriptor",
-				"connections", o.Connections, "open_file_limit", limit, "reserve", FileReserve, "now", max)
-			o.Connections = max
+				"connections", o.Connections, "open_file_limit", limit, "reserve", FileReserve, "now", most)
+			o.Connections = most
 		}
 	}
 	l := &Listener{Listener: ln, o: o, done: make(chan struct{}), byAddr: map[netip.Addr]int{}, idle: list.New()}
