@@ -139,7 +139,7 @@ func dialStalled(t *testing.T, addr string) net.Conn {
 	d := net.Dialer{Timeout: limitsWait, Control: func(_, _ string, rc syscall.RawConn) error {
 		var serr error
 		err := rc.Control(func(fd uintptr) {
-			serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096)
+			serr = setRecvBuffer(fd, 4096)
 		})
 		return errors.Join(err, serr)
 	}}
