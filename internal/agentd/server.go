@@ -41,6 +41,7 @@ type Server struct {
 	Agent *agent.Agent
 	// Handler serves everything on one address: a WebSocket upgrade on any path is a device line
 	// for the hub; /mcp is the MCP server (agent/mcpserver); other requests go to the HTTP API.
+	// Serve applies agent.limits around it (internal/netlimit); mounted elsewhere, it has none.
 	Handler http.Handler
 	DBPath  string // "" when the server has no database
 	// Web is the web page at / and /web/, when agent.web is on; nil otherwise.
@@ -172,7 +173,7 @@ func New(o *Options) (_ *Server, err error) {
 	lim := c.Agent.Limits
 	s.limits = &netlimit.ListenerOptions{Connections: lim.Connections, PerAddress: lim.ConnectionsPerAddress, Logger: s.log}
 	s.srv = &http.Server{
-		// Outside route: a refused or stalled client is refused before anything else sees it.
+		// Around Handler: the limits hold before any handler reads a request.
 		Handler: netlimit.Handler(s.Handler, &netlimit.HandlerOptions{
 			BodyTimeout: lim.BodyTimeout, WriteTimeout: lim.WriteTimeout, RequestBytes: lim.RequestBytes, Logger: s.log,
 		}),
