@@ -73,7 +73,7 @@ func (r *Registry) Prepare(name string, input json.RawMessage) (*Prepared, error
 	}
 	if e.quick == nil || !e.quick.valid(instance) {
 		if err := e.schema.Validate(instance); err != nil {
-			return nil, &ParamsError{Details: explain(e.schema.Schema(), instance, err)}
+			return nil, &ParamsError{Details: explain(e.schema, instance, err)}
 		}
 	}
 	return &Prepared{Tool: e.tool, Input: input, instance: instance}, nil
