@@ -31,9 +31,9 @@ import (
 //	tool_input.level: 150 is greater than the maximum 100
 //
 // jsonschema-go's text is shown only when the walk cannot be trusted to have
-// followed it (unevaluatedProperties and unevaluatedItems, which depend on
-// what other keywords evaluated), so an upstream rewording never changes
-// what users see.
+// followed it (unevaluatedItems, which depends on what other keywords
+// evaluated) or finds nothing, so an upstream rewording does not change what
+// users see.
 
 // parameters is a tool's schema resolved for validation, with what find
 // needs to follow it.
@@ -59,20 +59,24 @@ type schemaError struct {
 // explain returns the Details for err, jsonschema-go's refusal of instance.
 func explain(p *parameters, instance any, err error) string {
 	f := finder{parameters: p}
-	if e := f.find(p.Schema(), instance, nil); e != nil && !f.unsure {
-		return e.details()
+	e := f.find(p.Schema(), instance, nil)
+	switch {
+	case f.unsure != nil:
+		return instancePath(f.unsure) + ": does not match the parameters (unevaluatedItems)"
+	case e == nil: // the walk and jsonschema-go disagree: say so rather than nothing
+		first, _, _ := strings.Cut(err.Error(), "\n")
+		return instancePath(nil) + ": does not match the parameters: " + first
 	}
-	first, _, _ := strings.Cut(err.Error(), "\n")
-	return instancePath(nil) + ": " + first
+	return e.details()
 }
 
 // finder walks a schema and an instance to the first failure.
 type finder struct {
 	*parameters
 	patterns map[string]*regexp.Regexp
-	// unsure is set when the walk met a keyword it does not follow: its
-	// verdict may then differ from jsonschema-go's.
-	unsure bool
+	// unsure is where the walk met a keyword it does not follow
+	// (unevaluatedItems): its verdict may then differ from jsonschema-go's.
+	unsure []string
 }
 
 func (f *finder) pattern(p string) *regexp.Regexp {
@@ -273,8 +277,8 @@ func (f *finder) findArray(s *jsonschema.Schema, a []any, at []string, fail func
 			return e
 		}
 	}
-	if s.UnevaluatedItems != nil {
-		f.unsure = true
+	if s.UnevaluatedItems != nil && f.unsure == nil {
+		f.unsure = with(at, "")
 	}
 	return nil
 }
@@ -372,9 +376,72 @@ func (f *finder) findObject(s *jsonschema.Schema, m map[string]any, at []string,
 		}
 	}
 	if s.UnevaluatedProperties != nil {
-		f.unsure = true
+		seen := map[string]bool{}
+		f.evaluated(s, m, at, seen, true)
+		var extra []string
+		for _, k := range keys {
+			if !seen[k] {
+				extra = append(extra, k)
+			}
+		}
+		if isFalse(s.UnevaluatedProperties) && len(extra) > 0 {
+			e := fail("unevaluatedProperties")
+			e.names = extra
+			return e
+		}
+		for _, k := range extra {
+			if e := f.find(s.UnevaluatedProperties, m[k], with(at, keySegment(k))); e != nil {
+				return e
+			}
+		}
 	}
 	return nil
+}
+
+// evaluated adds to seen the properties of m that s and the schemas
+// applying to m in its place evaluate, as unevaluatedProperties counts them:
+// the schemas m is valid against (it is against s). top is set for the
+// schema whose unevaluatedProperties asks.
+func (f *finder) evaluated(s *jsonschema.Schema, m map[string]any, at []string, seen map[string]bool, top bool) {
+	if s.Ref != "" {
+		f.evaluated(f.refs[s], m, at, seen, false)
+		if f.draft7 {
+			return
+		}
+	}
+	for k := range m {
+		if _, ok := s.Properties[k]; ok || s.AdditionalProperties != nil || (s.UnevaluatedProperties != nil && !top) {
+			seen[k] = true
+			continue
+		}
+		for p := range s.PatternProperties {
+			if rx := f.pattern(p); rx != nil && rx.MatchString(k) {
+				seen[k] = true
+			}
+		}
+	}
+	inPlace := slices.Concat(s.AllOf, s.AnyOf, s.OneOf)
+	if s.If != nil {
+		if f.valid(s.If, m, at) {
+			inPlace = append(inPlace, s.If, s.Then)
+		} else {
+			inPlace = append(inPlace, s.Else)
+		}
+	}
+	deps := s.DependentSchemas
+	if f.draft7 {
+		deps = s.DependencySchemas
+	}
+	for k, c := range deps {
+		if _, ok := m[k]; ok {
+			inPlace = append(inPlace, c)
+		}
+	}
+	for _, c := range inPlace {
+		if c != nil && f.valid(c, m, at) {
+			f.evaluated(c, m, at, seen, false)
+		}
+	}
 }
 
 // with returns at extended by seg, leaving at's array alone: sibling paths
@@ -459,29 +526,38 @@ func (e *schemaError) describe() string {
 	case "contains":
 		return "has no item of the required form"
 	case "minContains":
-		return fmt.Sprintf("has %d items of the required form, fewer than the minimum %d", e.n, *s.MinContains)
+		return fmt.Sprintf("has %s of the required form, fewer than the minimum %d", count(e.n, "item"), *s.MinContains)
 	case "maxContains":
-		return fmt.Sprintf("has %d items of the required form, more than the maximum %d", e.n, *s.MaxContains)
+		return fmt.Sprintf("has %s of the required form, more than the maximum %d", count(e.n, "item"), *s.MaxContains)
 	case "minItems":
-		return fmt.Sprintf("has %d items, fewer than the minimum %d", len(v.([]any)), *s.MinItems)
+		return fmt.Sprintf("has %s, fewer than the minimum %d", count(len(v.([]any)), "item"), *s.MinItems)
 	case "maxItems":
-		return fmt.Sprintf("has %d items, more than the maximum %d", len(v.([]any)), *s.MaxItems)
+		return fmt.Sprintf("has %s, more than the maximum %d", count(len(v.([]any)), "item"), *s.MaxItems)
 	case "uniqueItems":
 		return fmt.Sprintf("items %d and %d are equal (items must be unique)", e.n, e.m)
 	case "additionalProperties":
 		return unknownProperties(s, e.names)
+	case "unevaluatedProperties":
+		return unknownProperties(nil, e.names)
 	case "propertyNames":
 		return "property name " + e.cause.describe()
 	case "minProperties":
-		return fmt.Sprintf("has %d properties, fewer than the minimum %d", len(v.(map[string]any)), *s.MinProperties)
+		return fmt.Sprintf("has %s, fewer than the minimum %d", properties1(len(v.(map[string]any))), *s.MinProperties)
 	case "maxProperties":
-		return fmt.Sprintf("has %d properties, more than the maximum %d", len(v.(map[string]any)), *s.MaxProperties)
+		return fmt.Sprintf("has %s, more than the maximum %d", properties1(len(v.(map[string]any))), *s.MaxProperties)
 	case "required":
 		return "missing required " + properties(e.names)
 	case "dependentRequired":
 		return fmt.Sprintf("missing %s, required when %q is present", properties(e.names), e.of)
 	}
 	return e.keyword + ": " + val // a keyword find returns but this does not word
+}
+
+func properties1(n int) string {
+	if n == 1 {
+		return "1 property"
+	}
+	return strconv.Itoa(n) + " properties"
 }
 
 // properties words property names: `property "a"`, `properties "a", "b"`.
@@ -497,7 +573,7 @@ func properties(names []string) string {
 }
 
 // unknownProperties words an additionalProperties: false failure, listing
-// what the schema does accept so that the sender can correct itself.
+// what s does accept so that the sender can correct itself (s nil: no list).
 func unknownProperties(s *jsonschema.Schema, extra []string) string {
 	q := make([]string, len(extra))
 	for i, k := range extra {
@@ -512,6 +588,9 @@ func unknownProperties(s *jsonschema.Schema, extra []string) string {
 	default:
 		msg = "unknown properties " + strings.Join(q, ", ")
 	}
+	if s == nil {
+		return msg // the schemas that declare properties are not one
+	}
 	switch known := slices.Sorted(maps.Keys(s.Properties)); {
 	case len(known) > 0:
 		msg += " (known: " + strings.Join(known, ", ") + ")"
@@ -521,8 +600,21 @@ func unknownProperties(s *jsonschema.Schema, extra []string) string {
 	return msg
 }
 
+// bound words a failed numeric limit, an integral one in full (100, not 1e+02).
 func bound(val, relation string, limit float64) string {
-	return val + " " + relation + " " + formatNumber(limit)
+	lim := formatNumber(limit)
+	if limit == math.Trunc(limit) && math.Abs(limit) < 1e21 {
+		lim = strconv.FormatFloat(limit, 'f', -1, 64)
+	}
+	return val + " " + relation + " " + lim
+}
+
+// count words n things: "1 item", "2 items".
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return strconv.Itoa(n) + " " + thing + "s"
 }
 
 // ratOf returns v as an exact rational when it is a number.
