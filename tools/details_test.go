@@ -78,6 +78,7 @@ var detailsCases = []struct{ name, schema, input string }{
 	{"odd-key", `{"type":"object","properties":{"weird key/~":{"type":"integer"}}}`, `{"weird key/~":"1"}`},
 	{"unevaluatedProperties", `{"type":"object","allOf":[{"properties":{"a":{}}}],"unevaluatedProperties":false}`, `{"a":1,"b":2}`},
 	{"unevaluatedProperties-anyOf", `{"type":"object","anyOf":[{"properties":{"a":{"type":"string"}}},{"properties":{"b":{}}}],"unevaluatedProperties":{"type":"integer"}}`, `{"a":1,"b":2,"c":"x"}`},
+	{"unevaluatedItems-contains", `{"type":"object","properties":{"a":{"prefixItems":[{}],"contains":{"type":"string"},"unevaluatedItems":{"type":"null"}}}}`, `{"a":[1,"x",null,2]}`},
 	{"unevaluatedItems", `{"type":"object","properties":{"a":{"prefixItems":[{}],"unevaluatedItems":false}}}`, `{"a":[1,2]}`},
 }
 

@@ -30,10 +30,10 @@ import (
 //
 //	tool_input.level: 150 is greater than the maximum 100
 //
-// jsonschema-go's text is shown only when the walk cannot be trusted to have
-// followed it (unevaluatedItems, which depends on what other keywords
-// evaluated) or finds nothing, so an upstream rewording does not change what
-// users see.
+// The walk follows every keyword jsonschema-go validates in the schemas
+// Add accepts (FuzzFind holds the two to the same verdict). Should they
+// ever disagree, the details say the input does not match and quote
+// jsonschema-go, rather than say nothing.
 
 // parameters is a tool's schema resolved for validation, with what find
 // needs to follow it.
@@ -60,10 +60,7 @@ type schemaError struct {
 func explain(p *parameters, instance any, err error) string {
 	f := finder{parameters: p}
 	e := f.find(p.Schema(), instance, nil)
-	switch {
-	case f.unsure != nil:
-		return instancePath(f.unsure) + ": does not match the parameters (unevaluatedItems)"
-	case e == nil: // the walk and jsonschema-go disagree: say so rather than nothing
+	if e == nil { // the walk and jsonschema-go disagree: say so rather than nothing
 		first, _, _ := strings.Cut(err.Error(), "\n")
 		return instancePath(nil) + ": does not match the parameters: " + first
 	}
@@ -74,9 +71,6 @@ func explain(p *parameters, instance any, err error) string {
 type finder struct {
 	*parameters
 	patterns map[string]*regexp.Regexp
-	// unsure is where the walk met a keyword it does not follow
-	// (unevaluatedItems): its verdict may then differ from jsonschema-go's.
-	unsure []string
 }
 
 func (f *finder) pattern(p string) *regexp.Regexp {
@@ -277,8 +271,17 @@ func (f *finder) findArray(s *jsonschema.Schema, a []any, at []string, fail func
 			return e
 		}
 	}
-	if s.UnevaluatedItems != nil && f.unsure == nil {
-		f.unsure = with(at, "")
+	if s.UnevaluatedItems != nil {
+		ev := evaluation{indexes: map[int]bool{}}
+		f.evaluate(s, a, at, &ev, true)
+		for i := ev.end; i < len(a) && !ev.all; i++ {
+			if ev.indexes[i] {
+				continue
+			}
+			if e := f.find(s.UnevaluatedItems, a[i], with(at, indexSegment(i))); e != nil {
+				return e
+			}
+		}
 	}
 	return nil
 }
@@ -376,11 +379,11 @@ func (f *finder) findObject(s *jsonschema.Schema, m map[string]any, at []string,
 		}
 	}
 	if s.UnevaluatedProperties != nil {
-		seen := map[string]bool{}
-		f.evaluated(s, m, at, seen, true)
+		ev := evaluation{props: map[string]bool{}}
+		f.evaluate(s, m, at, &ev, true)
 		var extra []string
 		for _, k := range keys {
-			if !seen[k] {
+			if !ev.props[k] {
 				extra = append(extra, k)
 			}
 		}
@@ -398,48 +401,81 @@ func (f *finder) findObject(s *jsonschema.Schema, m map[string]any, at []string,
 	return nil
 }
 
-// evaluated adds to seen the properties of m that s and the schemas
-// applying to m in its place evaluate, as unevaluatedProperties counts them:
-// the schemas m is valid against (it is against s). top is set for the
-// schema whose unevaluatedProperties asks.
-func (f *finder) evaluated(s *jsonschema.Schema, m map[string]any, at []string, seen map[string]bool, top bool) {
+// evaluation is what a schema and the schemas applying in its place
+// evaluate of an instance, as unevaluatedProperties and unevaluatedItems
+// count it.
+type evaluation struct {
+	props   map[string]bool // properties
+	all     bool            // every item
+	end     int             // the items before end
+	indexes map[int]bool    // items contains matched
+}
+
+// evaluate adds to ev what s evaluates of v, which is valid against s, and
+// what the schemas applying to v in its place and valid for it evaluate. top
+// is set for the schema whose unevaluated keyword asks.
+func (f *finder) evaluate(s *jsonschema.Schema, v any, at []string, ev *evaluation, top bool) {
 	if s.Ref != "" {
-		f.evaluated(f.refs[s], m, at, seen, false)
+		f.evaluate(f.refs[s], v, at, ev, false)
 		if f.draft7 {
 			return
 		}
 	}
-	for k := range m {
-		if _, ok := s.Properties[k]; ok || s.AdditionalProperties != nil || (s.UnevaluatedProperties != nil && !top) {
-			seen[k] = true
-			continue
+	switch v := v.(type) {
+	case map[string]any:
+		for k := range v {
+			if _, ok := s.Properties[k]; ok || s.AdditionalProperties != nil || (s.UnevaluatedProperties != nil && !top) {
+				ev.props[k] = true
+				continue
+			}
+			for p := range s.PatternProperties {
+				if rx := f.pattern(p); rx != nil && rx.MatchString(k) {
+					ev.props[k] = true
+				}
+			}
 		}
-		for p := range s.PatternProperties {
-			if rx := f.pattern(p); rx != nil && rx.MatchString(k) {
-				seen[k] = true
+	case []any:
+		switch {
+		case f.draft7 && s.ItemsArray != nil:
+			ev.end = max(ev.end, min(len(s.ItemsArray), len(v)))
+			ev.all = ev.all || s.AdditionalItems != nil
+		case f.draft7:
+			ev.all = ev.all || s.Items != nil
+		default:
+			ev.end = max(ev.end, min(len(s.PrefixItems), len(v)))
+			ev.all = ev.all || s.Items != nil
+		}
+		ev.all = ev.all || (s.UnevaluatedItems != nil && !top)
+		if s.Contains != nil {
+			for i, x := range v {
+				if f.valid(s.Contains, x, with(at, indexSegment(i))) {
+					ev.indexes[i] = true
+				}
 			}
 		}
 	}
 	inPlace := slices.Concat(s.AllOf, s.AnyOf, s.OneOf)
 	if s.If != nil {
-		if f.valid(s.If, m, at) {
+		if f.valid(s.If, v, at) {
 			inPlace = append(inPlace, s.If, s.Then)
 		} else {
 			inPlace = append(inPlace, s.Else)
 		}
 	}
-	deps := s.DependentSchemas
-	if f.draft7 {
-		deps = s.DependencySchemas
-	}
-	for k, c := range deps {
-		if _, ok := m[k]; ok {
-			inPlace = append(inPlace, c)
+	if m, ok := v.(map[string]any); ok {
+		deps := s.DependentSchemas
+		if f.draft7 {
+			deps = s.DependencySchemas
+		}
+		for k, c := range deps {
+			if _, ok := m[k]; ok {
+				inPlace = append(inPlace, c)
+			}
 		}
 	}
 	for _, c := range inPlace {
-		if c != nil && f.valid(c, m, at) {
-			f.evaluated(c, m, at, seen, false)
+		if c != nil && f.valid(c, v, at) {
+			f.evaluate(c, v, at, ev, false)
 		}
 	}
 }

@@ -20,7 +20,9 @@ var findSchemas = []string{
 	  "if":{"properties":{"n":{"const":1}}},"then":{"required":["s"]},"else":{"properties":{"s":{"maxLength":2}}},
 	  "$defs":{"p":{"type":"object","properties":{"q":{"$ref":"#/$defs/p"},"v":{"type":"integer"}},"additionalProperties":false}}}`,
 	`{"type":"object","allOf":[{"properties":{"a":{"type":"integer"}}}],"anyOf":[{"properties":{"b":{}}},{"properties":{"c":{}}}],
-	  "unevaluatedProperties":{"type":"string"}}`,
+	  "unevaluatedProperties":{"type":"string"},
+	  "properties":{"u":{"prefixItems":[{"type":"integer"}],"allOf":[{"contains":{"type":"string"}}],
+	    "anyOf":[{"prefixItems":[{},{"type":"boolean"}]},{"items":{"type":"array"}},{}],"unevaluatedItems":{"type":"null"}}}}`,
 	`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"t":{"items":[{"type":"integer"}],"additionalItems":{"type":"string"}},
 	  "r":{"$ref":"#/definitions/r","maxLength":1}},"dependencies":{"t":["r"],"r":{"required":["z"]}},"definitions":{"r":{"type":"string"}}}`,
 }
@@ -29,7 +31,8 @@ var findSchemas = []string{
 // refusal is worded from the walk.
 func FuzzFind(f *testing.F) {
 	for _, s := range []string{`{"n":1,"s":"ab","e":1}`, `{"n":null,"a":["x",5,6]}`, `{"p":{"q":{"v":1}}}`, `{"a":1,"b":"x","z":2}`,
-		`{"t":[1,"a"],"r":"s","z":1}`, `{"o":1.5,"m":"auto","x":1,"x-y":"z"}`, `{"n":2,"c":{"a":[1,2]},"m":1}`} {
+		`{"t":[1,"a"],"r":"s","z":1}`, `{"o":1.5,"m":"auto","x":1,"x-y":"z"}`, `{"n":2,"c":{"a":[1,2]},"m":1}`,
+		`{"u":[1,true,"s",null]}`, `{"u":[1,2]}`, `{"u":[[1],[2]]}`} {
 		f.Add([]byte(s))
 	}
 	var ps []*parameters
