@@ -16,7 +16,8 @@
 // ranked by bm25(), topics counting double; relevance is in [0, 1] (see
 // Store.Search). A memory that shares no term with the query is not returned.
 // FTS5 terms carry their user's uid, so a search reads only its user's
-// postings and one user's words do not move another's scores.
+// postings and the words of one user's memories do not move another's
+// scores.
 //
 // The terms column is the portable part: a PostgreSQL store would index it
 // with to_tsvector('simple', tokens) and rank with ts_rank, filtered by user.

@@ -231,7 +231,7 @@ func TestMigrateFromVersion1(t *testing.T) {
 	}
 }
 
-func mustUID(t *testing.T, s *Store, user string) int64 {
+func mustUID(t testing.TB, s *Store, user string) int64 {
 	t.Helper()
 	var uid int64
 	if err := s.db.QueryRow(`SELECT uid FROM memory_users WHERE user_id = ?`, user).Scan(&uid); err != nil {

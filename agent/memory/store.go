@@ -76,7 +76,9 @@ var schema = []Step{
 // memory_items) and the ascii tokenizer splits only at ASCII punctuation and
 // spaces, which no term holds, so the terms are indexed exactly as
 // tokenize.go made them (unicode61 would fold diacritics and split at
-// combining marks). '_' joins a term to its user's uid (see ftsTerms).
+// combining marks). '_' joins a term to its user's uid (see ftsTerms). The
+// default detail=full and columnsize stay: bm25() needs each term's count
+// and each memory's length (with detail=column it ranks wrongly).
 const ftsTable = `CREATE VIRTUAL TABLE memory_fts USING fts5 (
 	tokens, topics,
 	content = '', contentless_delete = 1,
@@ -156,7 +158,7 @@ func memoryTokens(content string, topics []string) (string, string) {
 // ftsTerms prefixes each space-separated term with the user's uid: a search
 // then reads only its user's postings, and bm25's document frequencies are
 // the user's own, so what other users' memories say does not move the
-// scores.
+// scores (the count of memories and their average length stay the table's).
 func ftsTerms(uid int64, tokens string) string {
 	if tokens == "" {
 		return ""
