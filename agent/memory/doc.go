@@ -5,7 +5,7 @@
 // OpenDB opens that database (pure Go, modernc.org/sqlite) and refuses a
 // corrupt or read-only file at start with an *OpenError that says what to
 // do. The *sql.DB is shared with other packages (the A2A task store), which
-// version their own tables with Migrate.
+// version their own tables with Migrate (MigrateSteps when a step needs Go).
 //
 // A Store keeps memories per user: Add, Search and Delete. Memories survive
 // restarts; one user never sees another's. Search ranks Chinese as well as
@@ -17,7 +17,9 @@
 // Store.Search). A memory that shares no term with the query is not returned.
 // FTS5 terms carry their user's uid, so a search reads only its user's
 // postings and the words of one user's memories do not move another's
-// scores.
+// scores. bm25() costs a few microseconds for each memory that holds any
+// query term: a search of 1,000 memories takes about 2 ms, of 10,000 with a
+// word most of them hold (用户, "user") 25-45 ms (BenchmarkSearch10k).
 //
 // The terms column is the portable part: a PostgreSQL store would index it
 // with to_tsvector('simple', tokens) and rank with ts_rank, filtered by user.
