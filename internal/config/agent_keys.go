@@ -35,7 +35,7 @@ func agentSettings() []setting {
 		durationKey("agent.reminders.grace", "", "serve, sim: how long after its time a reminder still reaches a device that comes back; past it the reminder is missed and told at the device's next turn", func(c *Config) *time.Duration { return &c.Agent.Reminders.Grace }),
 		durationKey("agent.tasks.keep.age", "", "serve: a finished task older than this is deleted", func(c *Config) *time.Duration { return &c.Agent.Tasks.KeepAge }),
 		intKey("agent.tasks.keep.count", "", "serve: tasks kept; past it the oldest finished ones are deleted", func(c *Config) *int { return &c.Agent.Tasks.KeepCount }, 1, 1<<30),
-		intKey("agent.limits.connections", "", "serve: open connections in all; more wait in the kernel's queue", func(c *Config) *int { return &c.Agent.Limits.Connections }, 1, 1<<20),
+		intKey("agent.limits.connections", "", "serve: open connections in all (at most the open-file limit less 256); at the cap the connection idle the longest is closed for a new one, and when all are busy new ones wait in the kernel's queue", func(c *Config) *int { return &c.Agent.Limits.Connections }, 1, 1<<20),
 		intKey("agent.limits.connections_per_address", "", "serve: open connections from one IP address; more are closed at once", func(c *Config) *int { return &c.Agent.Limits.ConnectionsPerAddress }, 1, 1<<20),
 		durationKey("agent.limits.header_timeout", "", "serve: time to read a request's header", func(c *Config) *time.Duration { return &c.Agent.Limits.HeaderTimeout }),
 		durationKey("agent.limits.body_timeout", "", "serve: time to read a request's body", func(c *Config) *time.Duration { return &c.Agent.Limits.BodyTimeout }),
