@@ -89,7 +89,13 @@
 //
 // Tasks of both kinds are kept in the SQLite database given as Options.DB (tables a2a_tasks and
 // a2a_seed_tasks), so they survive a restart; tasks a previous run left working are marked failed
-// when the next one starts. On the seed routes a message's text is at most Options.MessageBytes
+// when the next one starts. A task is written when its state changes, not per piece of its
+// reply: the pieces of a running task are merged in memory, where GetTask and ListTasks read
+// them, and stored with the next state. Writes go through one connection with statements
+// prepared once, so that concurrent tasks queue in Go rather than spin on SQLITE_BUSY. The
+// database is in WAL mode with synchronous=NORMAL (agent/memory.OpenDB): a crash of the process
+// loses nothing written, a power cut the last writes before SQLite's checkpoint (a task may then
+// read as it was a state earlier, or be missing), never the file. On the seed routes a message's text is at most Options.MessageBytes
 // and a task's history Options.TaskHistory messages (a send adds two: the message, the reply):
 // past either, -32600 naming the limit. Each new seed task deletes the finished ones (completed,
 // canceled, failed) older than Options.TasksKeepAge, then the oldest past Options.TasksKeepCount;

@@ -141,13 +141,15 @@ func New(o *Options) (*Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	seed, err := newSeedTasks(ctx, opts.DB)
+	seed, err := newSeedTasks(ctx, opts.DB, store.w)
 	if err != nil {
+		store.close()
 		return nil, err
 	}
 	h := &Handler{o: opts, a2a: store, seed: seed, running: newRunningTurns()}
 	h.closing, h.closeAll = context.WithCancel(context.Background())
 	if err := h.failInterrupted(ctx); err != nil {
+		store.close()
 		return nil, err
 	}
 	maxTurns := 0
@@ -198,7 +200,8 @@ func (h *Handler) Handles(r *http.Request) bool {
 func (h *Handler) Close() error {
 	h.closeAll()
 	h.exec.close()
-	return nil
+	h.running.close()
+	return h.a2a.close()
 }
 
 type baseURLKey struct{}

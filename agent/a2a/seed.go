@@ -653,9 +653,11 @@ func (h *Handler) cancelSeedTask(ctx context.Context, id string) (*seedTask, *rp
 // runningTurns are the seed-route tasks whose turn is in flight, by task id. Being the
 // handler's one place for the seed routes' state, it also holds what pruning keeps (keep).
 type runningTurns struct {
-	mu   sync.Mutex
-	byID map[string]*runningTurn
-	keep seedKeep // guarded by its own mutex, not mu
+	mu     sync.Mutex
+	byID   map[string]*runningTurn
+	closed bool           // close was called: no new turns
+	wg     sync.WaitGroup // one per turn in flight; close waits
+	keep   seedKeep       // guarded by its own mutex, not mu
 }
 
 type runningTurn struct {
@@ -677,11 +679,15 @@ func newRunningTurns() *runningTurns { return &runningTurns{byID: make(map[strin
 func (rt *runningTurns) start(id string, cancel context.CancelFunc) (*runningTurn, *rpcError) {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
+	if rt.closed {
+		return nil, newRPCError(codeInternal, "The server is shutting down")
+	}
 	if _, busy := rt.byID[id]; busy {
 		return nil, newRPCError(codeInvalidParams, "Task %s is still working; wait for it or cancel it", id)
 	}
 	run := &runningTurn{cancelFn: cancel, done: make(chan struct{})}
 	rt.byID[id] = run
+	rt.wg.Add(1)
 	return run, nil
 }
 
@@ -690,6 +696,16 @@ func (rt *runningTurns) finish(id string, run *runningTurn) {
 	defer rt.mu.Unlock()
 	delete(rt.byID, id)
 	close(run.done)
+	rt.wg.Done()
+}
+
+// close refuses new turns and waits until those running have stored their tasks; the caller
+// has canceled them.
+func (rt *runningTurns) close() {
+	rt.mu.Lock()
+	rt.closed = true
+	rt.mu.Unlock()
+	rt.wg.Wait()
 }
 
 // cancel stops the task's turn and returns it, or nil when none runs.

@@ -22,11 +22,17 @@ type seedKeep struct {
 
 // write stores t as of updated (the handler's clock, which pruning by age reads too).
 func (s *seedTasks) write(ctx context.Context, t *seedTask, updated time.Time) error {
+	s.w.mu.Lock()
+	defer s.w.mu.Unlock()
+	return s.writeLocked(ctx, t, updated)
+}
+
+func (s *seedTasks) writeLocked(ctx context.Context, t *seedTask, updated time.Time) error {
 	b, err := json.Marshal(t)
 	if err != nil {
 		return fmt.Errorf("a2a: encoding task %s: %w", t.ID, err)
 	}
-	_, err = s.db.ExecContext(ctx,
+	_, err = s.w.execLocked(ctx,
 		`INSERT INTO a2a_seed_tasks(id, state, updated_ns, task) VALUES(?, ?, ?, ?)
 		 ON CONFLICT(id) DO UPDATE SET state = excluded.state, updated_ns = excluded.updated_ns, task = excluded.task`,
 		t.ID, t.Status.State, updated.UnixNano(), string(b))
@@ -46,7 +52,9 @@ func (h *Handler) storeSeedTask(ctx context.Context, t *seedTask, at time.Time, 
 	k := &h.running.keep
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if err := h.seed.write(ctx, t, at); err != nil {
+	h.seed.w.mu.Lock()
+	defer h.seed.w.mu.Unlock()
+	if err := h.seed.writeLocked(ctx, t, at); err != nil {
 		return err
 	}
 	if k.ready {
@@ -63,7 +71,7 @@ func (h *Handler) storeSeedTask(ctx context.Context, t *seedTask, at time.Time, 
 
 // countSeedTasks makes the index and counts the table, once per handler.
 func (h *Handler) countSeedTasks(ctx context.Context, k *seedKeep) error {
-	if _, err := h.seed.db.ExecContext(ctx, seedIndex); err != nil {
+	if _, err := h.seed.w.execLocked(ctx, seedIndex); err != nil {
 		return fmt.Errorf("a2a: indexing the seed tasks: %w", err)
 	}
 	if err := h.seed.db.QueryRowContext(ctx, `SELECT count(*) FROM a2a_seed_tasks`).Scan(&k.stored); err != nil {
@@ -77,7 +85,7 @@ func (h *Handler) countSeedTasks(ctx context.Context, k *seedKeep) error {
 // finished ones past the keep count. Both walk the index from the oldest end only.
 func (h *Handler) pruneSeedTasks(ctx context.Context, k *seedKeep, now time.Time) error {
 	age, keep := h.o.TasksKeepAge, h.o.TasksKeepCount
-	res, err := h.seed.db.ExecContext(ctx,
+	res, err := h.seed.w.execLocked(ctx,
 		`DELETE FROM a2a_seed_tasks WHERE updated_ns < ? AND state IN (?, ?, ?)`,
 		now.Add(-age).UnixNano(), stateCompleted, stateCanceled, stateFailed)
 	if err != nil {
@@ -86,7 +94,7 @@ func (h *Handler) pruneSeedTasks(ctx context.Context, k *seedKeep, now time.Time
 	n, _ := res.RowsAffected()
 	k.stored -= int(n)
 	if over := k.stored - keep; over > 0 {
-		res, err := h.seed.db.ExecContext(ctx,
+		res, err := h.seed.w.execLocked(ctx,
 			`DELETE FROM a2a_seed_tasks WHERE id IN (
 			   SELECT id FROM a2a_seed_tasks WHERE state IN (?, ?, ?) ORDER BY updated_ns, id LIMIT ?)`,
 			stateCompleted, stateCanceled, stateFailed, over)

@@ -42,21 +42,39 @@ CREATE TABLE IF NOT EXISTS a2a_seed_tasks (
 // the optimistic concurrency a2a-go asks of a store. status_ns is the status's timestamp, for
 // ListTasks' statusTimestampAfter.
 //
+// A task is written when its state changes (created, working, completed, ...), not on every
+// event: a2a-go updates the store for each piece of a streamed reply, and a task rewritten whole
+// per piece costs O(n²) bytes for a reply of n pieces. Between state changes the task lives in
+// memory (live), where Get and List read it; a crash meanwhile loses only the pieces since the
+// last state change, and the next start marks the task failed anyway. Writes go through one
+// connection (writer) with statements prepared once.
+//
 // It keeps finished tasks (completed, failed, canceled, rejected) for keepAge and at most
 // keepCount tasks in all, deleting the oldest finished ones past it; a task still running is
 // never deleted. Pruning runs as tasks are created: the count check costs nothing (the row count
 // is kept in memory), the age check runs at most once per agePruneEvery; both delete through
 // the index on updated_ns.
 type sqlTaskStore struct {
-	db        *sql.DB
+	db        *sql.DB // reads
+	w         *writer
 	now       func() time.Time
 	keepAge   time.Duration // 0: no limit
 	keepCount int           // 0: no limit
 	log       *slog.Logger
 
-	mu        sync.Mutex // orders pruning; guards rows and agePruned
-	rows      int        // rows in a2a_tasks
-	agePruned time.Time  // when the age check last ran
+	// Guarded by w.mu: rows in a2a_tasks and when the age check last ran.
+	rows      int
+	agePruned time.Time
+
+	liveMu sync.Mutex // guards live; changed with w.mu held too, so Updates may read it under w.mu
+	live   map[a2a.TaskID]*liveTask
+}
+
+// liveTask is a running task whose newest version is in memory only.
+type liveTask struct {
+	task    *a2a.Task // the newest; not changed once stored here (a2a-go copies before it changes one)
+	version int64
+	stored  a2a.TaskState // the state last written
 }
 
 // agePruneEvery spaces the deletions of tasks past keepAge: a task may outlive it by as much.
@@ -80,17 +98,27 @@ func newSQLTaskStore(ctx context.Context, db *sql.DB, now func() time.Time, keep
 	if _, err := db.ExecContext(ctx, `CREATE INDEX IF NOT EXISTS a2a_tasks_updated ON a2a_tasks(updated_ns, state)`); err != nil {
 		return nil, fmt.Errorf("a2a: creating the task index: %w", err)
 	}
-	s := &sqlTaskStore{db: db, now: now, keepAge: keepAge, keepCount: keepCount, log: log}
+	w, err := newWriter(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	s := &sqlTaskStore{db: db, w: w, now: now, keepAge: keepAge, keepCount: keepCount, log: log,
+		live: make(map[a2a.TaskID]*liveTask)}
 	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM a2a_tasks`).Scan(&s.rows); err != nil {
+		w.close()
 		return nil, fmt.Errorf("a2a: counting the tasks: %w", err)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.w.mu.Lock()
+	defer s.w.mu.Unlock()
 	if err := s.pruneLocked(ctx); err != nil {
+		w.close()
 		return nil, err
 	}
 	return s, nil
 }
+
+// close releases the writer; the DB stays open.
+func (s *sqlTaskStore) close() error { return s.w.close() }
 
 // addStatusNs adds status_ns to a table made before it existed, filled from the stored tasks.
 func addStatusNs(ctx context.Context, db *sql.DB) error {
@@ -160,8 +188,10 @@ func (s *sqlTaskStore) Create(ctx context.Context, task *a2a.Task) (taskstore.Ta
 	if err != nil {
 		return 0, fmt.Errorf("a2a: encoding task %s: %w", task.ID, err)
 	}
+	s.w.mu.Lock()
+	defer s.w.mu.Unlock()
 	now := s.now()
-	res, err := s.db.ExecContext(ctx,
+	res, err := s.w.execLocked(ctx,
 		`INSERT INTO a2a_tasks(id, context_id, state, version, updated_ns, task, status_ns) VALUES(?, ?, ?, 1, ?, ?, ?)
 		 ON CONFLICT(id) DO NOTHING`,
 		string(task.ID), task.ContextID, string(task.Status.State), now.UnixNano(), string(b), statusNs(task, now))
@@ -171,14 +201,50 @@ func (s *sqlTaskStore) Create(ctx context.Context, task *a2a.Task) (taskstore.Ta
 	if n, _ := res.RowsAffected(); n == 0 {
 		return 0, fmt.Errorf("a2a: task %s: %w", task.ID, taskstore.ErrTaskAlreadyExists)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	if !task.Status.State.Terminal() {
+		s.setLive(task.ID, &liveTask{task: task, version: 1, stored: task.Status.State})
+	}
 	s.rows++
 	// A task that could not be pruned stays; the next creation tries again.
-	if err := s.pruneLocked(context.WithoutCancel(ctx)); err != nil {
+	if err := s.pruneLocked(ctx); err != nil {
 		s.log.Warn("a2a: pruning the tasks", "err", err)
 	}
 	return 1, nil
+}
+
+// setLive keeps lt as the newest version of task id; nil forgets it (its newest is stored).
+func (s *sqlTaskStore) setLive(id a2a.TaskID, lt *liveTask) {
+	s.liveMu.Lock()
+	defer s.liveMu.Unlock()
+	if lt == nil {
+		delete(s.live, id)
+	} else {
+		s.live[id] = lt
+	}
+}
+
+// liveCopy is a copy of the task's newest version when it is live; callers may change it.
+func (s *sqlTaskStore) liveCopy(id a2a.TaskID) (*a2a.Task, int64, bool, error) {
+	s.liveMu.Lock()
+	lt := s.live[id]
+	s.liveMu.Unlock()
+	if lt == nil {
+		return nil, 0, false, nil
+	}
+	t, err := copyTask(lt.task)
+	return t, lt.version, true, err
+}
+
+func copyTask(t *a2a.Task) (*a2a.Task, error) {
+	b, err := json.Marshal(t)
+	if err != nil {
+		return nil, fmt.Errorf("a2a: copying task %s: %w", t.ID, err)
+	}
+	var c a2a.Task
+	if err := json.Unmarshal(b, &c); err != nil {
+		return nil, fmt.Errorf("a2a: copying task %s: %w", t.ID, err)
+	}
+	return &c, nil
 }
 
 // pruneLocked deletes the finished tasks past keepAge (at most once per agePruneEvery) and the
@@ -186,7 +252,7 @@ func (s *sqlTaskStore) Create(ctx context.Context, task *a2a.Task) (taskstore.Ta
 func (s *sqlTaskStore) pruneLocked(ctx context.Context) error {
 	if s.keepAge > 0 {
 		if now := s.now(); now.Sub(s.agePruned) >= agePruneEvery {
-			res, err := s.db.ExecContext(ctx, `DELETE FROM a2a_tasks WHERE updated_ns < ? AND `+finishedIn,
+			res, err := s.w.execLocked(ctx, `DELETE FROM a2a_tasks WHERE updated_ns < ? AND `+finishedIn,
 				slices.Concat([]any{now.Add(-s.keepAge).UnixNano()}, finishedStates)...)
 			if err != nil {
 				return fmt.Errorf("a2a: deleting the tasks older than agent.tasks.keep.age %v: %w", s.keepAge, err)
@@ -197,7 +263,7 @@ func (s *sqlTaskStore) pruneLocked(ctx context.Context) error {
 		}
 	}
 	if s.keepCount > 0 && s.rows > s.keepCount {
-		res, err := s.db.ExecContext(ctx, `DELETE FROM a2a_tasks WHERE id IN
+		res, err := s.w.execLocked(ctx, `DELETE FROM a2a_tasks WHERE id IN
 			(SELECT id FROM a2a_tasks WHERE `+finishedIn+` ORDER BY updated_ns, id LIMIT ?)`,
 			slices.Concat(finishedStates, []any{s.rows - s.keepCount})...)
 		if err != nil {
@@ -209,8 +275,36 @@ func (s *sqlTaskStore) pruneLocked(ctx context.Context) error {
 	return nil
 }
 
+// Update keeps the task in memory while its state stays the same (a reply's pieces), and writes
+// it when the state changes; a finished task leaves memory once written.
 func (s *sqlTaskStore) Update(ctx context.Context, u *taskstore.UpdateRequest) (taskstore.TaskVersion, error) {
 	task := u.Task
+	s.w.mu.Lock()
+	defer s.w.mu.Unlock()
+	s.liveMu.Lock()
+	lt := s.live[task.ID]
+	s.liveMu.Unlock()
+	if lt != nil {
+		if u.PrevVersion != taskstore.TaskVersionMissing && int64(u.PrevVersion) != lt.version {
+			return 0, fmt.Errorf("a2a: task %s is at version %d, not %d: %w", task.ID, lt.version, u.PrevVersion, taskstore.ErrConcurrentModification)
+		}
+		next := &liveTask{task: task, version: lt.version + 1, stored: lt.stored}
+		if task.Status.State == lt.stored && !task.Status.State.Terminal() {
+			s.setLive(task.ID, next)
+			return taskstore.TaskVersion(next.version), nil
+		}
+		if err := s.writeLocked(ctx, task, next.version); err != nil {
+			return 0, err
+		}
+		if task.Status.State.Terminal() {
+			s.setLive(task.ID, nil)
+		} else {
+			next.stored = task.Status.State
+			s.setLive(task.ID, next)
+		}
+		return taskstore.TaskVersion(next.version), nil
+	}
+
 	b, err := json.Marshal(task)
 	if err != nil {
 		return 0, fmt.Errorf("a2a: encoding task %s: %w", task.ID, err)
@@ -225,7 +319,10 @@ func (s *sqlTaskStore) Update(ctx context.Context, u *taskstore.UpdateRequest) (
 		args = append(args, int64(u.PrevVersion))
 	}
 	var version int64
-	err = s.db.QueryRowContext(ctx, query+` RETURNING version`, args...).Scan(&version)
+	row, err := s.w.queryRowLocked(ctx, query+` RETURNING version`, args...)
+	if err == nil {
+		err = row.Scan(&version)
+	}
 	if errors.Is(err, sql.ErrNoRows) {
 		// Either no such task or another version: tell which.
 		var stored int64
@@ -243,7 +340,33 @@ func (s *sqlTaskStore) Update(ctx context.Context, u *taskstore.UpdateRequest) (
 	return taskstore.TaskVersion(version), nil
 }
 
+// writeLocked stores a live task at version: its row exists, and the versions were checked in
+// memory.
+func (s *sqlTaskStore) writeLocked(ctx context.Context, task *a2a.Task, version int64) error {
+	b, err := json.Marshal(task)
+	if err != nil {
+		return fmt.Errorf("a2a: encoding task %s: %w", task.ID, err)
+	}
+	now := s.now()
+	res, err := s.w.execLocked(ctx,
+		`UPDATE a2a_tasks SET context_id = ?, state = ?, version = ?, updated_ns = ?, task = ?, status_ns = ? WHERE id = ?`,
+		task.ContextID, string(task.Status.State), version, now.UnixNano(), string(b), statusNs(task, now), string(task.ID))
+	if err != nil {
+		return fmt.Errorf("a2a: updating task %s: %w", task.ID, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("a2a: task %s: %w", task.ID, a2a.ErrTaskNotFound)
+	}
+	return nil
+}
+
 func (s *sqlTaskStore) Get(ctx context.Context, id a2a.TaskID) (*taskstore.StoredTask, error) {
+	if t, version, ok, err := s.liveCopy(id); ok || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		return &taskstore.StoredTask{Task: t, Version: taskstore.TaskVersion(version)}, nil
+	}
 	var version int64
 	var raw string
 	err := s.db.QueryRowContext(ctx, `SELECT version, task FROM a2a_tasks WHERE id = ?`, string(id)).Scan(&version, &raw)
@@ -344,6 +467,12 @@ func (s *sqlTaskStore) List(ctx context.Context, req *a2a.ListTasksRequest) (*a2
 		if err := json.Unmarshal([]byte(raw), &t); err != nil {
 			return nil, fmt.Errorf("a2a: decoding a listed task: %w", err)
 		}
+		// A running task's newest pieces are in memory.
+		if lt, _, ok, err := s.liveCopy(t.ID); err != nil {
+			return nil, err
+		} else if ok {
+			t = *lt
+		}
 		if !req.IncludeArtifacts {
 			t.Artifacts = nil
 		}
@@ -420,14 +549,18 @@ func (s *sqlTaskStore) failUnfinished(ctx context.Context, why string) error {
 // errSeedNotFound is a seed-route task id that is not stored.
 var errSeedNotFound = errors.New("a2a: no such task")
 
-// seedTasks keeps seed 004's tasks, in the seed's own JSON shape.
-type seedTasks struct{ db *sql.DB }
+// seedTasks keeps seed 004's tasks, in the seed's own JSON shape. It writes through the A2A
+// store's writer.
+type seedTasks struct {
+	db *sql.DB
+	w  *writer
+}
 
-func newSeedTasks(ctx context.Context, db *sql.DB) (*seedTasks, error) {
+func newSeedTasks(ctx context.Context, db *sql.DB, w *writer) (*seedTasks, error) {
 	if _, err := db.ExecContext(ctx, schema); err != nil {
 		return nil, fmt.Errorf("a2a: creating the task tables: %w", err)
 	}
-	return &seedTasks{db: db}, nil
+	return &seedTasks{db: db, w: w}, nil
 }
 
 func (s *seedTasks) get(ctx context.Context, id string) (*seedTask, error) {
@@ -447,18 +580,7 @@ func (s *seedTasks) get(ctx context.Context, id string) (*seedTask, error) {
 }
 
 func (s *seedTasks) put(ctx context.Context, t *seedTask) error {
-	b, err := json.Marshal(t)
-	if err != nil {
-		return fmt.Errorf("a2a: encoding task %s: %w", t.ID, err)
-	}
-	_, err = s.db.ExecContext(ctx,
-		`INSERT INTO a2a_seed_tasks(id, state, updated_ns, task) VALUES(?, ?, ?, ?)
-		 ON CONFLICT(id) DO UPDATE SET state = excluded.state, updated_ns = excluded.updated_ns, task = excluded.task`,
-		t.ID, t.Status.State, time.Now().UnixNano(), string(b))
-	if err != nil {
-		return fmt.Errorf("a2a: storing task %s: %w", t.ID, err)
-	}
-	return nil
+	return s.write(ctx, t, time.Now())
 }
 
 // failUnfinished marks the tasks a previous run left submitted or working as failed.
