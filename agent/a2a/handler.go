@@ -86,7 +86,8 @@ type Options struct {
 	TaskHistory int
 	// TasksKeepAge and TasksKeepCount bound the tasks kept (agent.tasks.keep.age and .count): a
 	// finished task (completed, canceled, failed) older than TasksKeepAge is deleted, and past
-	// TasksKeepCount tasks the oldest finished ones are, on both protocols' tables; a running task
+	// TasksKeepCount tasks the oldest finished ones are (the tasks of both protocols, at most once a
+	// minute for the age); a running task
 	// never is. 0 is 30 days and 10000 tasks.
 	TasksKeepAge   time.Duration
 	TasksKeepCount int
@@ -97,8 +98,7 @@ type Handler struct {
 	o    Options
 	mux  *http.ServeMux
 	exec *executor
-	a2a  *sqlTaskStore
-	seed *seedTasks
+	a2a  *sqlTaskStore // the tasks of both protocols
 	// closing is canceled by Close: seed-route turns run under it, not under their request, so
 	// that a client that hangs up does not cut a task short.
 	closing  context.Context
@@ -141,12 +141,7 @@ func New(o *Options) (*Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	seed, err := newSeedTasks(ctx, opts.DB, store.w)
-	if err != nil {
-		store.close()
-		return nil, err
-	}
-	h := &Handler{o: opts, a2a: store, seed: seed, running: newRunningTurns()}
+	h := &Handler{o: opts, a2a: store, running: newRunningTurns()}
 	h.closing, h.closeAll = context.WithCancel(context.Background())
 	if err := h.failInterrupted(ctx); err != nil {
 		store.close()
@@ -245,14 +240,8 @@ func (h *Handler) auth(next http.Handler) http.Handler {
 
 // failInterrupted marks the tasks a previous run left working as failed: their turns died with it.
 func (h *Handler) failInterrupted(ctx context.Context) error {
-	const why = "the server restarted while the task was running"
-	if err := h.a2a.failUnfinished(ctx, why); err != nil {
-		return err
-	}
-	return h.seed.failUnfinished(ctx, why, h.now)
+	return h.a2a.failUnfinished(ctx, "the server restarted while the task was running")
 }
-
-func (h *Handler) now() string { return h.o.Now().UTC().Format(time.RFC3339) }
 
 func randomID() string {
 	var b [16]byte

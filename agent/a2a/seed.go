@@ -460,7 +460,7 @@ func (h *Handler) serveSeedGet(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) seedTask(ctx context.Context, id string) (*seedTask, *rpcError) {
-	t, err := h.seed.get(ctx, id)
+	t, _, err := h.loadSeedTask(ctx, id)
 	if errors.Is(err, errSeedNotFound) {
 		return nil, unknownTask(id)
 	}
@@ -506,7 +506,7 @@ func (h *Handler) runSeedTask(ctx context.Context, p *seedParams, emit func(even
 	defer h.running.finish(p.ID, run)
 
 	// Read with the id claimed, so that no other send changes the task in between.
-	prior, err := h.seed.get(ctx, p.ID)
+	prior, version, err := h.loadSeedTask(ctx, p.ID)
 	held := 0
 	switch {
 	case errors.Is(err, errSeedNotFound):
@@ -515,6 +515,9 @@ func (h *Handler) runSeedTask(ctx context.Context, p *seedParams, emit func(even
 		return nil, newRPCError(codeInternal, "Could not read task %s: %v", p.ID, err)
 	case prior.SessionID != p.SessionID:
 		return nil, newRPCError(codeInvalidParams, "Task %s belongs to session %s, not %s", p.ID, prior.SessionID, p.SessionID)
+	case prior.Status.State == stateSubmitted || prior.Status.State == stateWorking:
+		// Running on the A2A routes: the tasks are one table.
+		return nil, newRPCError(codeInvalidParams, "Task %s is still working; wait for it or cancel it", p.ID)
 	default:
 		held = len(prior.History)
 	}
@@ -551,7 +554,7 @@ func (h *Handler) runSeedTask(ctx context.Context, p *seedParams, emit func(even
 	task.History = append(task.History, p.Message)
 	at := h.o.Now()
 	task.Status = seedStatus{State: stateWorking, Timestamp: stamp(at)}
-	if err := h.storeSeedTask(ctx, task, at, prior == nil); err != nil {
+	if version, err = h.storeSeedTask(ctx, task, at, version); err != nil {
 		return nil, newRPCError(codeInternal, "Could not store task %s: %v", p.ID, err)
 	}
 	if emit != nil {
@@ -615,7 +618,7 @@ func (h *Handler) runSeedTask(ctx context.Context, p *seedParams, emit func(even
 	final.Timestamp = stamp(at)
 	task.Status = final
 	// Stored even when the client has gone: the task outlives its request.
-	if err := h.storeSeedTask(context.WithoutCancel(ctx), task, at, false); err != nil {
+	if _, err := h.storeSeedTask(context.WithoutCancel(ctx), task, at, version); err != nil {
 		h.o.Logger.Error("a2a: storing a finished task", "task", task.ID, "err", err)
 		return nil, newRPCError(codeInternal, "Could not store task %s: %v", task.ID, err)
 	}
@@ -650,14 +653,12 @@ func (h *Handler) cancelSeedTask(ctx context.Context, id string) (*seedTask, *rp
 	return t, nil
 }
 
-// runningTurns are the seed-route tasks whose turn is in flight, by task id. Being the
-// handler's one place for the seed routes' state, it also holds what pruning keeps (keep).
+// runningTurns are the seed-route tasks whose turn is in flight, by task id.
 type runningTurns struct {
 	mu     sync.Mutex
 	byID   map[string]*runningTurn
 	closed bool           // close was called: no new turns
 	wg     sync.WaitGroup // one per turn in flight; close waits
-	keep   seedKeep       // guarded by its own mutex, not mu
 }
 
 type runningTurn struct {

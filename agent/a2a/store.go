@@ -16,6 +16,8 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv/taskstore"
+
+	"github.com/devicectl/devicectl/agent/memory"
 )
 
 // The tables are prefixed a2a_ because the database is shared with the agent's memory.
@@ -30,12 +32,6 @@ CREATE TABLE IF NOT EXISTS a2a_tasks (
 	status_ns  INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS a2a_tasks_context ON a2a_tasks(context_id, updated_ns);
-CREATE TABLE IF NOT EXISTS a2a_seed_tasks (
-	id         TEXT PRIMARY KEY,
-	state      TEXT NOT NULL,
-	updated_ns INTEGER NOT NULL,
-	task       TEXT NOT NULL
-);
 `
 
 // sqlTaskStore is a2a-go's taskstore.Store over SQLite: tasks as JSON, with a version column for
@@ -98,6 +94,9 @@ func newSQLTaskStore(ctx context.Context, db *sql.DB, now func() time.Time, keep
 	if _, err := db.ExecContext(ctx, `CREATE INDEX IF NOT EXISTS a2a_tasks_updated ON a2a_tasks(updated_ns, state)`); err != nil {
 		return nil, fmt.Errorf("a2a: creating the task index: %w", err)
 	}
+	if err := memory.Migrate(ctx, db, "a2a", migrations); err != nil {
+		return nil, fmt.Errorf("a2a: migrating the task tables: %w", err)
+	}
 	w, err := newWriter(ctx, db)
 	if err != nil {
 		return nil, err
@@ -110,7 +109,7 @@ func newSQLTaskStore(ctx context.Context, db *sql.DB, now func() time.Time, keep
 	}
 	s.w.mu.Lock()
 	defer s.w.mu.Unlock()
-	if err := s.pruneLocked(ctx); err != nil {
+	if err := s.pruneLocked(ctx, now()); err != nil {
 		w.close()
 		return nil, err
 	}
@@ -184,13 +183,17 @@ func statusNs(t *a2a.Task, now time.Time) int64 {
 }
 
 func (s *sqlTaskStore) Create(ctx context.Context, task *a2a.Task) (taskstore.TaskVersion, error) {
+	return s.createAt(ctx, task, s.now())
+}
+
+// createAt is Create as of now, the clock read once by the caller.
+func (s *sqlTaskStore) createAt(ctx context.Context, task *a2a.Task, now time.Time) (taskstore.TaskVersion, error) {
 	b, err := json.Marshal(task)
 	if err != nil {
 		return 0, fmt.Errorf("a2a: encoding task %s: %w", task.ID, err)
 	}
 	s.w.mu.Lock()
 	defer s.w.mu.Unlock()
-	now := s.now()
 	res, err := s.w.execLocked(ctx,
 		`INSERT INTO a2a_tasks(id, context_id, state, version, updated_ns, task, status_ns) VALUES(?, ?, ?, 1, ?, ?, ?)
 		 ON CONFLICT(id) DO NOTHING`,
@@ -206,7 +209,7 @@ func (s *sqlTaskStore) Create(ctx context.Context, task *a2a.Task) (taskstore.Ta
 	}
 	s.rows++
 	// A task that could not be pruned stays; the next creation tries again.
-	if err := s.pruneLocked(ctx); err != nil {
+	if err := s.pruneLocked(ctx, now); err != nil {
 		s.log.Warn("a2a: pruning the tasks", "err", err)
 	}
 	return 1, nil
@@ -249,9 +252,9 @@ func copyTask(t *a2a.Task) (*a2a.Task, error) {
 
 // pruneLocked deletes the finished tasks past keepAge (at most once per agePruneEvery) and the
 // oldest finished ones past keepCount.
-func (s *sqlTaskStore) pruneLocked(ctx context.Context) error {
+func (s *sqlTaskStore) pruneLocked(ctx context.Context, now time.Time) error {
 	if s.keepAge > 0 {
-		if now := s.now(); now.Sub(s.agePruned) >= agePruneEvery {
+		if now.Sub(s.agePruned) >= agePruneEvery {
 			res, err := s.w.execLocked(ctx, `DELETE FROM a2a_tasks WHERE updated_ns < ? AND `+finishedIn,
 				slices.Concat([]any{now.Add(-s.keepAge).UnixNano()}, finishedStates)...)
 			if err != nil {
@@ -278,6 +281,11 @@ func (s *sqlTaskStore) pruneLocked(ctx context.Context) error {
 // Update keeps the task in memory while its state stays the same (a reply's pieces), and writes
 // it when the state changes; a finished task leaves memory once written.
 func (s *sqlTaskStore) Update(ctx context.Context, u *taskstore.UpdateRequest) (taskstore.TaskVersion, error) {
+	return s.updateAt(ctx, u, s.now)
+}
+
+// updateAt is Update with the clock it reads, if it writes.
+func (s *sqlTaskStore) updateAt(ctx context.Context, u *taskstore.UpdateRequest, clock func() time.Time) (taskstore.TaskVersion, error) {
 	task := u.Task
 	s.w.mu.Lock()
 	defer s.w.mu.Unlock()
@@ -293,7 +301,7 @@ func (s *sqlTaskStore) Update(ctx context.Context, u *taskstore.UpdateRequest) (
 			s.setLive(task.ID, next)
 			return taskstore.TaskVersion(next.version), nil
 		}
-		if err := s.writeLocked(ctx, task, next.version); err != nil {
+		if err := s.writeLocked(ctx, task, next.version, clock()); err != nil {
 			return 0, err
 		}
 		if task.Status.State.Terminal() {
@@ -312,7 +320,7 @@ func (s *sqlTaskStore) Update(ctx context.Context, u *taskstore.UpdateRequest) (
 	// One statement: the version check and the write are atomic without a transaction.
 	query := `UPDATE a2a_tasks SET context_id = ?, state = ?, version = version + 1, updated_ns = ?, task = ?, status_ns = ?
 		WHERE id = ?`
-	now := s.now()
+	now := clock()
 	args := []any{task.ContextID, string(task.Status.State), now.UnixNano(), string(b), statusNs(task, now), string(task.ID)}
 	if u.PrevVersion != taskstore.TaskVersionMissing {
 		query += ` AND version = ?`
@@ -342,12 +350,11 @@ func (s *sqlTaskStore) Update(ctx context.Context, u *taskstore.UpdateRequest) (
 
 // writeLocked stores a live task at version: its row exists, and the versions were checked in
 // memory.
-func (s *sqlTaskStore) writeLocked(ctx context.Context, task *a2a.Task, version int64) error {
+func (s *sqlTaskStore) writeLocked(ctx context.Context, task *a2a.Task, version int64, now time.Time) error {
 	b, err := json.Marshal(task)
 	if err != nil {
 		return fmt.Errorf("a2a: encoding task %s: %w", task.ID, err)
 	}
-	now := s.now()
 	res, err := s.w.execLocked(ctx,
 		`UPDATE a2a_tasks SET context_id = ?, state = ?, version = ?, updated_ns = ?, task = ?, status_ns = ? WHERE id = ?`,
 		task.ContextID, string(task.Status.State), version, now.UnixNano(), string(b), statusNs(task, now), string(task.ID))
@@ -540,75 +547,6 @@ func (s *sqlTaskStore) failUnfinished(ctx context.Context, why string) error {
 			Timestamp: &now,
 		}
 		if _, err := s.Update(ctx, &taskstore.UpdateRequest{Task: st.Task, PrevVersion: st.Version}); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// errSeedNotFound is a seed-route task id that is not stored.
-var errSeedNotFound = errors.New("a2a: no such task")
-
-// seedTasks keeps seed 004's tasks, in the seed's own JSON shape. It writes through the A2A
-// store's writer.
-type seedTasks struct {
-	db *sql.DB
-	w  *writer
-}
-
-func newSeedTasks(ctx context.Context, db *sql.DB, w *writer) (*seedTasks, error) {
-	if _, err := db.ExecContext(ctx, schema); err != nil {
-		return nil, fmt.Errorf("a2a: creating the task tables: %w", err)
-	}
-	return &seedTasks{db: db, w: w}, nil
-}
-
-func (s *seedTasks) get(ctx context.Context, id string) (*seedTask, error) {
-	var raw string
-	err := s.db.QueryRowContext(ctx, `SELECT task FROM a2a_seed_tasks WHERE id = ?`, id).Scan(&raw)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("task %s: %w", id, errSeedNotFound)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("a2a: reading task %s: %w", id, err)
-	}
-	var t seedTask
-	if err := json.Unmarshal([]byte(raw), &t); err != nil {
-		return nil, fmt.Errorf("a2a: decoding task %s: %w", id, err)
-	}
-	return &t, nil
-}
-
-func (s *seedTasks) put(ctx context.Context, t *seedTask) error {
-	return s.write(ctx, t, time.Now())
-}
-
-// failUnfinished marks the tasks a previous run left submitted or working as failed.
-func (s *seedTasks) failUnfinished(ctx context.Context, why string, now func() string) error {
-	rows, err := s.db.QueryContext(ctx, `SELECT id FROM a2a_seed_tasks WHERE state IN (?, ?)`, stateSubmitted, stateWorking)
-	if err != nil {
-		return fmt.Errorf("a2a: finding unfinished tasks: %w", err)
-	}
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return fmt.Errorf("a2a: finding unfinished tasks: %w", err)
-		}
-		ids = append(ids, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("a2a: finding unfinished tasks: %w", err)
-	}
-	for _, id := range ids {
-		t, err := s.get(ctx, id)
-		if err != nil {
-			return err
-		}
-		t.Status = seedStatus{State: stateFailed, Message: textMessage("agent", why), Timestamp: now()}
-		if err := s.put(ctx, t); err != nil {
 			return err
 		}
 	}

@@ -76,31 +76,30 @@ func TestRunningTaskShowsPieces(t *testing.T) {
 		done <- err
 	}()
 	<-run.started
-	var id a2a.TaskID
-	list, err := c.ListTasks(t.Context(), &a2a.ListTasksRequest{IncludeArtifacts: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(list.Tasks) != 1 {
-		t.Fatalf("listed %d tasks, want 1", len(list.Tasks))
-	}
-	id = list.Tasks[0].ID
-	// a2a-go stores the pieces after the executor yields them: wait for the second.
+	// a2a-go stores the task and its pieces after the executor yields them: wait for both.
+	var listed *a2a.Task
 	for deadline := time.Now().Add(10 * time.Second); ; {
-		got, err := c.GetTask(t.Context(), &a2a.GetTaskRequest{ID: id})
-		if err == nil && artifactText(got) == "one two " {
+		list, err := c.ListTasks(t.Context(), &a2a.ListTasksRequest{IncludeArtifacts: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list.Tasks) == 1 && artifactText(list.Tasks[0]) == "one two " {
+			listed = list.Tasks[0]
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("GetTask after 10s: %v, artifact %q, want %q", err, artifactText(got), "one two ")
+			t.Fatalf("ListTasks after 10s: %d tasks, want 1 with the artifact %q", len(list.Tasks), "one two ")
 		}
 	}
-	list, err = c.ListTasks(t.Context(), &a2a.ListTasksRequest{IncludeArtifacts: true})
+	if listed.Status.State != a2a.TaskStateWorking {
+		t.Errorf("listed %s, want working", listed.Status.State)
+	}
+	got, err := c.GetTask(t.Context(), &a2a.GetTaskRequest{ID: listed.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := list.Tasks[0]; got.Status.State != a2a.TaskStateWorking || artifactText(got) != "one two " {
-		t.Errorf("listed %s with %q, want working with %q", got.Status.State, artifactText(got), "one two ")
+	if got.Status.State != a2a.TaskStateWorking || artifactText(got) != "one two " {
+		t.Errorf("GetTask: %s with %q, want working with %q", got.Status.State, artifactText(got), "one two ")
 	}
 	close(run.gate)
 	if err := <-done; err != nil {
