@@ -86,9 +86,8 @@ type Options struct {
 	TaskHistory int
 	// TasksKeepAge and TasksKeepCount bound the tasks kept (agent.tasks.keep.age and .count): a
 	// finished task (completed, canceled, failed) older than TasksKeepAge is deleted, and past
-	// TasksKeepCount tasks the oldest finished ones are (the tasks of both protocols, at most once a
-	// minute for the age); a running task
-	// never is. 0 is 30 days and 10000 tasks.
+	// TasksKeepCount tasks the oldest finished ones are (the tasks of both protocols, at most
+	// once a minute for the age); a running task never is. 0 is 30 days and 10000 tasks.
 	TasksKeepAge   time.Duration
 	TasksKeepCount int
 }
@@ -103,7 +102,6 @@ type Handler struct {
 	// that a client that hangs up does not cut a task short.
 	closing  context.Context
 	closeAll context.CancelFunc
-	running  *runningTurns
 }
 
 // New builds the handler and creates its tables in o.DB when missing.
@@ -141,7 +139,7 @@ func New(o *Options) (*Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Handler{o: opts, a2a: store, running: newRunningTurns()}
+	h := &Handler{o: opts, a2a: store}
 	h.closing, h.closeAll = context.WithCancel(context.Background())
 	if err := h.failInterrupted(ctx); err != nil {
 		store.close()
@@ -156,7 +154,7 @@ func New(o *Options) (*Handler, error) {
 	handlerOpts := []a2asrv.RequestHandlerOption{
 		a2asrv.WithTaskStore(store),
 		a2asrv.WithLogger(opts.Logger),
-		a2asrv.WithCallInterceptors(&detailer{store: store, maxTurns: maxTurns}),
+		a2asrv.WithCallInterceptors(&detailer{store: store, turns: h.exec.turns, maxTurns: maxTurns}),
 	}
 	if maxTurns > 0 {
 		handlerOpts = append(handlerOpts, a2asrv.WithConcurrencyConfig(limiter.ConcurrencyConfig{MaxExecutions: maxTurns}))
@@ -189,13 +187,12 @@ func (h *Handler) Handles(r *http.Request) bool {
 }
 
 // Close cancels the turns still running (seed-route requests then end with their tasks stored
-// failed) and waits for the A2A executions to return; messages that arrive later are refused.
+// failed) and waits for them to return; messages that arrive later are refused.
 // Call it while shutting the HTTP server down (which waits for the request goroutines), before
 // closing the DB.
 func (h *Handler) Close() error {
 	h.closeAll()
-	h.exec.close()
-	h.running.close()
+	h.exec.turns.close()
 	return h.a2a.close()
 }
 

@@ -10,7 +10,6 @@ import (
 	"iter"
 	"net/http"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/devicectl/devicectl/agent"
@@ -499,11 +498,14 @@ func (h *Handler) runSeedTask(ctx context.Context, p *seedParams, emit func(even
 	// does not cut the task short. tasks/cancel and Close stop it.
 	turnCtx, cancel := context.WithCancel(h.closing)
 	defer cancel()
-	run, e := h.running.start(p.ID, cancel)
-	if e != nil {
-		return nil, e
+	run, err := h.exec.turns.start(p.ID, cancel)
+	switch {
+	case errors.Is(err, errTurnBusy):
+		return nil, newRPCError(codeInvalidParams, "Task %s is still working; wait for it or cancel it", p.ID)
+	case err != nil:
+		return nil, newRPCError(codeInternal, "The server is shutting down")
 	}
-	defer h.running.finish(p.ID, run)
+	defer h.exec.turns.finish(p.ID, run)
 
 	// Read with the id claimed, so that no other send changes the task in between.
 	prior, version, err := h.loadSeedTask(ctx, p.ID)
@@ -635,7 +637,7 @@ func (h *Handler) runSeedTask(ctx context.Context, p *seedParams, emit func(even
 // cancelSeedTask stops a running task and answers it once stored canceled; a finished task
 // cannot be canceled.
 func (h *Handler) cancelSeedTask(ctx context.Context, id string) (*seedTask, *rpcError) {
-	run := h.running.cancel(id)
+	run := h.exec.turns.cancel(id)
 	if run != nil {
 		select {
 		case <-run.done:
@@ -651,75 +653,4 @@ func (h *Handler) cancelSeedTask(ctx context.Context, id string) (*seedTask, *rp
 		return nil, newRPCError(codeInvalidParams, "Task %s is %s and cannot be canceled", id, t.Status.State)
 	}
 	return t, nil
-}
-
-// runningTurns are the seed-route tasks whose turn is in flight, by task id.
-type runningTurns struct {
-	mu     sync.Mutex
-	byID   map[string]*runningTurn
-	closed bool           // close was called: no new turns
-	wg     sync.WaitGroup // one per turn in flight; close waits
-}
-
-type runningTurn struct {
-	cancelFn context.CancelFunc
-	done     chan struct{}
-	mu       sync.Mutex
-	stopped  bool // tasks/cancel asked
-}
-
-func (r *runningTurn) canceled() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.stopped
-}
-
-func newRunningTurns() *runningTurns { return &runningTurns{byID: make(map[string]*runningTurn)} }
-
-// start claims the task id for a turn; a task whose turn still runs cannot take another message.
-func (rt *runningTurns) start(id string, cancel context.CancelFunc) (*runningTurn, *rpcError) {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	if rt.closed {
-		return nil, newRPCError(codeInternal, "The server is shutting down")
-	}
-	if _, busy := rt.byID[id]; busy {
-		return nil, newRPCError(codeInvalidParams, "Task %s is still working; wait for it or cancel it", id)
-	}
-	run := &runningTurn{cancelFn: cancel, done: make(chan struct{})}
-	rt.byID[id] = run
-	rt.wg.Add(1)
-	return run, nil
-}
-
-func (rt *runningTurns) finish(id string, run *runningTurn) {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	delete(rt.byID, id)
-	close(run.done)
-	rt.wg.Done()
-}
-
-// close refuses new turns and waits until those running have stored their tasks; the caller
-// has canceled them.
-func (rt *runningTurns) close() {
-	rt.mu.Lock()
-	rt.closed = true
-	rt.mu.Unlock()
-	rt.wg.Wait()
-}
-
-// cancel stops the task's turn and returns it, or nil when none runs.
-func (rt *runningTurns) cancel(id string) *runningTurn {
-	rt.mu.Lock()
-	run := rt.byID[id]
-	rt.mu.Unlock()
-	if run == nil {
-		return nil
-	}
-	run.mu.Lock()
-	run.stopped = true
-	run.mu.Unlock()
-	run.cancelFn()
-	return run
 }

@@ -58,3 +58,21 @@ func TestSeedTasksMigrated(t *testing.T) {
 		t.Errorf("after a second start: %s", body)
 	}
 }
+
+// One task, one turn at a time, whichever door: an A2A message to a task whose turn runs on the
+// seed routes is refused, and the seed task ends as its own turn says.
+func TestA2AMessageToRunningSeedTask(t *testing.T) {
+	run := &fakeRunner{chunks: replyChunks, blockOn: "wait", started: make(chan struct{}, 1)}
+	ts := newTestServer(t, run, "", nil)
+	done := startBlocked(t, ts, run, "x")
+	msg := userMessage("hello", nil)
+	msg.Message.TaskID = "x"
+	_, err := newV1Client(t, ts, "").SendMessage(t.Context(), msg)
+	if err == nil || !strings.Contains(err.Error(), "still working") {
+		t.Errorf("A2A message to a running seed task: %v, want it refused as still working", err)
+	}
+	cancelTask(t, ts, "x", done)
+	if body, _ := get(t, ts.URL+"/tasks/x"); !strings.Contains(body, `"state":"canceled"`) {
+		t.Errorf("the seed task after the refused A2A message: %s", body)
+	}
+}
