@@ -74,6 +74,16 @@
 // answers something, and a turn nobody hears would only cost. A body that is not UTF-8 is not
 // JSON (RFC 8259) and its id could not be echoed: -32700 with id null.
 //
+// # Push notifications
+//
+// A2A push notifications are on (capabilities.pushNotifications): a client registers a receiver
+// for a task (CreateTaskPushNotificationConfig, 0.3 tasks/pushNotificationConfig/set) and a2a-go
+// posts the task's later events to it; Handler.Notify sends it a status update carrying a text
+// from the agent, which the server uses when a reminder set during the task comes due (the turn
+// knows its task as agent.Request.TaskID). The registrations are kept in memory, not in the
+// database: they are lost on restart, and a client registers again. A receiver is any URL the
+// client names: with Options.Token set, only holders of the token can register one.
+//
 // # ListTasks
 //
 // As a2a.proto's ListTasksRequest says: the tasks most recently updated first; pageSize 1 to 100,

@@ -64,7 +64,7 @@ func requestOf(ec *a2asrv.ExecutorContext) (agent.Request, error) {
 	if err != nil {
 		return agent.Request{}, invalidParams(err.Error())
 	}
-	return agent.Request{Text: strings.Join(texts, "\n"), MAC: mac, UserID: user, SessionID: ec.ContextID}, nil
+	return agent.Request{Text: strings.Join(texts, "\n"), MAC: mac, UserID: user, SessionID: ec.ContextID, TaskID: string(ec.TaskID)}, nil
 }
 
 // Execute runs one turn: the task (when new), working, the reply as artifact chunks, then

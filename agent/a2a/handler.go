@@ -17,6 +17,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"github.com/a2aproject/a2a-go/v2/a2asrv/limiter"
+	"github.com/a2aproject/a2a-go/v2/a2asrv/push"
 
 	"github.com/devicectl/devicectl/agent"
 	authbearer "github.com/devicectl/devicectl/internal/bearer"
@@ -102,7 +103,13 @@ type Handler struct {
 	// that a client that hangs up does not cut a task short.
 	closing  context.Context
 	closeAll context.CancelFunc
+	// pushes are the push notification configs, by task; notifier sends Notify's pushes.
+	pushes   *push.InMemoryPushConfigStore
+	notifier push.Sender
 }
+
+// pushTimeout bounds one push notification's POST.
+const pushTimeout = 10 * time.Second
 
 // New builds the handler and creates its tables in o.DB when missing.
 func New(o *Options) (*Handler, error) {
@@ -139,7 +146,8 @@ func New(o *Options) (*Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Handler{o: opts, a2a: store}
+	h := &Handler{o: opts, a2a: store, pushes: push.NewInMemoryStore(),
+		notifier: push.NewHTTPPushSender(&push.HTTPSenderConfig{Timeout: pushTimeout, FailOnError: true})}
 	h.closing, h.closeAll = context.WithCancel(context.Background())
 	if err := h.failInterrupted(ctx); err != nil {
 		store.close()
@@ -155,6 +163,8 @@ func New(o *Options) (*Handler, error) {
 		a2asrv.WithTaskStore(store),
 		a2asrv.WithLogger(opts.Logger),
 		a2asrv.WithCallInterceptors(&detailer{store: store, turns: h.exec.turns, maxTurns: maxTurns}),
+		// A receiver that fails is logged; the task goes on.
+		a2asrv.WithPushNotifications(h.pushes, push.NewHTTPPushSender(&push.HTTPSenderConfig{Timeout: pushTimeout})),
 	}
 	if maxTurns > 0 {
 		handlerOpts = append(handlerOpts, a2asrv.WithConcurrencyConfig(limiter.ConcurrencyConfig{MaxExecutions: maxTurns}))

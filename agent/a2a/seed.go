@@ -527,7 +527,7 @@ func (h *Handler) runSeedTask(ctx context.Context, p *seedParams, emit func(even
 		return nil, e
 	}
 
-	req := agent.Request{Text: p.Text, MAC: p.MAC, UserID: p.UserID, SessionID: p.SessionID}
+	req := agent.Request{Text: p.Text, MAC: p.MAC, UserID: p.UserID, SessionID: p.SessionID, TaskID: p.ID}
 	var events iter.Seq[agent.Event]
 	if emit == nil {
 		t, err := startTurn(turnCtx, h.o.Runner, req)
