@@ -83,7 +83,7 @@ func (d *detailer) detailsOf(err error, payload any) string {
 	}
 	switch {
 	case errors.Is(err, a2a.ErrTaskNotFound) && id != "":
-		return "Unknown task id: " + string(id)
+		return unknownTaskDetails(string(id))
 	case errors.Is(err, a2a.ErrTaskNotCancelable) && id != "":
 		return fmt.Sprintf("Task %s is finished and cannot be canceled", id)
 	case errors.Is(err, a2a.ErrInvalidParams) && strings.HasPrefix(err.Error(), "message is required"):

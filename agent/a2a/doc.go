@@ -66,7 +66,9 @@
 // The seed routes answer seed 004's table: -32700 "Invalid JSON payload", -32600 "Request
 // payload validation error", -32601 "Method not found", -32602 "Invalid parameters", -32603
 // "Internal error", with data.details naming the problem ("Missing required parameter: message",
-// "Unknown task id: x", the registered MACs, ...). Unknown task ids are -32602 (404 on GET). On
+// "Unknown task id: x", the registered MACs, ...), mapped from a2a-go's errors in one place
+// (seedError): what the two doors refuse alike (no such device, past the turn limit, an unknown
+// task) they refuse with the same details. Unknown task ids are -32602 (404 on GET). On
 // the A2A paths the protocol's codes apply (an unknown task is -32001 there) and a2a-go writes
 // data as a list of typed details: the first, a google.protobuf.Struct, carries the same
 // {"details": ...}. Every answer there is application/json. A JSON-RPC notification (no id

@@ -41,6 +41,23 @@ func invalidParams(details string) error {
 		WithDetails(map[string]any{"details": details})
 }
 
+// refusal is the answer, on either door, to a turn the agent refused at once: -32602 naming
+// the devices for want of one, -32603 naming agent.limits.turns past it (maxTurns; 0: the
+// agent's words), else -32603.
+func refusal(err error, maxTurns int) error {
+	if device, ok := deviceDetails(err); ok {
+		return invalidParams(device)
+	}
+	if errors.Is(err, agent.ErrTurnLimit) {
+		details := err.Error()
+		if maxTurns > 0 {
+			details = turnLimitDetails(maxTurns)
+		}
+		return withDetails(a2a.ErrInternalError, details)
+	}
+	return fmt.Errorf("%w: the turn could not start: %w", a2a.ErrInternalError, err)
+}
+
 // requestOf reads the agent request out of an A2A message: its text parts, metadata.mac and
 // metadata.user_id (the message's first, then the request's), and the context as the session.
 func requestOf(ec *a2asrv.ExecutorContext) (agent.Request, error) {
@@ -95,19 +112,7 @@ func (e *executor) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter
 		// word, and the caller has the task and its working status meanwhile.
 		t, err := startTurn(ctx, e.run, req)
 		if err != nil {
-			device, isDevice := deviceDetails(err)
-			switch {
-			case isDevice:
-				yield(nil, invalidParams(device))
-			case errors.Is(err, agent.ErrTurnLimit):
-				details := err.Error()
-				if e.maxTurns > 0 {
-					details = turnLimitDetails(e.maxTurns)
-				}
-				yield(nil, a2a.NewError(a2a.ErrInternalError, details).WithDetails(map[string]any{"details": details}))
-			default:
-				yield(nil, fmt.Errorf("%w: %w", a2a.ErrInternalError, err))
-			}
+			yield(nil, refusal(err, e.maxTurns))
 			return
 		}
 		defer t.stop()

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
 	"github.com/devicectl/devicectl/agent"
 )
 
@@ -356,10 +358,6 @@ func parseTaskIDParams(raw json.RawMessage) (id string, historyLength *int, e *r
 	return id, historyLength, nil
 }
 
-func unknownTask(id string) *rpcError {
-	return newRPCError(codeInvalidParams, "Unknown task id: %s", id)
-}
-
 // serveSeedSend answers POST /tasks/send: tasks/send runs a turn and answers the task once the
 // turn is over; tasks/get and tasks/cancel read and stop tasks.
 func (h *Handler) serveSeedSend(w http.ResponseWriter, r *http.Request) {
@@ -460,8 +458,8 @@ func (h *Handler) serveSeedGet(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) seedTask(ctx context.Context, id string) (*seedTask, *rpcError) {
 	t, _, err := h.loadSeedTask(ctx, id)
-	if errors.Is(err, errSeedNotFound) {
-		return nil, unknownTask(id)
+	if errors.Is(err, a2a.ErrTaskNotFound) {
+		return nil, seedError(withDetails(err, unknownTaskDetails(id)))
 	}
 	if err != nil {
 		return nil, newRPCError(codeInternal, "Could not read task %s: %v", id, err)
@@ -511,7 +509,7 @@ func (h *Handler) runSeedTask(ctx context.Context, p *seedParams, emit func(even
 	prior, version, err := h.loadSeedTask(ctx, p.ID)
 	held := 0
 	switch {
-	case errors.Is(err, errSeedNotFound):
+	case errors.Is(err, a2a.ErrTaskNotFound):
 		prior = nil
 	case err != nil:
 		return nil, newRPCError(codeInternal, "Could not read task %s: %v", p.ID, err)
@@ -532,10 +530,7 @@ func (h *Handler) runSeedTask(ctx context.Context, p *seedParams, emit func(even
 	if emit == nil {
 		t, err := startTurn(turnCtx, h.o.Runner, req)
 		if err != nil {
-			if details, ok := deviceDetails(err); ok {
-				return nil, newRPCError(codeInvalidParams, "%s", details)
-			}
-			return nil, newRPCError(codeInternal, "The turn could not start: %v", err)
+			return nil, seedError(refusal(err, h.exec.maxTurns))
 		}
 		defer t.stop()
 		events = t.events()

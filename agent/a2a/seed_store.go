@@ -2,7 +2,6 @@ package a2a
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -14,9 +13,6 @@ import (
 // The seed routes keep their tasks in the A2A task table, as a2a.Task: one table, one pruning,
 // one restart check, and a task of either door can be read through the other. The seed's JSON
 // is a view of an a2a.Task (seedView) and is turned back into one (a2aTask) to be stored.
-
-// errSeedNotFound is a seed-route task id that is not stored.
-var errSeedNotFound = errors.New("a2a: no such task")
 
 // seedStates maps the seed's task states to A2A's.
 var seedStates = map[string]a2a.TaskState{
@@ -136,12 +132,10 @@ func a2aTask(t *seedTask) (*a2a.Task, error) {
 	return task, nil
 }
 
-// loadSeedTask reads a task in the seed's shape, with its version for the write that follows.
+// loadSeedTask reads a task in the seed's shape, with its version for the write that follows;
+// a2a.ErrTaskNotFound when none is stored.
 func (h *Handler) loadSeedTask(ctx context.Context, id string) (*seedTask, taskstore.TaskVersion, error) {
 	st, err := h.a2a.Get(ctx, a2a.TaskID(id))
-	if errors.Is(err, a2a.ErrTaskNotFound) {
-		return nil, 0, fmt.Errorf("task %s: %w", id, errSeedNotFound)
-	}
 	if err != nil {
 		return nil, 0, err
 	}
