@@ -98,7 +98,8 @@ type Handler struct {
 	o    Options
 	mux  *http.ServeMux
 	exec *executor
-	a2a  *sqlTaskStore // the tasks of both protocols
+	rh   a2asrv.RequestHandler // a2a-go's, behind both A2A paths; the seed routes read tasks through it
+	a2a  *sqlTaskStore         // the tasks of both protocols
 	// closing is canceled by Close: seed-route turns run under it, not under their request, so
 	// that a client that hangs up does not cut a task short.
 	closing  context.Context
@@ -170,6 +171,7 @@ func New(o *Options) (*Handler, error) {
 		handlerOpts = append(handlerOpts, a2asrv.WithConcurrencyConfig(limiter.ConcurrencyConfig{MaxExecutions: maxTurns}))
 	}
 	reqHandler := a2asrv.NewHandler(h.exec, handlerOpts...)
+	h.rh = reqHandler
 	mux := http.NewServeMux()
 	mux.Handle(PathAgentCard, a2asrv.NewAgentCardHandler(a2av0.NewAgentCardProducer(a2asrv.AgentCardProducerFn(h.a2aCard))))
 	mux.HandleFunc("GET "+PathSeedCard, h.serveSeedCard)

@@ -382,7 +382,7 @@ func (h *Handler) serveSeedSend(w http.ResponseWriter, r *http.Request) {
 		if e = pe; e == nil {
 			var t *seedTask
 			if req.Method == methodGet {
-				t, e = h.seedTask(r.Context(), taskID)
+				t, e = h.seedTask(r.Context(), taskID, hl)
 			} else {
 				t, e = h.cancelSeedTask(r.Context(), taskID)
 			}
@@ -444,7 +444,7 @@ func (h *Handler) serveSeedStream(w http.ResponseWriter, r *http.Request) {
 // serveSeedGet answers GET /tasks/{id} with the bare task, or 404 and a -32602.
 func (h *Handler) serveSeedGet(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	t, e := h.seedTask(r.Context(), id)
+	t, e := h.seedTask(r.Context(), id, nil)
 	if e != nil {
 		status := http.StatusInternalServerError
 		if e.Code == codeInvalidParams {
@@ -456,15 +456,17 @@ func (h *Handler) serveSeedGet(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, t)
 }
 
-func (h *Handler) seedTask(ctx context.Context, id string) (*seedTask, *rpcError) {
-	t, _, err := h.loadSeedTask(ctx, id)
+// seedTask reads a task through the request handler the A2A paths use (its GetTask, with
+// historyLength trimming the history alike), in the seed's shape.
+func (h *Handler) seedTask(ctx context.Context, id string, historyLength *int) (*seedTask, *rpcError) {
+	t, err := h.rh.GetTask(ctx, &a2a.GetTaskRequest{ID: a2a.TaskID(id), HistoryLength: historyLength})
 	if errors.Is(err, a2a.ErrTaskNotFound) {
 		return nil, seedError(withDetails(err, unknownTaskDetails(id)))
 	}
 	if err != nil {
 		return nil, newRPCError(codeInternal, "Could not read task %s: %v", id, err)
 	}
-	return t, nil
+	return seedView(t), nil
 }
 
 func trimHistory(t *seedTask, n *int) *seedTask {
@@ -640,7 +642,7 @@ func (h *Handler) cancelSeedTask(ctx context.Context, id string) (*seedTask, *rp
 			return nil, newRPCError(codeInternal, "Gave up waiting for task %s to stop: %v", id, ctx.Err())
 		}
 	}
-	t, e := h.seedTask(ctx, id)
+	t, e := h.seedTask(ctx, id, nil)
 	if e != nil {
 		return nil, e
 	}
