@@ -181,6 +181,7 @@ func New(o *Options) (_ *Server, err error) {
 		return nil, fmt.Errorf("the A2A front door in %s: %w", s.DBPath, err)
 	}
 	s.closers = append(s.closers, front.Close)
+	sf.setNotify(front.Notify)
 	s.api = front
 	s.devices = s.Hub.ForgetHandler(token)
 	s.speaks = reminders.Handler(sf.tools, token)
