@@ -349,6 +349,11 @@ func TestPage(t *testing.T) {
 	// The device goes, and comes back.
 	s.disconnect()
 	waitFor(t, ctx, "the device is shown disconnected", jsConn+`?.startsWith("disconnected") && `+jsCard+`.classList.contains("offline")`)
+	// Each sim device has a Client-Id of its own, and the hub binds the MAC to the first: the
+	// operator forgets the binding, as for a device replaced.
+	if _, err := s.srv.Hub.Forget(t.Context(), testMAC); err != nil {
+		t.Fatal(err)
+	}
 	s.connect()
 	waitFor(t, ctx, "the device is shown connected again", jsConn+` === "connected" && !`+jsCard+`.classList.contains("offline")`)
 	// The returning device is a new sim device, at its defaults: the page shows what it read

@@ -85,10 +85,8 @@ function showDevice(d) {
   meter.hidden = !known;
   tickUptime(li, d);
   $("no-devices").hidden = state.devices.size > 0;
-  if (!old || old.connected !== d.connected) {
-    refreshChoice();
-    loadReminders();
-  }
+  if (!old || old.connected !== d.connected) refreshChoice();
+  if (d.connected && !(old && old.connected)) loadReminders(); // a disconnection changes none
 }
 
 function tickUptime(li, d) {
@@ -138,7 +136,9 @@ function startReminders(s) {
 // loadReminders reads every device's reminders; one read at a time, and one more if asked
 // meanwhile.
 async function loadReminders() {
-  if (!state.reminders) return;
+  // A page whose stream is down waits for the next snapshot, rather than asking a server that
+  // is away (which the browser logs as an error however the page handles it).
+  if (!state.reminders || !state.source || state.source.readyState !== EventSource.OPEN) return;
   if (rem.busy) { rem.again = true; return; }
   rem.busy = true;
   try {
