@@ -167,3 +167,23 @@ func TestNoReminders(t *testing.T) {
 		}
 	}
 }
+
+// Without a token the reminders' routes, like the page, answer only loopback Host names: a site
+// that rebinds its name to 127.0.0.1 cannot read or cancel them.
+func TestRemindersRebinding(t *testing.T) {
+	leakcheck.Check(t)
+	f := &fakeReminders{n: 1}
+	srv, _ := limitsServer(t, &web.Options{Reminders: f}, nil)
+	rebound := map[string]string{"Host": "rebound.example:80", "Content-Type": "application/json"}
+	for _, p := range []string{"GET /web/reminders", "POST /web/reminders/r1/cancel", "POST /web/announce"} {
+		m, path, _ := strings.Cut(p, " ")
+		if resp, _ := do(t, m, srv.URL+path, `{"text":"x"}`, rebound); resp.StatusCode != http.StatusForbidden {
+			t.Errorf("%s with a foreign Host: %s, want 403", p, resp.Status)
+		}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.listed)+len(f.canceled)+len(f.announced) > 0 {
+		t.Errorf("rebound requests reached the reminders: listed %q, canceled %q, announced %q", f.listed, f.canceled, f.announced)
+	}
+}
