@@ -166,10 +166,11 @@ function showReminders(devices) {
     box.querySelector("ul").replaceChildren(...items);
     box.querySelector(".none").hidden = items.length > 0;
   }
-  // A one-off leaves the list once said: read again just after the soonest is due.
+  // A one-off leaves the list once said: read again just after the soonest is due. One past
+  // due already (its device is away) waits for the regular reads.
   clearTimeout(rem.soon);
   const wait = soonest - Date.now() + 1500;
-  if (wait < 24 * 3600 * 1000) rem.soon = setTimeout(loadReminders, Math.max(wait, 1000));
+  if (wait > 0 && wait < 24 * 3600 * 1000) rem.soon = setTimeout(loadReminders, Math.max(wait, 1000));
 }
 
 function reminderItem(mac, r) {
