@@ -195,7 +195,8 @@ func New(o *Options) (_ *Server, err error) {
 	}
 	s.closers = append(s.closers, s.mcp.Close)
 	if c.Agent.Web {
-		if s.Web, err = web.New(&web.Options{Hub: s.Hub, Agent: s.Agent, Token: token, ShowThoughts: c.Render.ShowThoughts, CallBytes: c.Agent.Limits.WebCallBytes, Calls: c.Agent.Limits.WebCalls, Logger: s.log}); err != nil {
+		if s.Web, err = web.New(&web.Options{Hub: s.Hub, Agent: s.Agent, Token: token, ShowThoughts: c.Render.ShowThoughts, CallBytes: c.Agent.Limits.WebCallBytes, Calls: c.Agent.Limits.WebCalls,
+			Reminders: webReminders{sf, local}, Logger: s.log}); err != nil {
 			return nil, &config.Error{Key: "agent.web", Err: err}
 		}
 		s.closers = append(s.closers, s.Web.Close)
