@@ -190,12 +190,12 @@ func (s *Swarm) Run(ctx context.Context) error {
 	defer cancel()
 	s.start = time.Now()
 	stopped := make(chan struct{})
-	// The launcher owns the devices: it starts them on the ramp, then, once ctx is done, waits for
-	// every one to have stopped.
 	var talking sync.WaitGroup
 	if s.talk != nil {
 		talking.Go(func() { s.talk.run(ctx, s.ready) })
 	}
+	// The launcher owns the devices: it starts them on the ramp, then, once ctx is done, waits for
+	// every one to have stopped, and for the tasks in flight.
 	go func() {
 		defer close(stopped)
 		s.launch(ctx, cancel, a0, halt0)

@@ -172,7 +172,8 @@ func (k *talker) run(ctx context.Context, ready <-chan struct{}) {
 		case <-ctx.Done():
 			return
 		case now := <-tick.C:
-			for until := int64(k.t.Rate * now.Sub(start).Seconds()); due < until; due++ {
+			// The epsilon keeps 10/s at 300ms from being 2.9999999999999996 tasks.
+			for until := int64(k.t.Rate*now.Sub(start).Seconds() + 1e-6); due < until; due++ {
 				select {
 				case jobs <- int(due):
 					k.sent.Add(1)

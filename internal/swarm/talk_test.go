@@ -210,6 +210,7 @@ func TestTalkWrongToken(t *testing.T) {
 // the task's context ends when wait returns a negative duration.
 type fakeRoundTripper struct {
 	wait   func(i int) time.Duration
+	fail   func(i int) bool // answer 503 instead
 	status int
 	answer string
 	mu     sync.Mutex
@@ -231,7 +232,11 @@ func (f *fakeRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) 
 	case <-req.Context().Done():
 		return nil, req.Context().Err()
 	}
-	return &http.Response{StatusCode: f.status, Body: io.NopCloser(strings.NewReader(f.answer)), Header: http.Header{}}, nil
+	status := f.status
+	if f.fail != nil && f.fail(i) {
+		status = http.StatusServiceUnavailable
+	}
+	return &http.Response{StatusCode: status, Body: io.NopCloser(strings.NewReader(f.answer)), Header: http.Header{}}, nil
 }
 
 const completedSeed = `{"jsonrpc":"2.0","id":1,"result":{"id":"t","status":{"state":"completed"}}}`
@@ -411,4 +416,52 @@ func TestNewTalk(t *testing.T) {
 			t.Errorf("NewTalk(%g, %.10q, %q, %d, %q): %v, want %q", tc.rate, tc.text, tc.route, tc.callers, tc.server, err, tc.want)
 		}
 	}
+}
+
+// The status line and the summary, exactly, in fake time: tasks start once every device has
+// registered; each status line has the tasks of its interval and their rate; the summary the
+// totals.
+func TestTalkStatusSummary(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p, err := NewPlan(2, "02-DC", 0, time.Second, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		talk, err := NewTalk(10, DefaultTalkText, "seed", 2, "ws://127.0.0.1:1/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out lockedBuffer
+		s, err := New(p, &Options{Out: &out, Talk: &talk, Build: func(d *Device) (Agent, func() error, error) {
+			return &fakeAgent{d: d}, nil, nil
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Every task takes 4ms; every fifth is answered 503.
+		s.talk.client = &http.Client{Transport: &fakeRoundTripper{wait: func(int) time.Duration { return 4 * time.Millisecond },
+			fail: func(i int) bool { return i%5 == 4 }, status: 200, answer: completedSeed}}
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() { done <- s.Run(ctx) }()
+		time.Sleep(1550 * time.Millisecond)
+		synctest.Wait()
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		// At 1s, the tasks due at 0.1s to 0.9s are answered (the one due at 1s is not yet): 8
+		// completed, 1 failed. By the stop at 1.55s, 15 were due: 12 completed, 3 failed.
+		want := "1s  connected 2/2  registered 2/2  calls 2 (+2: p50 999µs p99 2ms max 2ms)  messages 2  tasks 8 (+8, 8/s: p50 4ms p90 4ms p99 4ms)  failed 1 (http 503 1)\n" +
+			"2s  connected 0/2  registered 0/2  calls 2 (+0)  messages 2  tasks 12 (+4, 7/s: p50 4ms p90 4ms p99 4ms)  failed 3 (http 503 3)\n" +
+			"swarm stopped after 1.55s: 2 devices\n" +
+			"  registered  all 2, 1ns after the start; 2 registrations, 0 lines lost\n" +
+			"  calls       2: p50 999µs, p99 2ms, max 2ms; 0 answered with an error\n" +
+			"  messages    2\n" +
+			"  tasks       12 completed in 1.55s, 7.7/s (seed /tasks/send at 10/s, 2 callers): p50 4ms, p90 4ms, p99 4ms, max 4ms\n" +
+			"              15 sent, 0 behind (every caller busy), 0 cut short by the stop; 3 failed: http 503 3\n"
+		if got := out.String(); got != want {
+			t.Errorf("output:\n%s\nwant:\n%s", got, want)
+		}
+	})
 }
