@@ -226,7 +226,7 @@ func rss(b *testing.B, pid int) int64 {
 var (
 	statusTasks  = regexp.MustCompile(`registered (\d+)/\d+ .*  tasks (\d+) \(`)
 	statusFails  = regexp.MustCompile(`  failed (\d+)`)
-	summaryFails = regexp.MustCompile(`\d+ failed: .*`)
+	summaryFails = regexp.MustCompile(`\d+ failed: .*\n.*latest failure: .*`)
 	summaryLat   = regexp.MustCompile(`completed in .*: p50 (\S+), p90 (\S+), p99 (\S+),`)
 )
 

@@ -458,4 +458,9 @@ func (s *Swarm) talkSummary() {
 		fmt.Fprintf(out, ": %s", kinds)
 	}
 	fmt.Fprintln(out)
+	if n > 0 {
+		// The server's words are its own: quoted, so a control byte in them cannot drive the
+		// terminal.
+		fmt.Fprintf(out, "              latest failure: %q\n", k.latestFailure())
+	}
 }

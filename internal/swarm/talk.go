@@ -121,9 +121,13 @@ type talker struct {
 	interrupted atomic.Int64 // cut short by the stop
 	lat         latencyHist  // of completed tasks, request to whole answer
 
-	mu   sync.Mutex
-	errs map[string]int64 // by kind: "http 503", "rpc -32602", "task failed", "timeout", ...
+	mu     sync.Mutex
+	errs   map[string]int64 // by kind: "http 503", "rpc -32602", "task failed", "timeout", ...
+	latest string           // the latest failure's kind and what the server said
 }
+
+// maxDetail is how much of a failed task's answer the summary quotes.
+const maxDetail = 300
 
 func newTalker(t Talk, n int, mac func(int) string) *talker {
 	if t.Timeout <= 0 {
@@ -192,7 +196,7 @@ func (k *talker) send(ctx context.Context, i int) {
 	body := k.body(i)
 	req, err := http.NewRequestWithContext(tctx, http.MethodPost, k.t.URL.String(), bytes.NewReader(body))
 	if err != nil {
-		k.fail("request: " + err.Error())
+		k.fail("request", err.Error())
 		return
 	}
 	req.Header.Set("Content-Type", "application/json")
@@ -200,7 +204,7 @@ func (k *talker) send(ctx context.Context, i int) {
 		req.Header.Set("Authorization", "Bearer "+k.t.Token)
 	}
 	start := time.Now()
-	kind := k.do(req)
+	kind, detail := k.do(req)
 	took := time.Since(start)
 	switch {
 	case kind == "":
@@ -209,31 +213,38 @@ func (k *talker) send(ctx context.Context, i int) {
 	case ctx.Err() != nil:
 		k.interrupted.Add(1)
 	case tctx.Err() != nil:
-		k.fail("timeout")
+		k.fail("timeout", fmt.Sprintf("no whole answer within %s", k.t.Timeout))
 	default:
-		k.fail(kind)
+		k.fail(kind, detail)
 	}
 }
 
-// do sends req and reads the answer: "" if the task completed, else the kind of failure.
-func (k *talker) do(req *http.Request) string {
+// do sends req and reads the answer: "" if the task completed, else the kind of failure and
+// what the server said (or the error).
+func (k *talker) do(req *http.Request) (kind, detail string) {
 	resp, err := k.client.Do(req)
 	if err != nil {
 		var ne net.Error
 		if errors.As(err, &ne) && ne.Timeout() {
-			return "timeout"
+			return "timeout", err.Error()
 		}
-		return "connection"
+		return "connection", err.Error()
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxReply))
 	if err != nil {
-		return "connection"
+		return "connection", err.Error()
 	}
 	if resp.StatusCode != http.StatusOK {
-		return "http " + strconv.Itoa(resp.StatusCode)
+		kind = "http " + strconv.Itoa(resp.StatusCode)
+	} else {
+		kind = taskOutcome(data)
 	}
-	return taskOutcome(data)
+	if kind == "" {
+		return "", ""
+	}
+	detail = strings.TrimSpace(strings.ToValidUTF8(string(data[:min(len(data), maxDetail)]), ""))
+	return kind, detail
 }
 
 // taskOutcome reads a JSON-RPC answer of either route: "" if it carries a completed task, else
@@ -299,10 +310,17 @@ func (k *talker) setTLS(c *tls.Config) {
 	k.client.Transport.(*http.Transport).TLSClientConfig = c
 }
 
-func (k *talker) fail(kind string) {
+func (k *talker) fail(kind, detail string) {
 	k.mu.Lock()
 	k.errs[kind]++
+	k.latest = kind + ": " + detail
 	k.mu.Unlock()
+}
+
+func (k *talker) latestFailure() string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.latest
 }
 
 // errors is the failed tasks' count and their kinds, most frequent first: "http 503 3, timeout 1".

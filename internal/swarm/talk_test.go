@@ -232,11 +232,11 @@ func (f *fakeRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) 
 	case <-req.Context().Done():
 		return nil, req.Context().Err()
 	}
-	status := f.status
+	status, answer := f.status, f.answer
 	if f.fail != nil && f.fail(i) {
-		status = http.StatusServiceUnavailable
+		status, answer = http.StatusServiceUnavailable, "too many turns at once\x1b[2J\n"
 	}
-	return &http.Response{StatusCode: status, Body: io.NopCloser(strings.NewReader(f.answer)), Header: http.Header{}}, nil
+	return &http.Response{StatusCode: status, Body: io.NopCloser(strings.NewReader(answer)), Header: http.Header{}}, nil
 }
 
 const completedSeed = `{"jsonrpc":"2.0","id":1,"result":{"id":"t","status":{"state":"completed"}}}`
@@ -459,7 +459,8 @@ func TestTalkStatusSummary(t *testing.T) {
 			"  calls       2: p50 999µs, p99 2ms, max 2ms; 0 answered with an error\n" +
 			"  messages    2\n" +
 			"  tasks       12 completed in 1.55s, 7.7/s (seed /tasks/send at 10/s, 2 callers): p50 4ms, p90 4ms, p99 4ms, max 4ms\n" +
-			"              15 sent, 0 behind (every caller busy), 0 cut short by the stop; 3 failed: http 503 3\n"
+			"              15 sent, 0 behind (every caller busy), 0 cut short by the stop; 3 failed: http 503 3\n" +
+			`              latest failure: "http 503: too many turns at once\x1b[2J"` + "\n"
 		if got := out.String(); got != want {
 			t.Errorf("output:\n%s\nwant:\n%s", got, want)
 		}
