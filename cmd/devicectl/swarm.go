@@ -38,7 +38,8 @@ the server RATE tasks a second in all (open loop), each saying --text to one of 
 /a2a), on the --server's host over http or https. At most --callers tasks are in flight; a task
 due while every caller is busy is not sent but counted as behind. The status line adds the
 tasks completed, the rate of that interval, their p50, p90 and p99 time, and the failures by
-kind (http 503, rpc -32602, task failed, timeout, connection); the summary has the totals. If
+kind (http 503, rpc -32602, task failed, timeout, connection); the summary has the totals and
+quotes the latest failed task's answer. If
 serve has agent.token_file, give its token with --talk-token-file or DEVICECTL_AGENT_TOKEN.
 
 SIGINT or SIGTERM stops every device as run stops (running calls finish, close 1000), prints a
