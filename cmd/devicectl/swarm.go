@@ -93,7 +93,7 @@ func newSwarmCmd() *cobra.Command {
 			if ports, ok := swarm.LocalPorts(); ok && n > ports {
 				fmt.Fprintf(stderr, "devicectl swarm: warning: %d devices but %d local ports (net.ipv4.ip_local_port_range): dials to one server address past that fail; widen the range\n", n, ports)
 			}
-			t, err := talk.check(c.Server.URL, os.Getenv)
+			t, err := talk.check(c.Server.URL, os.Getenv, slog.New(slog.NewTextHandler(stderr, nil)))
 			if err != nil {
 				return err
 			}
@@ -140,7 +140,8 @@ type talkFlags struct {
 
 // check makes the load generator from the flags: nil when --talk is 0. The token comes from
 // --talk-token-file, else $DEVICECTL_AGENT_TOKEN, never from a flag's value.
-func (f *talkFlags) check(server string, getenv func(string) string) (*swarm.Talk, error) {
+// log gets the warning about a token file others can read.
+func (f *talkFlags) check(server string, getenv func(string) string, log *slog.Logger) (*swarm.Talk, error) {
 	if f.rate == 0 {
 		return nil, nil
 	}
@@ -149,7 +150,7 @@ func (f *talkFlags) check(server string, getenv func(string) string) (*swarm.Tal
 		return nil, usageError{err}
 	}
 	if f.tokenFile != "" {
-		if t.Token, err = config.ReadToken("--talk-token-file", f.tokenFile, slog.New(slog.DiscardHandler)); err != nil {
+		if t.Token, err = config.ReadToken("--talk-token-file", f.tokenFile, log); err != nil {
 			return nil, err
 		}
 	} else {

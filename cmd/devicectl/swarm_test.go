@@ -203,6 +203,7 @@ func TestSwarmBadFlags(t *testing.T) {
 		{"unknown route", []string{"-n", "3", "--server", "ws://h/", "--talk", "5", "--route", "rest"}, `--route "rest": want seed (POST /tasks/send) or a2a`},
 		{"no callers", []string{"-n", "3", "--server", "ws://h/", "--talk", "5", "--callers", "0"}, "--callers 0: want at least 1 task in flight"},
 		{"empty text", []string{"-n", "3", "--server", "ws://h/", "--talk", "5", "--text", ""}, "--text: want something for the tasks to say"},
+		{"no token file", []string{"-n", "3", "--server", "ws://h/", "--talk", "5", "--talk-token-file", "/nonexistent/agent.token"}, "--talk-token-file: open /nonexistent/agent.token"},
 	}
 	if soft, _, ok := swarm.OpenFileLimit(); ok && soft < 2_000_000_000 {
 		// Refused before anything is allocated or dialled.
