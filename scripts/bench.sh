@@ -6,7 +6,7 @@
 # benchmarks (internal/benchproc) do a minimum of rounds whatever BENCHTIME says, and an Nx
 # BENCHTIME runs them N rounds. internal/benchserve runs devicectl serve and a devicectl swarm
 # (the load generator) as two processes: tasks/s at 8, 64 and 256 callers, serve's CPU per task
-# and RSS per device at 1,000 and 16,000 devices (about 3 minutes; BENCH='^BenchmarkServe(Tasks|RSS)'
+# and RSS per device at 1,000 and 16,000 devices (about 4 minutes; BENCH='^BenchmarkServe(Tasks|RSS)'
 # runs only those). Missed targets are reported, not failed: the machine may be busy.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -111,6 +111,9 @@ summary() {
 		} else {
 			notrun("tasks/s at " cs[i - 1] " / at " cs[1] " callers", "> 1x (grows)")
 		}
+		b = "BenchmarkServeTasks/a2a-callers=8"
+		agent(b, "tasks/s", "A2A SendMessage tasks/s, 8 callers", 1, "(none)", 0)
+		agent(b, "serve-cpu-ms/task", "A2A serve CPU per task, 8 callers (ms)", 1, "<= 0.3 ms", 0.3)
 		b = "BenchmarkServeRSSPerDevice"
 		agent(b, "idle-KiB", "serve RSS, no device (KiB)", 1, "(none)", 0)
 		agent(b, "KiB/device-1k", "serve RSS per device, 1,000 (KiB)", 1, "(none)", 0)

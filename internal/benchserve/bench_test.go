@@ -242,10 +242,10 @@ type taskRun struct {
 
 // runTasks runs a swarm of taskDevices sending seed tasks with callers in flight against serve,
 // and measures over window status lines after warmup.
-func runTasks(b *testing.B, bin string, serve *os.Process, url, prefix string, callers int) taskRun {
+func runTasks(b *testing.B, bin string, serve *os.Process, url, prefix, route string, callers int) taskRun {
 	b.Helper()
 	p := startSwarm(b, bin, "-n", strconv.Itoa(taskDevices), "--server", url, "--mac-prefix", prefix, "--interval", "1s",
-		"--talk", strconv.Itoa(taskRate), "--callers", strconv.Itoa(callers), "--route", "seed")
+		"--talk", strconv.Itoa(taskRate), "--callers", strconv.Itoa(callers), "--route", route)
 	// The load starts once every device has registered; tasks counted from then on.
 	for range warmup + 1 {
 		p.next(b, statusTasks, time.Minute)
@@ -292,17 +292,21 @@ func runTasks(b *testing.B, bin string, serve *os.Process, url, prefix string, c
 }
 
 // Seed tasks/send through 100 swarm devices, with the load generator asking more than serve
-// answers, at 8, 64 and 256 callers: the throughput, and serve's CPU per task.
+// answers, at 8, 64 and 256 callers: the throughput, and serve's CPU per task. Then A2A 1.0
+// SendMessage at 8 callers, for comparison.
 func BenchmarkServeTasks(b *testing.B) {
 	bin := setup(b)
 	serve, url := startServe(b, bin)
-	for i, callers := range []int{8, 64, 256} {
-		b.Run("callers="+strconv.Itoa(callers), func(b *testing.B) {
+	for i, run := range []struct {
+		name, route string
+		callers     int
+	}{{"callers=8", "seed", 8}, {"callers=64", "seed", 64}, {"callers=256", "seed", 256}, {"a2a-callers=8", "a2a", 8}} {
+		b.Run(run.name, func(b *testing.B) {
 			var r taskRun
 			for b.Loop() {
 				// A prefix of its own per swarm: the previous swarm's devices may not all be
 				// gone from serve yet.
-				r = runTasks(b, bin, serve, url, fmt.Sprintf("02-D%d", i), callers)
+				r = runTasks(b, bin, serve, url, fmt.Sprintf("02-D%d", i), run.route, run.callers)
 			}
 			b.ReportMetric(r.rate, "tasks/s")
 			b.ReportMetric(float64(r.serveCPU)/1e6, "serve-cpu-ms/task")

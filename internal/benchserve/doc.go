@@ -7,7 +7,7 @@
 //     answers (open loop), with 8, 64 and 256 callers in flight: tasks completed a second, and
 //     serve's CPU per task (utime+stime from /proc/PID/stat over the measured window, divided by
 //     the tasks completed in it), measured between two status lines of the swarm after a
-//     warm-up.
+//     warm-up; then A2A 1.0 SendMessage on /a2a at 8 callers, for comparison.
 //   - BenchmarkServeRSSPerDevice: serve's resident set (VmRSS) idle, with 1,000 devices
 //     registered and, when the machine has the memory and open files for it, with 16,000; per
 //     device is the growth over idle divided by the devices.
