@@ -8,6 +8,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -465,4 +466,58 @@ func TestTalkStatusSummary(t *testing.T) {
 			t.Errorf("output:\n%s\nwant:\n%s", got, want)
 		}
 	})
+}
+
+// A real loopback server that answers 503, as serve does at agent.limits.turns: the status line
+// counts the tasks as failed by that kind, and the summary quotes the server's answer.
+func TestTalkServer503(t *testing.T) {
+	busy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/tasks/send" || r.Header.Get("Content-Type") != "application/json" {
+			t.Errorf("%s %s, Content-Type %q", r.Method, r.URL.Path, r.Header.Get("Content-Type"))
+		}
+		http.Error(w, "too many turns at once (agent.limits.turns 256)", http.StatusServiceUnavailable)
+	}))
+	defer busy.Close()
+	p, err := NewPlan(2, "02-DC", 0, 20*time.Millisecond, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	talk, err := NewTalk(200, DefaultTalkText, "seed", 2, strings.Replace(busy.URL, "http://", "ws://", 1)+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	outR, outW := io.Pipe()
+	s, err := New(p, &Options{Out: outW, Talk: &talk, Build: func(d *Device) (Agent, func() error, error) {
+		return &fakeAgent{d: d}, nil, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	r := &swarmRun{lines: make(chan string, 4096), cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(r.lines)
+		sc := bufio.NewScanner(outR)
+		for sc.Scan() {
+			r.lines <- sc.Text()
+		}
+	}()
+	go func() {
+		r.err = s.Run(ctx)
+		outW.Close()
+		close(r.done)
+	}()
+	for {
+		m := r.waitFor(t, `  tasks 0 \(.*\)  failed (\d+) \(http 503 (\d+)\)$`)
+		if m[1] != m[2] {
+			t.Fatalf("status line %q: failures of another kind", m[0])
+		}
+		if atoi(t, m[1]) >= 5 {
+			break
+		}
+	}
+	summary := r.stop(t)
+	if !strings.Contains(summary, `latest failure: "http 503: too many turns at once (agent.limits.turns 256)"`) {
+		t.Errorf("summary:%s", summary)
+	}
 }
