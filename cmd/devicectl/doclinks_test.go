@@ -16,6 +16,12 @@ const repoRoot = "../.."
 // The documents a user reads in a clone: their links must work there.
 func docFiles(t *testing.T) []string {
 	t.Helper()
+	return append([]string{filepath.Join(repoRoot, "README.md"), filepath.Join(repoRoot, "RELIABILITY.md")}, docPages(t)...)
+}
+
+// docPages returns the manual's pages, docs/*.md.
+func docPages(t *testing.T) []string {
+	t.Helper()
 	docs, err := filepath.Glob(filepath.Join(repoRoot, "docs", "*.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -23,7 +29,7 @@ func docFiles(t *testing.T) []string {
 	if len(docs) == 0 {
 		t.Fatal("no docs/*.md: the protocol and the design's targets belong there")
 	}
-	return append([]string{filepath.Join(repoRoot, "README.md"), filepath.Join(repoRoot, "RELIABILITY.md")}, docs...)
+	return docs
 }
 
 var (
@@ -127,6 +133,30 @@ func TestDocLinks(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Error("no relative link found: the link pattern is broken")
+	}
+}
+
+// The README is the front door, not the manual: short enough to read through, and it leads to
+// every page of docs/.
+func TestDocREADMEFrontDoor(t *testing.T) {
+	const maxLines = 300
+	data, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(data), "\n"); n > maxLines {
+		t.Errorf("README.md is %d lines, past %d: the manual belongs in docs/", n, maxLines)
+	}
+	linked := map[string]bool{}
+	for _, target := range links(string(data)) {
+		path, _, _ := strings.Cut(target, "#")
+		linked[path] = true
+	}
+	for _, file := range docPages(t) {
+		page := "docs/" + filepath.Base(file)
+		if !linked[page] {
+			t.Errorf("README.md does not link %s", page)
+		}
 	}
 }
 
