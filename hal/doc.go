@@ -10,6 +10,7 @@
 //
 //   - Speaker: set and read back a volume in percent (0..100).
 //   - Face: show one of a fixed set of Expressions.
+//   - Microphone: read 16 kHz mono 16-bit samples.
 //
 // Methods that may block (a bus transfer, an exec of amixer) take a
 // context.Context. Values the hardware cannot accept are rejected with

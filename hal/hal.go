@@ -43,3 +43,19 @@ var (
 	// Expressions().
 	ErrUnknownExpression = errors.New("hal: unknown expression")
 )
+
+// SampleRate is the rate, in samples per second, of the audio every Microphone delivers: mono,
+// signed 16-bit, the format speech-to-text engines take.
+const SampleRate = 16000
+
+// Microphone captures audio: 16 kHz (SampleRate) mono signed 16-bit samples.
+type Microphone interface {
+	Resource
+	// Read blocks until p holds the next samples or the capture ends, and returns how many it
+	// wrote. A source that can end (a file) returns io.EOF after its last sample; after Halt,
+	// Read returns an error wrapping ErrHalted.
+	Read(ctx context.Context, p []int16) (int, error)
+}
+
+// ErrHalted reports a part used after Halt.
+var ErrHalted = errors.New("hal: halted")
