@@ -427,7 +427,12 @@ func (a *Agent) Run(ctx context.Context) error {
 		attempt++
 		a.publish(func(s *status) { s.wait = wait })
 		a.setState(BackingOff)
-		a.log.Warn("not connected; retrying", "err", err, "retry_in", wait.Round(time.Millisecond), "attempt", attempt)
+		if transport.ClosedNormally(err) {
+			// A server stopping or restarting closes its lines on purpose: no fault to warn of.
+			a.log.Info("the server closed the line; reconnecting", "reason", err, "retry_in", wait.Round(time.Millisecond), "attempt", attempt)
+		} else {
+			a.log.Warn("not connected; retrying", "err", err, "retry_in", wait.Round(time.Millisecond), "attempt", attempt)
+		}
 		if !a.backOff(ctx, wait) {
 			return nil
 		}

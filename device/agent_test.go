@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math/rand/v2"
 	"net"
 	"slices"
@@ -672,5 +673,24 @@ func TestCheck(t *testing.T) {
 			t.Fatalf("Check on a live line = %v", err)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// A server that closes the line on purpose (stopping, restarting) is reconnected to without a
+// warning; a line that breaks is warned of.
+func TestServerCloseIsNoFault(t *testing.T) {
+	checkLeaks(t)
+	srv := startServer(t, nil)
+	var logs lockedBuffer
+	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	a := newAgent(t, device.Options{URL: srv.URL(), Logger: log})
+	runAgent(t, a)
+	d := waitDevice(t, srv)
+	d.Close() // close 1000
+	<-d.Done()
+	waitDevice(t, srv) // registered again
+	got := logs.String()
+	if !strings.Contains(got, `level=INFO msg="the server closed the line; reconnecting"`) || strings.Contains(got, "level=WARN") {
+		t.Errorf("a server's normal close was logged as:\n%s", got)
 	}
 }

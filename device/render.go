@@ -3,6 +3,7 @@ package device
 import (
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 
 	"github.com/devicectl/devicectl/device/turn"
@@ -50,6 +51,10 @@ func NewRenderer(out, thoughts io.Writer, opts *RenderOptions) *Renderer {
 
 var newline = []byte{'\n'}
 
+// lineStarter is an output shared with other writers that knows whether its cursor is at the start
+// of a line (console.SyncWriter).
+type lineStarter interface{ AtLineStart() bool }
+
 // Render shows one message. It is meant to be called in arrival order from one goroutine at a time;
 // it is nevertheless safe for concurrent use.
 func (r *Renderer) Render(m AIMessage) {
@@ -59,7 +64,13 @@ func (r *Renderer) Render(m AIMessage) {
 	st.Text, st.Thought = term.Sanitize(st.Text), term.Sanitize(st.Thought) // the server's text: no escapes
 	switch {
 	case st.Text != "":
-		r.write(r.out, st.Text)
+		text := st.Text
+		// A reply's next sentence starts with the space that joins it to the last; when something
+		// else (a status panel) ended the line in between, that space would indent the new line.
+		if ls, ok := r.out.(lineStarter); ok && !st.Begin && ls.AtLineStart() {
+			text = strings.TrimLeft(text, " ")
+		}
+		r.write(r.out, text)
 	case st.Thought != "" && r.opts.ShowThoughts && r.thoughts != nil:
 		if r.opts.Color {
 			r.write(r.thoughts, "\x1b[2m"+st.Thought+"\x1b[0m\n")

@@ -55,6 +55,7 @@ type Stream struct {
 	writesDone    atomic.Uint64
 
 	lastHeard atomic.Int64 // unix nanoseconds of the last frame or pong from the peer
+	goingAway atomic.Bool  // Shutdown: close with 1001, not 1000
 
 	once     sync.Once      // teardown
 	cause    error          // why the line is gone; written before done closes
@@ -306,6 +307,23 @@ func (s *Stream) Close() error {
 	return s.closeErr
 }
 
+// Shutdown is Close for a side that is stopping (a server shutting down): its close frame says
+// 1001 going away, so that the peer can tell a shutdown from a line dropped for a fault.
+func (s *Stream) Shutdown() error {
+	s.goingAway.Store(true)
+	return s.Close()
+}
+
+// ClosedNormally reports whether err, a line's end (Stream.Err, or an error wrapping it), is the
+// peer closing it on purpose: close status 1000 (normal) or 1001 (going away).
+func ClosedNormally(err error) bool {
+	switch websocket.CloseStatus(err) {
+	case websocket.StatusNormalClosure, websocket.StatusGoingAway:
+		return true
+	}
+	return false
+}
+
 // LastHeard reports when the peer was last heard from: a message, or a pong to a keepalive ping.
 // A live line with keepalive on is heard from at least every ping interval; a watchdog can tell a
 // line that still works from one that only looks open.
@@ -340,7 +358,9 @@ func (s *Stream) teardown(cause error, graceful bool) {
 	s.once.Do(func() {
 		s.cause = cause
 		var err error
-		if graceful {
+		if graceful && s.goingAway.Load() {
+			err = s.conn.Close(websocket.StatusGoingAway, "shutting down")
+		} else if graceful {
 			err = s.conn.Close(websocket.StatusNormalClosure, "")
 		} else {
 			err = s.conn.CloseNow()

@@ -423,6 +423,45 @@ func TestCloseSendsNormalClosure(t *testing.T) {
 	}
 }
 
+// TestShutdownSendsGoingAway: a side that stops says so (1001), and the peer's end of the line
+// reads as a normal close, as does 1000; a broken line does not.
+func TestShutdownSendsGoingAway(t *testing.T) {
+	leakCheck(t)
+	srv := newRawServer(t, nil)
+	s, err := Dial(t.Context(), srv.url(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := srv.accept(t)
+	done := make(chan error, 1)
+	go func() { done <- s.Shutdown() }()
+	_, _, err = c.Read(t.Context())
+	if got := websocket.CloseStatus(err); got != websocket.StatusGoingAway {
+		t.Errorf("peer saw %v (status %v), want close 1001", err, got)
+	}
+	if !ClosedNormally(err) {
+		t.Errorf("ClosedNormally(%v) = false", err)
+	}
+	if err := <-done; err != nil {
+		t.Errorf("Shutdown() = %v", err)
+	}
+	for _, err := range []error{
+		fmt.Errorf("connection lost: %w", websocket.CloseError{Code: websocket.StatusNormalClosure}),
+	} {
+		if !ClosedNormally(err) {
+			t.Errorf("ClosedNormally(%v) = false", err)
+		}
+	}
+	for _, err := range []error{
+		websocket.CloseError{Code: websocket.StatusInternalError},
+		ErrPingTimeout, net.ErrClosed, nil,
+	} {
+		if ClosedNormally(err) {
+			t.Errorf("ClosedNormally(%v) = true", err)
+		}
+	}
+}
+
 // TestPeerClose checks that a close from the peer ends the Stream with the
 // peer's status.
 func TestPeerClose(t *testing.T) {

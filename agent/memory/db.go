@@ -123,14 +123,13 @@ func checkWritable(path string) error {
 	fst, err := os.Stat(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		// SQLite creates it, with its -wal and -shm files: the directory must be writable.
-		probe, err := os.CreateTemp(dir, ".devicectl-probe-*")
+		// Made here, owner-only, rather than by SQLite with the umask's 0644: the memories and
+		// tasks are private, and SQLite gives the -wal and -shm files the main file's mode.
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 		if err != nil {
 			return readOnlyError(path, "directory "+dir+" is not writable", err)
 		}
-		probe.Close()
-		os.Remove(probe.Name())
-		return nil
+		return f.Close()
 	case err != nil:
 		return &OpenError{Path: path, Detail: err.Error(), Err: err, Fix: "check the file and its directory"}
 	case !fst.Mode().IsRegular():
@@ -143,6 +142,13 @@ func checkWritable(path string) error {
 		return readOnlyError(path, "the file is not writable", err)
 	}
 	f.Close()
+	// A database an older version made 0644 is made private too, with what SQLite left beside it;
+	// best effort: a file owned by someone else keeps the mode they gave it.
+	if fst.Mode().Perm()&0o077 != 0 {
+		for _, p := range []string{path, path + "-wal", path + "-shm"} {
+			os.Chmod(p, 0o600)
+		}
+	}
 	return nil
 }
 

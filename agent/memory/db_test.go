@@ -267,3 +267,39 @@ func TestOpenDBDirectoryAsFile(t *testing.T) {
 		t.Errorf("error:\n got %v\nwant %s", err, want)
 	}
 }
+
+// The database holds memories and tasks: it and the files SQLite keeps beside it are the owner's
+// alone, whatever the umask, and a file an older version left 0644 is made private.
+func TestOpenDBFilesPrivate(t *testing.T) {
+	dir := t.TempDir()
+	check := func(path string) {
+		t.Helper()
+		db, err := OpenDB(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if _, err := db.Exec("CREATE TABLE IF NOT EXISTS t (x); INSERT INTO t VALUES (1)"); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []string{path, path + "-wal", path + "-shm"} {
+			st, err := os.Stat(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Mode().Perm() != 0o600 {
+				t.Errorf("%s is %v, want -rw-------", filepath.Base(p), st.Mode().Perm())
+			}
+		}
+	}
+	check(filepath.Join(dir, "agent.db"))
+
+	old := filepath.Join(dir, "old.db")
+	if err := os.WriteFile(old, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(old, 0o644); err != nil { // past the umask
+		t.Fatal(err)
+	}
+	check(old)
+}

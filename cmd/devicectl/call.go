@@ -28,9 +28,10 @@ defaults to {}.
 
 While the daemon (devicectl run) runs, the call goes to it over its control socket
 (control.socket; ` + config.DefaultControlSocket + ` with the packaged systemd unit, open to root and the
-devicectl group) and runs on the daemon's parts, in turn with the server's calls. With no daemon
-running, call opens the parts the config file describes (or simulated ones: --hardware sim), runs
-the tool once and leaves the parts as the tool left them. Tools of tool sets need the daemon.
+devicectl group; started by hand, in its state directory or $XDG_RUNTIME_DIR/devicectl) and runs
+on the daemon's parts, in turn with the server's calls. With no daemon running, call says so on
+stderr, opens the parts the config file describes (or simulated ones: --hardware sim), runs the
+tool once and leaves the parts as the tool left them. Tools of tool sets need the daemon.
 
 On success it prints the result and exits 0. On failure it prints the JSON-RPC error the device
 would answer with (code, message, data.details) and exits 1.`,
@@ -59,7 +60,7 @@ would answer with (code, message, data.details) and exits 1.`,
 		},
 	}
 	cmd.Flags().StringVar(&configPath, "config", "", "config file (default "+config.DefaultPath+" when it exists)")
-	config.BindFlags(cmd.Flags(), callDefaults(), "language", "hardware", "log-level")
+	config.BindFlags(cmd.Flags(), callDefaults(), "state-dir", "language", "hardware", "log-level")
 	return cmd
 }
 
@@ -73,7 +74,7 @@ func callDefaults() *config.Config {
 // runCall runs the call (see toolcall.Run) and prints the answer: the result, or the device's
 // JSON-RPC error (exit 1).
 func runCall(ctx context.Context, c *config.Config, getenv func(string) string, tool string, input json.RawMessage, stdout, stderr io.Writer) error {
-	resp, err := toolcall.Run(ctx, &toolcall.Options{Config: c, Getenv: getenv, Version: buildVersion(), Logger: config.NewLogger(c.Log, stderr)}, tool, input)
+	resp, err := toolcall.Run(ctx, &toolcall.Options{Config: c, Getenv: getenv, Version: buildVersion(), Logger: config.NewLogger(c.Log, stderr), Notice: stderr}, tool, input)
 	if err != nil {
 		return err
 	}

@@ -77,7 +77,7 @@ order and then serves until interrupted (SIGINT/SIGTERM).
 		},
 	}
 	cmd.Flags().StringVar(&configPath, "config", "", "config file with the agent and llm sections (none by default)")
-	config.BindFlags(cmd.Flags(), serveDefaults(), "listen", "planner", "turn-timeout", "llm-url", "llm-model", "state-dir", "ping-interval", "web", "log-level", "log-format")
+	config.BindFlags(cmd.Flags(), serveDefaults(), "listen", "planner", "turn-timeout", "llm-url", "llm-model", "searxng-url", "state-dir", "ping-interval", "web", "log-level", "log-format")
 	return cmd
 }
 

@@ -60,7 +60,7 @@ func simDefaults() *config.Config {
 }
 
 func newSimCmd() *cobra.Command {
-	var webAddr string
+	var webAddr, configPath string
 	cmd := &cobra.Command{
 		Use:   "sim",
 		Short: "Run the agent server and a simulated device in one process, and talk to them",
@@ -77,10 +77,19 @@ at the end (with --web it then serves the page until interrupted).
 --web serves a web page showing the device's face, volume and uptime, a conversation box and the
 log of tool calls, at http://` + simWebAddr + `/ or the loopback address given (--web=127.0.0.1:9000).
 
+--config reads a config file's agent, llm, render and log sections (a search backend, a planner,
+its model); the device stays simulated and the agent's database lasts the session, whatever the
+file says about them.
+
 ` + simHelp,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c := simDefaults()
+			if configPath != "" {
+				if err := config.LoadFile(configPath, c); err != nil {
+					return err
+				}
+			}
 			if err := config.ApplyFlags(cmd.Flags(), c); err != nil {
 				return err
 			}
@@ -95,7 +104,8 @@ log of tool calls, at http://` + simWebAddr + `/ or the loopback address given (
 			return runSim(cmd.Context(), c, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
-	config.BindFlags(cmd.Flags(), simDefaults(), "mac", "language", "planner", "llm-url", "llm-model", "show-thoughts", "color", "log-level", "log-format")
+	cmd.Flags().StringVar(&configPath, "config", "", "config file whose agent, llm, render and log sections to use (none by default: sim needs no configuration)")
+	config.BindFlags(cmd.Flags(), simDefaults(), "mac", "language", "planner", "llm-url", "llm-model", "searxng-url", "show-thoughts", "color", "log-level", "log-format")
 	cmd.Flags().StringVar(&webAddr, "web", "", "serve the web page at http://ADDR/ (a loopback host:port; --web alone: "+simWebAddr+")")
 	cmd.Flags().Lookup("web").NoOptDefVal = simWebAddr
 	// The simulated device has no network interface to take a MAC from: run's text for --mac,

@@ -125,7 +125,7 @@ func defaultAgent() AgentConfig {
 // agentSettings are the agent and llm sections' keys, in the order of configs/devicectl.yaml.
 func agentSettings() []setting {
 	return []setting{
-		stringKey("agent.listen", "listen", "serve: the agent server's address, host:port; devices dial ws://ADDR/ (any path), A2A and the seed's routes are on http://ADDR/. Beyond loopback it needs agent.token_file", func(c *Config) *string { return &c.Agent.Listen }, checkListen),
+		stringKey("agent.listen", "listen", "serve: the agent server's address, host:port; devices dial ws://ADDR/ (any path), A2A and the seed's routes are on http://ADDR/. Beyond loopback it needs agent.token_file", func(c *Config) *string { return &c.Agent.Listen }, checkListen(DefaultAgentListen)),
 		enumKey("agent.planner", "planner", "serve, sim: who decides what a turn does: rules, the built-in rule planner (no network, no model), or llm, the OpenAI-compatible endpoint of the llm section", func(c *Config) *string { return &c.Agent.Planner }, PlannerRules, PlannerLLM),
 		durationKey("agent.turn_timeout", "turn-timeout", "serve, sim: one turn's deadline, from what was said to the final reply", func(c *Config) *time.Duration { return &c.Agent.TurnTimeout }),
 		boolKey("agent.wait_for_control", "", "serve, sim: wait for the device's answer to a control tool (false: answer the planner \"success\" at once, as seed 002 says)", func(c *Config) *bool { return &c.Agent.WaitForControl }),
@@ -138,7 +138,7 @@ func agentSettings() []setting {
 		listKey("agent.allowed_origins", "serve: browser origins (scheme://host[:port]) allowed to call the API cross-origin, answered with CORS; any other foreign Origin is refused", func(c *Config) *[]string { return &c.Agent.AllowedOrigins }),
 		boolKey("agent.devices_open", "", "serve: let any device register on a non-loopback agent.listen without agent.device_tokens_file (off: serve refuses to start so)", func(c *Config) *bool { return &c.Agent.DevicesOpen }),
 		boolKey("agent.web", "web", "serve: serve the web page (faces, volume, conversation, tool log) at http://ADDR/, with agent.token_file's credentials", func(c *Config) *bool { return &c.Agent.Web }),
-		stringKey("agent.search.searxng_url", "", "serve, sim: the SearXNG instance search_web asks (its JSON API enabled), e.g. http://127.0.0.1:8888; empty: search_web answers that no backend is configured", func(c *Config) *string { return &c.Agent.Search.SearXNGURL }, checkHTTPURL),
+		stringKey("agent.search.searxng_url", "searxng-url", "serve, sim: the SearXNG instance search_web asks (its JSON API enabled), e.g. http://127.0.0.1:8888; empty: search_web answers that no backend is configured", func(c *Config) *string { return &c.Agent.Search.SearXNGURL }, checkHTTPURL),
 		durationKey("agent.tasks.keep.age", "", "serve: a finished task older than this is deleted", func(c *Config) *time.Duration { return &c.Agent.Tasks.KeepAge }),
 		intKey("agent.tasks.keep.count", "", "serve: tasks kept; past it the oldest finished ones are deleted", func(c *Config) *int { return &c.Agent.Tasks.KeepCount }, 1, 1<<30),
 		intKey("agent.limits.connections", "", "serve: open connections in all; more wait in the kernel's queue", func(c *Config) *int { return &c.Agent.Limits.Connections }, 1, 1<<20),

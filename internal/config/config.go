@@ -152,7 +152,7 @@ var coreSettings = []setting{
 
 	stringKey("device.mac", "mac", "MAC address sent in mcp/registerTools; empty: that of device.interface", func(c *Config) *string { return &c.Device.MAC }, checkMAC),
 	stringKey("device.interface", "interface", "network interface to take the MAC from; empty: the first one up, not loopback, with a hardware address", func(c *Config) *string { return &c.Device.Interface }, nil),
-	stringKey("device.state_dir", "state-dir", "directory for the persistent Client-Id; empty: /var/lib/devicectl when writable, else $XDG_STATE_HOME/devicectl or ~/.local/state/devicectl", func(c *Config) *string { return &c.Device.StateDir }, nil),
+	stringKey("device.state_dir", "state-dir", "directory of the persistent state: the device's Client-Id (run), agent.db (serve, sim, when agent.state_dir is empty); empty: /var/lib/devicectl when writable, else $XDG_STATE_HOME/devicectl or ~/.local/state/devicectl", func(c *Config) *string { return &c.Device.StateDir }, nil),
 	enumKey("device.language", "language", "language of tool descriptions and results", func(c *Config) *string { return &c.Device.Language }, "zh", "en"),
 
 	durationKey("connection.ping_interval", "ping-interval", "time between WebSocket keepalive pings", func(c *Config) *time.Duration { return &c.Connection.PingInterval }),

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -10,8 +11,8 @@ import (
 // tool on the running daemon instead of opening the hardware a second time.
 type ControlConfig struct {
 	// Socket is the Unix socket's path. Empty: $RUNTIME_DIRECTORY/control.sock, where systemd's
-	// RuntimeDirectory= puts it (the daemon opens none outside systemd), and call looks in
-	// DefaultControlSocket too; ControlOff: none.
+	// RuntimeDirectory= puts it, else one of Config.DefaultSockets; call looks in all of them and
+	// DefaultControlSocket too. ControlOff: none.
 	Socket string
 }
 
@@ -27,7 +28,7 @@ const maxSocketPath = 107
 
 func controlSettings() []setting {
 	return []setting{
-		stringKey("control.socket", "", "the daemon's control socket (a Unix socket, mode 0660), through which `devicectl call` runs a tool on the running daemon; empty: control.sock in the runtime directory systemd gives the service ("+DefaultControlSocket+" with the packaged unit), none outside systemd; off: none. Read at start", func(c *Config) *string { return &c.Control.Socket }, checkSocketPath),
+		stringKey("control.socket", "", "the daemon's control socket (a Unix socket, mode 0660), through which `devicectl call` runs a tool on the running daemon; empty: control.sock in the runtime directory systemd gives the service ("+DefaultControlSocket+" with the packaged unit), else in device.state_dir when set, else devicectl/control.sock in $XDG_RUNTIME_DIR, else in the state directory; off: none. Read at start", func(c *Config) *string { return &c.Control.Socket }, checkSocketPath),
 	}
 }
 
@@ -44,8 +45,10 @@ func checkSocketPath(v string) (string, error) {
 	return filepath.Clean(v), nil
 }
 
-// ControlSocket is where the daemon listens: control.socket, else control.sock in the runtime
-// directory systemd names in RUNTIME_DIRECTORY (the first, if several). "" means no socket.
+// ControlSocket is where the daemon listens under systemd or as configured: control.socket, else
+// control.sock in the runtime directory systemd names in RUNTIME_DIRECTORY (the first, if
+// several). "" means control.socket is off or, outside systemd, that the daemon picks the first
+// usable of DefaultSockets.
 func (c ControlConfig) ControlSocket(getenv func(string) string) string {
 	switch c.Socket {
 	case ControlOff:
@@ -60,16 +63,54 @@ func (c ControlConfig) ControlSocket(getenv func(string) string) string {
 	return c.Socket
 }
 
-// ControlSockets are where `devicectl call` looks for the daemon, in order: the daemon's own
-// path, and with control.socket empty, DefaultControlSocket too, since the daemon's
-// RUNTIME_DIRECTORY is not call's. None when control.socket is off.
-func (c ControlConfig) ControlSockets(getenv func(string) string) []string {
-	var paths []string
-	if p := c.ControlSocket(getenv); p != "" {
-		paths = append(paths, p)
+// DefaultSockets are where a daemon outside systemd, with control.socket empty, may put its
+// socket, best first: control.sock in a device.state_dir that is set; devicectl/control.sock in
+// the user's runtime directory (XDG_RUNTIME_DIR); control.sock in each state directory StateDirs
+// would try. `devicectl call` looks in all of them.
+func (c *Config) DefaultSockets(getenv func(string) string) []string {
+	if c.Control.Socket != "" || c.Control.ControlSocket(getenv) != "" {
+		return nil
 	}
-	if c.Socket == "" && (len(paths) == 0 || paths[0] != DefaultControlSocket) {
-		paths = append(paths, DefaultControlSocket)
+	var paths []string
+	if c.Device.StateDir != "" {
+		return []string{filepath.Join(c.Device.StateDir, "control.sock")}
+	}
+	if x := getenv("XDG_RUNTIME_DIR"); x != "" {
+		paths = append(paths, filepath.Join(x, "devicectl", "control.sock"))
+	}
+	for _, dir := range StateDirs(c.Device, getenv) {
+		paths = append(paths, filepath.Join(dir, "control.sock"))
 	}
 	return paths
+}
+
+// ControlSockets are where `devicectl call` looks for the daemon, in order: the daemon's own
+// path, and with control.socket empty, DefaultControlSocket (the packaged unit's) and
+// DefaultSockets too, since the daemon's environment is not call's. None when control.socket is
+// off.
+func (c *Config) ControlSockets(getenv func(string) string) []string {
+	var paths []string
+	if p := c.Control.ControlSocket(getenv); p != "" {
+		paths = append(paths, p)
+	}
+	if c.Control.Socket != "" {
+		return paths
+	}
+	for _, p := range append([]string{DefaultControlSocket}, c.defaultSocketsForCall(getenv)...) {
+		if !slices.Contains(paths, p) {
+			paths = append(paths, p)
+		}
+	}
+	return paths
+}
+
+// defaultSocketsForCall is DefaultSockets as a daemon started without RUNTIME_DIRECTORY picks
+// them, whatever call's own environment says of systemd.
+func (c *Config) defaultSocketsForCall(getenv func(string) string) []string {
+	return c.DefaultSockets(func(k string) string {
+		if k == "RUNTIME_DIRECTORY" {
+			return ""
+		}
+		return getenv(k)
+	})
 }

@@ -6,34 +6,51 @@ import (
 	"testing"
 )
 
-// Where the daemon listens and where call looks, for each value of control.socket.
+// Where the daemon listens and where call looks, for each value of control.socket, under systemd
+// and outside it.
 func TestControlSockets(t *testing.T) {
-	env := func(runtime string) func(string) string {
+	env := func(runtime, xdg string) func(string) string {
 		return func(k string) string {
-			if k == "RUNTIME_DIRECTORY" {
+			switch k {
+			case "RUNTIME_DIRECTORY":
 				return runtime
+			case "XDG_RUNTIME_DIR":
+				return xdg
+			case "XDG_STATE_HOME":
+				return "/home/u/.local/state"
 			}
 			return ""
 		}
 	}
+	userState := "/home/u/.local/state/devicectl/control.sock"
+	varLib := systemStateDir + "/control.sock"
 	cases := []struct {
-		socket, runtime string
-		daemon          string
-		call            []string
+		socket, stateDir, runtime, xdg string
+		daemon                         string   // under systemd or configured
+		defaults                       []string // outside systemd, best first
+		call                           []string
 	}{
-		{"", "", "", []string{DefaultControlSocket}},
-		{"", "/run/devicectl", DefaultControlSocket, []string{DefaultControlSocket}},
-		{"", "/run/other:/run/more", "/run/other/control.sock", []string{"/run/other/control.sock", DefaultControlSocket}},
-		{"/tmp/d/ctl.sock", "/run/devicectl", "/tmp/d/ctl.sock", []string{"/tmp/d/ctl.sock"}},
-		{ControlOff, "/run/devicectl", "", nil},
+		{"", "", "", "", "", []string{varLib, userState}, []string{DefaultControlSocket, varLib, userState}},
+		{"", "", "", "/run/user/1000", "", []string{"/run/user/1000/devicectl/control.sock", varLib, userState},
+			[]string{DefaultControlSocket, "/run/user/1000/devicectl/control.sock", varLib, userState}},
+		{"", "/srv/robot", "", "/run/user/1000", "", []string{"/srv/robot/control.sock"}, []string{DefaultControlSocket, "/srv/robot/control.sock"}},
+		{"", "", "/run/devicectl", "", DefaultControlSocket, nil, []string{DefaultControlSocket, varLib, userState}},
+		{"", "", "/run/other:/run/more", "", "/run/other/control.sock", nil, []string{"/run/other/control.sock", DefaultControlSocket, varLib, userState}},
+		{"/tmp/d/ctl.sock", "", "/run/devicectl", "", "/tmp/d/ctl.sock", nil, []string{"/tmp/d/ctl.sock"}},
+		{ControlOff, "", "/run/devicectl", "", "", nil, nil},
 	}
 	for _, tc := range cases {
-		c := ControlConfig{Socket: tc.socket}
-		if got := c.ControlSocket(env(tc.runtime)); got != tc.daemon {
-			t.Errorf("socket %q, RUNTIME_DIRECTORY %q: the daemon listens on %q, want %q", tc.socket, tc.runtime, got, tc.daemon)
+		c := Defaults()
+		c.Control.Socket, c.Device.StateDir = tc.socket, tc.stateDir
+		getenv := env(tc.runtime, tc.xdg)
+		if got := c.Control.ControlSocket(getenv); got != tc.daemon {
+			t.Errorf("%+v: the daemon listens on %q, want %q", tc, got, tc.daemon)
 		}
-		if got := c.ControlSockets(env(tc.runtime)); !slices.Equal(got, tc.call) {
-			t.Errorf("socket %q, RUNTIME_DIRECTORY %q: call looks in %q, want %q", tc.socket, tc.runtime, got, tc.call)
+		if got := c.DefaultSockets(getenv); !slices.Equal(got, tc.defaults) {
+			t.Errorf("%+v: the daemon's default sockets are %q, want %q", tc, got, tc.defaults)
+		}
+		if got := c.ControlSockets(getenv); !slices.Equal(got, tc.call) {
+			t.Errorf("%+v: call looks in %q, want %q", tc, got, tc.call)
 		}
 	}
 }

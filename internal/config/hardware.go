@@ -51,7 +51,7 @@ func hardwareSettings() []setting {
 	sp := func(c *Config) *SpeakerConfig { return &c.Hardware.Speaker }
 	fc := func(c *Config) *FaceConfig { return &c.Hardware.Face }
 	return []setting{
-		enumKey("hardware.mode", "hardware", "config: each part as configured below; sim: every part simulated and no speech, whatever the parts say", func(c *Config) *string { return &c.Hardware.Mode }, "config", "sim"),
+		enumKey("hardware.mode", "hardware", "config: each part as the config file's hardware section says; sim: every part simulated and no speech, whatever the parts say", func(c *Config) *string { return &c.Hardware.Mode }, "config", "sim"),
 
 		enumKey("hardware.speaker.driver", "", "the speaker whose volume amplify_volume sets", func(c *Config) *string { return &sp(c).Driver }, driverreg.Default.SpeakerNames()...),
 		stringKey("hardware.speaker.device", "", "alsa: the ALSA device (amixer -D), e.g. default, hw:0, pulse; pulse: the sink (pactl) or node (wpctl); empty: the default one", func(c *Config) *string { return &sp(c).Device }, nil),

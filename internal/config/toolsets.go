@@ -104,7 +104,7 @@ func DefaultMCPSet() MCPSetConfig {
 // configs/devicectl.yaml.
 func toolSetSettings() []setting {
 	return []setting{
-		stringKey("opentool.listen", "", "serve the device's tools over OpenTool (HTTP + JSON-RPC) on this host:port, e.g. 127.0.0.1:9627; empty: off. Beyond loopback it needs opentool.api_keys_file", func(c *Config) *string { return &c.OpenTool.Listen }, checkListen),
+		stringKey("opentool.listen", "", "serve the device's tools over OpenTool (HTTP + JSON-RPC) on this host:port, e.g. 127.0.0.1:9627; empty: off. Beyond loopback it needs opentool.api_keys_file", func(c *Config) *string { return &c.OpenTool.Listen }, checkListen("127.0.0.1:9627")),
 		stringKey("opentool.api_keys_file", "", "file of API keys, one per line (# comments), that OpenTool clients send as Authorization: Bearer KEY", func(c *Config) *string { return &c.OpenTool.APIKeysFile }, nil),
 		{
 			key: "opentool.allowed_hosts", typ: "list",
@@ -195,15 +195,19 @@ func checkMCPSet(s *MCPSetConfig) (string, error) {
 	return "", nil
 }
 
-func checkListen(v string) (string, error) {
-	_, port, err := net.SplitHostPort(v)
-	if err != nil {
-		return "", fmt.Errorf("%q is not host:port (e.g. 127.0.0.1:9627)", v)
+// checkListen returns the check of a host:port key whose errors show example, the key's own
+// default port, so that a mistake in one server's address is not answered with another's.
+func checkListen(example string) func(string) (string, error) {
+	return func(v string) (string, error) {
+		_, port, err := net.SplitHostPort(v)
+		if err != nil {
+			return "", fmt.Errorf("%q is not host:port (e.g. %s)", v, example)
+		}
+		if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+			return "", fmt.Errorf("%q: port %q is not a number 0..65535", v, port)
+		}
+		return v, nil
 	}
-	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
-		return "", fmt.Errorf("%q: port %q is not a number 0..65535", v, port)
-	}
-	return v, nil
 }
 
 // isLoopback reports whether host:port only listens on this machine: an empty host or 0.0.0.0

@@ -35,7 +35,7 @@ func (p *Panel) Draw() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !p.muted {
-		p.out.Print(p.picture() + p.status())
+		p.out.PrintBlock(p.picture() + p.status())
 	}
 }
 
@@ -45,7 +45,7 @@ func (p *Panel) SetVolume(percent int) {
 	defer p.mu.Unlock()
 	p.volume = percent
 	if !p.muted {
-		p.out.Print(p.status())
+		p.out.PrintBlock(p.status())
 	}
 }
 
@@ -55,7 +55,7 @@ func (p *Panel) SetFace(e hal.Expression) {
 	defer p.mu.Unlock()
 	p.face = e
 	if !p.muted {
-		p.out.Print(p.picture() + p.status())
+		p.out.PrintBlock(p.picture() + p.status())
 	}
 }
 

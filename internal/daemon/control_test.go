@@ -96,3 +96,23 @@ func TestControlSocketConfig(t *testing.T) {
 	}
 	d.stop(t)
 }
+
+// Started by hand (no RUNTIME_DIRECTORY), the daemon still serves its control socket, in its
+// state directory, where `devicectl call` looks: a call there drives the daemon's own parts.
+func TestControlSocketByHand(t *testing.T) {
+	srv := startStandIn(t, nil)
+	state := runtimeDir(t) // short enough for a socket path
+	c := strings.Replace(baseConfig(t, srv.URL()), "state_dir: ", "state_dir: "+state+" #", 1)
+	d := startDaemon(t, c, nil)
+	dev := nextRegistration(t, srv)
+	path := filepath.Join(state, "control.sock")
+	resp, err := control.Call(waitCtx(t), path, &control.Request{Tool: "amplify_volume", Input: json.RawMessage(`{"level":63}`)})
+	if err != nil || resp.Error != nil {
+		t.Fatalf("amplify_volume on %s: %+v, %v", path, resp, err)
+	}
+	st, err := dev.Execute(waitCtx(t), "get_device_status", json.RawMessage(`{}`))
+	if err != nil || st.Error != nil || !strings.Contains(string(*st.Result), `"volume":63`) {
+		t.Errorf("get_device_status from the server: %+v, %v; want volume 63", st, err)
+	}
+	d.stop(t)
+}

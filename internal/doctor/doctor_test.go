@@ -111,6 +111,23 @@ func TestCheckServerTLSAndToken(t *testing.T) {
 	if !strings.HasPrefix(res[1].Detail, "verified: ") {
 		t.Errorf("tls detail %q", res[1].Detail)
 	}
+	res = CheckServer(t.Context(), &Server{URL: url, TLS: conf, HandshakeTimeout: 5 * time.Second, TokenRemedy: "check the token file"})
+	if got := names(res); got != "tcp OK, tls OK, websocket FAIL" || !strings.Contains(res[2].Remedy, "none is configured: set server.token_file") {
+		t.Errorf("no token, refused: %s, %+v", got, res)
+	}
+}
+
+// wss:// to a server that speaks plain HTTP is the scheme's fault, not the certificate's.
+func TestCheckServerWSSToPlain(t *testing.T) {
+	leakcheck.Check(t)
+	t.Setenv("HTTPS_PROXY", "")
+	ts := httptest.NewServer(http.NotFoundHandler())
+	defer ts.Close()
+	url := "wss" + strings.TrimPrefix(ts.URL, "http")
+	res := CheckServer(t.Context(), &Server{URL: url, HandshakeTimeout: 5 * time.Second})
+	if got := names(res); got != "tcp OK, tls FAIL" || !strings.Contains(res[1].Remedy, "use ws:// in server.url") || strings.Contains(res[1].Remedy, "certificate") {
+		t.Errorf("wss to plain HTTP: %s, %+v", got, res)
+	}
 }
 
 func TestParts(t *testing.T) {

@@ -113,6 +113,11 @@ func checkDirect(dctx context.Context, host, port string, secure bool, tlsConf *
 	err = tconn.HandshakeContext(dctx)
 	r := Result{Name: "tls", Err: err,
 		Remedy: "is the server's certificate for " + tc.ServerName + "? set server.ca_file to the CA that signed it, or server.server_name to the name it carries"}
+	// A server that answers TLS with plain HTTP is not a certificate problem: the scheme is wrong.
+	var rh tls.RecordHeaderError
+	if errors.As(err, &rh) {
+		r.Remedy = "the server at " + net.JoinHostPort(host, port) + " speaks plain HTTP, not TLS: use ws:// in server.url"
+	}
 	if err == nil {
 		r.Detail = tlsDetail(tconn.ConnectionState())
 		if tc.InsecureSkipVerify {
@@ -140,7 +145,11 @@ func checkHandshake(ctx context.Context, s *Server) Result {
 		Remedy: "is server.url's path the server's device endpoint?"}
 	var he *transport.HandshakeError
 	if errors.As(err, &he) && (he.StatusCode == http.StatusUnauthorized || he.StatusCode == http.StatusForbidden) {
-		r.Remedy = "the server refused the token: " + s.TokenRemedy
+		if s.Token == "" {
+			r.Remedy = "the server wants a token and none is configured: set server.token_file (or DEVICECTL_TOKEN) to a token the server accepts"
+		} else {
+			r.Remedy = "the server refused the token: " + s.TokenRemedy
+		}
 	}
 	if err == nil {
 		stream.Close()

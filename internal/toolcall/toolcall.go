@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/devicectl/devicectl/device"
@@ -23,6 +25,9 @@ type Options struct {
 	Getenv  func(string) string // the environment (the runtime directory); nil: no variables
 	Version string              // reported by get_device_status on local parts
 	Logger  *slog.Logger        // nil: discarded
+	// Notice, when set, is told in a line when no daemon answered and the call runs on parts of
+	// its own: a person who expected the running daemon's must not mistake the one for the other.
+	Notice io.Writer
 }
 
 // Run runs tool with input on the daemon when one serves a control socket the config names,
@@ -43,6 +48,9 @@ func Run(ctx context.Context, o *Options, tool string, input json.RawMessage) (*
 		return resp, err
 	}
 	o.Logger.Debug("no daemon; opening the parts", "hardware", o.Config.Hardware.Mode)
+	if o.Notice != nil {
+		fmt.Fprintf(o.Notice, "devicectl call: no running daemon answered (%v); running %s on %s parts of its own, not the daemon's\n", err, tool, partsOf(o.Config))
+	}
 	res, err := local(ctx, o, tool, input)
 	var ce *device.CallError
 	switch {
@@ -62,10 +70,9 @@ func daemon(ctx context.Context, c *config.Config, getenv func(string) string, t
 	longest, _ := c.LongestToolTimeout()
 	ctx, cancel := context.WithTimeout(ctx, longest+margin)
 	defer cancel()
-	err := fmt.Errorf("control.socket is %s: %w", config.ControlOff, control.ErrNoDaemon)
-	for _, path := range c.Control.ControlSockets(getenv) {
-		var resp *control.Response
-		resp, err = control.Call(ctx, path, &control.Request{Tool: tool, Input: input})
+	paths := c.ControlSockets(getenv)
+	for _, path := range paths {
+		resp, err := control.Call(ctx, path, &control.Request{Tool: tool, Input: input})
 		if errors.Is(err, control.ErrNoDaemon) {
 			log.Debug("no daemon here", "socket", path, "err", err)
 			continue
@@ -79,7 +86,18 @@ func daemon(ctx context.Context, c *config.Config, getenv func(string) string, t
 		log.Debug("called through the daemon", "socket", path)
 		return resp, nil
 	}
-	return nil, err
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("control.socket is %s: %w", config.ControlOff, control.ErrNoDaemon)
+	}
+	return nil, fmt.Errorf("no daemon serves %s: %w", strings.Join(paths, ", "), control.ErrNoDaemon)
+}
+
+// partsOf says which parts a call without the daemon opens.
+func partsOf(c *config.Config) string {
+	if c.Hardware.Mode == "sim" {
+		return "simulated"
+	}
+	return "the configured"
 }
 
 // margin is how much longer than the tool's timeout call waits for the daemon's answer.
