@@ -24,6 +24,9 @@ const (
 // context.DeadlineExceeded.
 var ErrTurnTimeout = errors.New("agent: the turn ran past its deadline")
 
+// ErrTurnLimit is a turn refused because Options.MaxTurns turns were already running.
+var ErrTurnLimit = errors.New("agent: too many turns are running")
+
 // Options configure an Agent. New copies them; zero fields take the defaults.
 type Options struct {
 	// Hub is where the devices are; nil means none (local tools only).
@@ -41,6 +44,13 @@ type Options struct {
 	// HistoryLen is how many exchanges a session keeps for TurnContext.History; 0 means
 	// DefaultHistoryLen, negative keeps none.
 	HistoryLen int
+	// Preface, when set, is asked at the start of each turn on a device what to say before the
+	// planner's reply ("" for nothing): the reminders the device missed while it was away.
+	Preface func(ctx context.Context, mac string) string
+	// MaxTurns bounds the turns running at once, whichever front door started them
+	// (agent.limits.turns); a turn past it is refused at once with an error wrapping
+	// ErrTurnLimit. 0 means no limit.
+	MaxTurns int
 	// Logger receives the agent's logs; nil discards them.
 	Logger *slog.Logger
 }
@@ -51,6 +61,7 @@ type Agent struct {
 	opts    Options
 	log     *slog.Logger
 	history *history
+	turns   chan struct{} // a slot per running turn, Options.MaxTurns of them; nil: no limit
 }
 
 // New returns an Agent.
@@ -74,7 +85,33 @@ func New(o *Options) (*Agent, error) {
 	}
 	a.log = a.log.With("component", "agent")
 	a.history = newHistory(a.opts.HistoryLen, maxSessions)
+	if a.opts.MaxTurns > 0 {
+		a.turns = make(chan struct{}, a.opts.MaxTurns)
+	}
 	return a, nil
+}
+
+// MaxTurns is Options.MaxTurns: how many turns may run at once, 0 for no limit. Front doors
+// that queue work of their own (a2a-go's executions) bound it by the same number.
+func (a *Agent) MaxTurns() int { return a.opts.MaxTurns }
+
+// acquire takes a turn slot; false when Options.MaxTurns turns are running.
+func (a *Agent) acquire() bool {
+	if a.turns == nil {
+		return true
+	}
+	select {
+	case a.turns <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}
+
+func (a *Agent) release() {
+	if a.turns != nil {
+		<-a.turns
+	}
 }
 
 // Tools returns the tools a turn on mac may call: the device's, then the server's own. mac ""
@@ -157,8 +194,8 @@ func (a *Agent) pick(asked string) (mac string, done <-chan struct{}, err error)
 	return "", nil, &DeviceChoiceError{MACs: macs}
 }
 
-// Turn runs one turn when iterated: the events in order, ending with exactly one EventFinal or
-// EventError. Stopping the iteration early cancels the turn (its goroutines are waited for before
+// Turn runs one turn when iterated: the events in order, EventStarted first unless the turn is
+// refused at once, ending with exactly one EventFinal or EventError. Stopping the iteration early cancels the turn (its goroutines are waited for before
 // the loop ends). A Seq runs its turn once; iterating it again yields only an EventError.
 func (a *Agent) Turn(ctx context.Context, r Request) iter.Seq[Event] {
 	ran := false

@@ -135,11 +135,11 @@ func TestQueryWaitsAndReplyStreams(t *testing.T) {
 		return json.RawMessage(`{"volume":30}`), nil
 	})
 	evs := collect(t, a, ctxFor(t), agent.Request{Text: "status?"})
-	if got, want := kinds(evs), "tool_call,tool_result,thought,chunk,chunk,final"; got != want {
+	if got, want := kinds(evs), "started,tool_call,tool_result,thought,chunk,chunk,final"; got != want {
 		t.Fatalf("events %s, want %s", got, want)
 	}
-	if string(evs[1].Result) != `{"volume":30}` || evs[1].Err != nil {
-		t.Fatalf("tool result %s %v", evs[1].Result, evs[1].Err)
+	if string(evs[2].Result) != `{"volume":30}` || evs[2].Err != nil {
+		t.Fatalf("tool result %s %v", evs[2].Result, evs[2].Err)
 	}
 	if f := last(evs); f.Text != `state: {"volume":30}` {
 		t.Fatalf("final %q", f.Text)
@@ -203,12 +203,12 @@ func TestControlAnsweredAtOnceAndDeviceErrorReported(t *testing.T) {
 		t.Errorf("device got %+v before it answered, want the chunk and the final", beforeAnswer)
 	}
 	checkTerminal(t, evs)
-	if got, want := kinds(evs), "tool_call,chunk,tool_result,final"; got != want {
+	if got, want := kinds(evs), "started,tool_call,chunk,tool_result,final"; got != want {
 		t.Fatalf("events %s, want %s", got, want)
 	}
 	var te *agent.ToolError
-	if !errors.As(evs[2].Err, &te) || te.Code != -32000 || te.Message != "执行失败" || te.Details != "amplifier fault" {
-		t.Fatalf("late device error %v, want the device's -32000 with details", evs[2].Err)
+	if !errors.As(evs[3].Err, &te) || te.Code != -32000 || te.Message != "执行失败" || te.Details != "amplifier fault" {
+		t.Fatalf("late device error %v, want the device's -32000 with details", evs[3].Err)
 	}
 }
 
@@ -304,7 +304,7 @@ func TestDeviceDropsMidCall(t *testing.T) {
 		return nil, nil
 	})
 	evs := collect(t, a, ctxFor(t), agent.Request{})
-	if e := last(evs); e.Kind != agent.EventError || !errors.Is(e.Err, agent.ErrDeviceGone) || evs[0].Kind != agent.EventToolCall {
+	if e := last(evs); e.Kind != agent.EventError || !errors.Is(e.Err, agent.ErrDeviceGone) || evs[1].Kind != agent.EventToolCall {
 		t.Fatalf("events %s, last error %v; want the call, then ErrDeviceGone", kinds(evs), e.Err)
 	}
 	if err, _ := callErr.Load().(error); err != nil && !errors.Is(err, agent.ErrDeviceGone) && !errors.Is(err, context.Canceled) {
@@ -331,7 +331,7 @@ func TestDeviceDropsMidTurn(t *testing.T) {
 		}
 	}
 	checkTerminal(t, evs)
-	if e := last(evs); e.Kind != agent.EventError || !errors.Is(e.Err, agent.ErrDeviceGone) || kinds(evs) != "chunk,error" {
+	if e := last(evs); e.Kind != agent.EventError || !errors.Is(e.Err, agent.ErrDeviceGone) || kinds(evs) != "started,chunk,error" {
 		t.Fatalf("events %s, last %v", kinds(evs), e.Err)
 	}
 }
@@ -470,8 +470,10 @@ func TestStopIteratingCancelsTurn(t *testing.T) {
 		return ctx.Err()
 	}), nil)
 	device(t, url, macA, nil)
-	for range a.Turn(ctxFor(t), agent.Request{}) {
-		break
+	for e := range a.Turn(ctxFor(t), agent.Request{}) {
+		if e.Kind == agent.EventChunk {
+			break
+		}
 	}
 	select {
 	case <-cancelled:
@@ -519,13 +521,53 @@ func TestControlNeverAnsweredEndsAtDeadlineWithFinal(t *testing.T) {
 		return nil, nil
 	})
 	evs := collect(t, a, ctxFor(t), agent.Request{})
-	if got, want := kinds(evs), "tool_call,chunk,tool_result,final"; got != want {
+	if got, want := kinds(evs), "started,tool_call,chunk,tool_result,final"; got != want {
 		t.Fatalf("events %s, want %s", got, want)
 	}
-	if err := evs[2].Err; !errors.Is(err, agent.ErrTurnTimeout) {
+	if err := evs[3].Err; !errors.Is(err, agent.ErrTurnTimeout) {
 		t.Fatalf("the unanswered control call reported %v, want ErrTurnTimeout", err)
 	}
 	if last(evs).Text != "smiling" {
 		t.Fatalf("final %q", last(evs).Text)
+	}
+}
+
+// A device's turn starts with what Preface has to say of it (the reminders it missed), and a
+// local tool can tell which device its turn is on.
+func TestPrefaceAndRequestOf(t *testing.T) {
+	leakcheck.Check(t)
+	local := tools.NewRegistry()
+	tool, _ := tools.Func(tools.Declaration{Name: "which", Description: "Which device.", MainType: tools.Local, SubType: tools.Query},
+		func(ctx context.Context, _ struct{}) (string, error) {
+			r, ok := agent.RequestOf(ctx)
+			if !ok {
+				return "", errors.New("no request")
+			}
+			return r.MAC, nil
+		})
+	local.Add(tool)
+	var asked []string
+	a, _, url := setup(t, planFunc(func(ctx context.Context, tc agent.TurnContext) error {
+		res, err := tc.Call(ctx, "which", json.RawMessage(`{}`))
+		if err != nil {
+			return err
+		}
+		tc.Chunk("On " + string(res) + ".")
+		return nil
+	}), &agent.Options{Local: local, Preface: func(_ context.Context, mac string) string {
+		asked = append(asked, mac)
+		if len(asked) > 1 {
+			return "" // told once
+		}
+		return "You missed: stretch (14:32)."
+	}})
+	device(t, url, "AA-BB-CC-DD-EE-05", nil)
+	for _, want := range []string{`You missed: stretch (14:32). On "AA-BB-CC-DD-EE-05".`, `On "AA-BB-CC-DD-EE-05".`} {
+		if e := last(collect(t, a, ctxFor(t), agent.Request{MAC: "AA-BB-CC-DD-EE-05"})); e.Kind != agent.EventFinal || e.Text != want {
+			t.Errorf("reply %q (%v), want %q", e.Text, e.Err, want)
+		}
+	}
+	if len(asked) != 2 || asked[0] != "AA-BB-CC-DD-EE-05" {
+		t.Errorf("Preface asked for %v", asked)
 	}
 }

@@ -7,8 +7,12 @@
 // # A turn
 //
 // Agent.Turn returns an iter.Seq[Event]. Iterating it picks the device, runs the planner with a
-// TurnContext and yields, in order: thoughts, chunks, tool calls and their results, then exactly
-// one EventFinal (the reply, the chunks joined) or EventError. A turn that fails still yields what
+// TurnContext and yields, in order: EventStarted, then thoughts, chunks, tool calls and their
+// results, then exactly one EventFinal (the reply, the chunks joined) or EventError. A turn
+// refused before its planner runs (no such device, too many turns) yields only the EventError:
+// EventStarted, which comes at once, tells a front door the turn was accepted, so that it can
+// answer its caller (A2A's working status) without waiting for a planner that may take seconds
+// to its first word. A turn that fails still yields what
 // happened before the failure, then the error. Stopping the loop early cancels the turn; every
 // goroutine a turn starts has ended when the loop does.
 //
@@ -53,6 +57,12 @@
 // that drops (or is replaced, see agent/hub) during its turn ends the turn with ErrDeviceGone,
 // whatever the planner was doing. Planners must honour their context: the turn waits for the
 // planner to return before it ends.
+//
+// # Limits
+//
+// Options.MaxTurns (agent.limits.turns) bounds the turns running at once, from every front door
+// together (A2A, the seed's routes, the web page, the console): one past it is refused at once
+// with an error wrapping ErrTurnLimit that names the key and the limit, and a log line.
 //
 // # History
 //

@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/devicectl/devicectl/tools"
 )
@@ -38,6 +39,12 @@ var _ TurnContext = (*turn)(nil)
 
 // run runs a turn and yields its events; see Turn.
 func (a *Agent) run(ctx context.Context, r Request, yield func(Event) bool) {
+	if !a.acquire() {
+		a.log.Warn("turn refused: the turn limit is reached", "limit", a.opts.MaxTurns, "key", "agent.limits.turns")
+		yield(Event{Kind: EventError, Err: fmt.Errorf("%w: %d already, the most agent.limits.turns allows; try again when one has finished", ErrTurnLimit, a.opts.MaxTurns)})
+		return
+	}
+	defer a.release()
 	mac, deviceDone, err := a.pick(r.MAC)
 	if err != nil {
 		a.log.Info("turn refused", "mac", r.MAC, "err", err)
@@ -45,6 +52,9 @@ func (a *Agent) run(ctx context.Context, r Request, yield func(Event) bool) {
 		return
 	}
 	r.MAC = mac
+	if !yield(Event{Kind: EventStarted}) {
+		return
+	}
 	timeout := fmt.Errorf("%w (%v): %w", ErrTurnTimeout, a.opts.TurnTimeout, context.DeadlineExceeded)
 	tctx, cancelTurn := context.WithTimeoutCause(ctx, a.opts.TurnTimeout, timeout)
 	defer cancelTurn()
@@ -64,6 +74,14 @@ func (a *Agent) run(ctx context.Context, r Request, yield func(Event) bool) {
 	planDone := make(chan struct{})
 	go func() {
 		defer close(planDone)
+		if a.opts.Preface != nil && mac != "" {
+			if p := a.opts.Preface(pctx, mac); p != "" {
+				if last := p[len(p)-1]; last < utf8.RuneSelf && last != ' ' {
+					p += " " // an English sentence before the reply's first
+				}
+				t.Chunk(p)
+			}
+		}
 		planErr = t.plan()
 	}()
 	// bgDone is closed once the control calls the planner did not wait for have ended; it is
@@ -337,6 +355,7 @@ func (t *turn) callLater(mac, name string, input json.RawMessage) {
 
 // callLocal runs one of the server's tools with the same validation as a device's.
 func (t *turn) callLocal(ctx context.Context, name string, input json.RawMessage) (res json.RawMessage, err error) {
+	ctx = context.WithValue(ctx, requestKey{}, t.req)
 	p, err := t.a.opts.Local.Prepare(name, input)
 	if err != nil {
 		return nil, toolError(err)
@@ -366,4 +385,13 @@ func (t *turn) callLocal(ctx context.Context, name string, input json.RawMessage
 		return nil, &ToolError{Code: CodeInternal, Message: "Internal error", Details: fmt.Sprintf("tool %s: result is not JSON: %v", name, err)}
 	}
 	return b, nil
+}
+
+type requestKey struct{}
+
+// RequestOf returns the request of the turn a local tool was called in: a tool that acts on
+// "this device" (a reminder, an announcement) reads its MAC. ok is false outside a turn.
+func RequestOf(ctx context.Context) (r Request, ok bool) {
+	r, ok = ctx.Value(requestKey{}).(Request)
+	return r, ok
 }

@@ -26,16 +26,22 @@ type EventKind uint8
 // The events of a turn, in the order a turn may produce them. A turn ends with exactly one
 // EventFinal or EventError.
 const (
-	EventThought    EventKind = iota + 1 // Text: the planner's reasoning, where it gives any
-	EventChunk                           // Text: a piece of the streamed reply
-	EventToolCall                        // Tool, Input: a tool is being called
-	EventToolResult                      // Tool, Result or Err: what it answered
-	EventFinal                           // Text: the whole reply; the turn is over
-	EventError                           // Err: the turn failed; it is over
+	// EventStarted is the first event of a turn the agent accepted (its device is picked and it
+	// holds one of Options.MaxTurns): the planner starts. A turn refused at once yields only an
+	// EventError, so a front door can tell a refusal from a slow planner without waiting for it.
+	EventStarted    EventKind = iota + 1
+	EventThought              // Text: the planner's reasoning, where it gives any
+	EventChunk                // Text: a piece of the streamed reply
+	EventToolCall             // Tool, Input: a tool is being called
+	EventToolResult           // Tool, Result or Err: what it answered
+	EventFinal                // Text: the whole reply; the turn is over
+	EventError                // Err: the turn failed; it is over
 )
 
 func (k EventKind) String() string {
 	switch k {
+	case EventStarted:
+		return "started"
 	case EventThought:
 		return "thought"
 	case EventChunk:

@@ -7,8 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"strings"
+	"time"
+	"unicode/utf8"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
@@ -19,18 +22,31 @@ import (
 // there carries, first, a google.protobuf.Struct with {"details": "..."} that names the
 // problem, as the seed's table asks; detailer adds it where a2a-go's own errors have none.
 
-// detailer is an a2asrv.CallInterceptor that gives a2a-go's errors a details entry.
+// detailer is an a2asrv.CallInterceptor that gives a2a-go's errors a details entry. It also
+// refuses a message that continues a finished task, as A2A 1.0 says: UnsupportedOperationError
+// (a2a-go would answer -32602).
 type detailer struct {
 	a2asrv.PassthroughCallInterceptor
+	store    *sqlTaskStore
+	maxTurns int // the turn limit, to explain a2a-go's limiter; 0: none
 }
 
 type payloadKey struct{}
 
-func (detailer) Before(ctx context.Context, _ *a2asrv.CallContext, req *a2asrv.Request) (context.Context, any, error) {
-	return context.WithValue(ctx, payloadKey{}, req.Payload), nil, nil
+func (d *detailer) Before(ctx context.Context, _ *a2asrv.CallContext, req *a2asrv.Request) (context.Context, any, error) {
+	ctx = context.WithValue(ctx, payloadKey{}, req.Payload)
+	if send, ok := req.Payload.(*a2a.SendMessageRequest); ok && send.Message != nil && send.Message.TaskID != "" {
+		// A task unknown or unreadable here is a2a-go's to answer.
+		if st, err := d.store.Get(ctx, send.Message.TaskID); err == nil && st.Task.Status.State.Terminal() {
+			details := fmt.Sprintf("Task %s is %s and takes no more messages; send the message without taskId to start a new task",
+				st.Task.ID, stateWord(st.Task.Status.State))
+			return ctx, nil, a2a.NewError(a2a.ErrUnsupportedOperation, details).WithDetails(map[string]any{"details": details})
+		}
+	}
+	return ctx, nil, nil
 }
 
-func (detailer) After(ctx context.Context, _ *a2asrv.CallContext, resp *a2asrv.Response) error {
+func (d *detailer) After(ctx context.Context, _ *a2asrv.CallContext, resp *a2asrv.Response) error {
 	if resp.Err == nil {
 		return nil
 	}
@@ -39,12 +55,17 @@ func (detailer) After(ctx context.Context, _ *a2asrv.CallContext, resp *a2asrv.R
 		return nil
 	}
 	resp.Err = a2a.NewError(resp.Err, resp.Err.Error()).
-		WithDetails(map[string]any{"details": detailsOf(resp.Err, ctx.Value(payloadKey{}))})
+		WithDetails(map[string]any{"details": d.detailsOf(resp.Err, ctx.Value(payloadKey{}))})
 	return nil
 }
 
+// stateWord is a task state as a word: "completed" for TASK_STATE_COMPLETED.
+func stateWord(s a2a.TaskState) string {
+	return strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(string(s), "TASK_STATE_")), "_", "-")
+}
+
 // detailsOf says in a sentence what is wrong with the request payload.
-func detailsOf(err error, payload any) string {
+func (d *detailer) detailsOf(err error, payload any) string {
 	var id a2a.TaskID
 	switch p := payload.(type) {
 	case *a2a.GetTaskRequest:
@@ -61,6 +82,9 @@ func detailsOf(err error, payload any) string {
 		return fmt.Sprintf("Task %s is finished and cannot be canceled", id)
 	case errors.Is(err, a2a.ErrInvalidParams) && strings.HasPrefix(err.Error(), "message is required"):
 		return "Missing required parameter: message"
+	case strings.Contains(err.Error(), "concurrency quota exceeded"):
+		// a2a-go's limiter, at the agent's own turn limit.
+		return turnLimitDetails(d.maxTurns)
 	}
 	return err.Error()
 }
@@ -76,10 +100,20 @@ var (
 		"agent/getAuthenticatedExtendedCard"}
 )
 
-// precheck answers malformed JSON and unknown methods on an A2A path with details, and passes
-// everything else, body intact, to a2a-go's transport.
+// precheck answers on an A2A path what a2a-go's transport would answer badly or not at all, and
+// passes everything else, body intact, to it:
+//   - malformed JSON, a body that is not UTF-8 (JSON text must be, and an id read from it could
+//     not be echoed), a bad envelope and an unknown method, with details;
+//   - a notification (a request without an id member): JSON-RPC 2.0 forbids an answer, so it
+//     gets 204 and no body, and is not run: every A2A method answers something, and a turn
+//     nobody hears would only cost;
+//   - ListTasks' parameters a2a-go reads wrongly or not at all (see listTasksParams).
+//
+// It also makes every answer application/json: a2a-go's 0.3 transport writes its errors without
+// the header (its streams set their own).
 func precheck(methods []string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
 		if r.Method != http.MethodPost {
 			next.ServeHTTP(w, r)
 			return
@@ -89,9 +123,15 @@ func precheck(methods []string, next http.Handler) http.Handler {
 			writeA2AError(w, nil, a2a.ErrInvalidRequest, fmt.Sprintf("Could not read the request body: %v", err))
 			return
 		}
+		if !utf8.Valid(body) {
+			writeA2AError(w, nil, a2a.ErrParseError, "The request body is not valid UTF-8, as JSON text must be (RFC 8259)")
+			return
+		}
 		var env struct {
-			ID     json.RawMessage `json:"id"`
-			Method *string         `json:"method"`
+			JSONRPC *string         `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id"`
+			Method  *string         `json:"method"`
+			Params  json.RawMessage `json:"params"`
 		}
 		if err := json.Unmarshal(body, &env); err != nil {
 			var typeErr *json.UnmarshalTypeError
@@ -106,14 +146,121 @@ func precheck(methods []string, next http.Handler) http.Handler {
 			writeA2AError(w, nil, a2a.ErrParseError, "Malformed JSON: "+err.Error())
 			return
 		}
-		if env.Method != nil && *env.Method != "" && !contains(methods, *env.Method) {
+		switch {
+		case env.ID != nil && !validID(env.ID):
+			writeA2AError(w, nil, a2a.ErrInvalidRequest, "The id must be a string, a number or null, got "+string(env.ID))
+			return
+		case env.JSONRPC == nil || *env.JSONRPC != "2.0":
+			writeA2AError(w, env.ID, a2a.ErrInvalidRequest, `The request must have "jsonrpc": "2.0"`)
+			return
+		case env.Method == nil || *env.Method == "":
+			writeA2AError(w, env.ID, a2a.ErrInvalidRequest, "The request has no method")
+			return
+		case env.ID == nil:
+			w.Header().Del("Content-Type")
+			w.WriteHeader(http.StatusNoContent)
+			return
+		case !contains(methods, *env.Method):
 			writeA2AError(w, env.ID, a2a.ErrMethodNotFound,
 				fmt.Sprintf("Method not found: %q (%s serves %s)", *env.Method, r.URL.Path, strings.Join(methods, ", ")))
 			return
+		case *env.Method == methodListTasks:
+			params, details := listTasksParams(env.Params)
+			if details != "" {
+				writeA2AError(w, env.ID, a2a.ErrInvalidParams, details)
+				return
+			}
+			if body, err = withParams(body, params); err != nil {
+				writeA2AError(w, env.ID, a2a.ErrInternalError, err.Error())
+				return
+			}
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		next.ServeHTTP(w, r)
 	})
+}
+
+// validID reports whether a JSON-RPC id is a string, a number or null.
+func validID(raw json.RawMessage) bool {
+	switch raw[0] {
+	case '"', 'n', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return true
+	}
+	return false
+}
+
+const methodListTasks = "ListTasks"
+
+// listTasksParams checks ListTasks' parameters where a2a-go cannot, as a2a.proto's
+// ListTasksRequest says: an explicit pageSize 0 is below the minimum of 1 (only an unset one
+// means 50), a timestamp a2a-go could not parse is a bad parameter (a2a-go says parse error), a
+// value of the wrong type is named. A status that filters nothing ("UNRECOGNIZED", which
+// @a2a-js/sdk 1.x sends when given none, or TASK_STATE_UNSPECIFIED) and null fields are removed.
+// It returns the parameters to pass on, or details of what is wrong.
+func listTasksParams(raw json.RawMessage) (json.RawMessage, string) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return raw, ""
+	}
+	var p map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, "params must be an object"
+	}
+	for k, v := range p {
+		if string(v) == "null" {
+			delete(p, k)
+			continue
+		}
+		var bad bool
+		switch k {
+		case "pageSize", "historyLength":
+			var n float64
+			if json.Unmarshal(v, &n) != nil || n != math.Trunc(n) || math.Abs(n) > math.MaxInt32 {
+				return nil, fmt.Sprintf("%s must be a whole number, got %s", k, v)
+			}
+			if k == "pageSize" && n == 0 {
+				return nil, fmt.Sprintf("pageSize must be from 1 to %d (unset: %d), got 0", maxPageSize, defaultPageSize)
+			}
+		case "statusTimestampAfter":
+			var ts time.Time
+			if json.Unmarshal(v, &ts) != nil {
+				return nil, fmt.Sprintf(`statusTimestampAfter must be an RFC 3339 timestamp such as "2023-10-27T10:00:00Z", got %s`, v)
+			}
+		case "status":
+			var st string
+			bad = json.Unmarshal(v, &st) != nil
+			if !bad && noStatusFilter[a2a.TaskState(st)] {
+				delete(p, k)
+			}
+		case "contextId", "pageToken", "tenant":
+			var str string
+			bad = json.Unmarshal(v, &str) != nil
+		case "includeArtifacts":
+			var b bool
+			bad = json.Unmarshal(v, &b) != nil
+		}
+		if bad {
+			return nil, fmt.Sprintf("%s has the wrong type: %s", k, v)
+		}
+	}
+	out, err := json.Marshal(p)
+	if err != nil {
+		return nil, err.Error()
+	}
+	return out, ""
+}
+
+// withParams returns the JSON-RPC request body with its params replaced.
+func withParams(body []byte, params json.RawMessage) ([]byte, error) {
+	var req map[string]json.RawMessage
+	if err := json.Unmarshal(body, &req); err != nil {
+		return nil, fmt.Errorf("re-reading the request: %w", err)
+	}
+	if params == nil {
+		delete(req, "params")
+	} else {
+		req["params"] = params
+	}
+	return json.Marshal(req)
 }
 
 func contains(list []string, s string) bool {
@@ -140,7 +287,7 @@ var a2aCodes = map[error]int{
 // then the ErrorInfo with the A2A reason.
 func writeA2AError(w http.ResponseWriter, id json.RawMessage, kind error, details string) {
 	if id == nil {
-		id = nullID
+		id = json.RawMessage("null")
 	}
 	resp := struct {
 		JSONRPC string          `json:"jsonrpc"`
@@ -154,5 +301,12 @@ func writeA2AError(w http.ResponseWriter, id json.RawMessage, kind error, detail
 		errordetails.NewFromStruct(map[string]any{"details": details}),
 		errordetails.NewErrorInfo(a2a.ErrorReason(kind), a2a.ProtocolDomain, nil),
 	}}}
-	writeJSON(w, http.StatusOK, resp)
+	b, err := json.Marshal(resp)
+	if err != nil { // only our own types are written: a bug
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	w.Write(append(b, '\n')) //nolint:errcheck // the client went away
 }

@@ -10,7 +10,7 @@
 //	GET  /.well-known/agent-card.json  A2A card, open: 1.0 and 0.3 in one document (a2av0's union
 //	                                   format); skills = "general" plus the tools a turn may use now
 //	POST /a2a                          A2A 1.0 JSON-RPC (a2a-go v2): SendMessage, SendStreamingMessage
-//	                                   (SSE), GetTask, CancelTask, ListTasks, ...
+//	                                   (SSE), GetTask, ListTasks, CancelTask, ...
 //	POST /a2a/v0.3                     A2A 0.3 JSON-RPC (a2a-go's a2acompat/a2av0): message/send,
 //	                                   message/stream (SSE), tasks/get, tasks/cancel, ...
 //	GET  /agent-card                   seed 004's card: {name, description, url, version, skills}
@@ -34,12 +34,19 @@
 // the seed's sessionId are the session). The reply streams as one artifact, a chunk per update,
 // then the task completes with the whole reply as its status message, or fails with the turn's
 // error as the message; tasks/cancel stops the turn and the task ends canceled. input-required is
-// never used: the planners do not ask back.
+// never used: the planners do not ask back, so a message that continues a finished task is
+// UnsupportedOperationError (-32004).
 //
 // The handler waits for a turn's first event before it creates the task, so that a turn the agent
 // refuses for want of a device (agent.ErrNoDevice, *agent.DeviceChoiceError) is a -32602 error
-// that lists the registered MACs, not a failed task. A planner slow to its first event delays the
-// "working" status by as much.
+// that lists the registered MACs, and one past the turn limit (agent.ErrTurnLimit) a -32603 with
+// details, not a failed task. *agent.Agent accepts or refuses at once (agent.EventStarted), so a
+// streaming caller has its task and "working" before the planner's first word, however long a
+// model takes to it.
+//
+// Turns are bounded by the agent (agent.Options.MaxTurns, agent.limits.turns, every front door
+// together) and, at the same number, A2A executions by a2a-go's limiter, which refuses a message
+// before a2a-go sets anything up for it; both answer -32603 with the same details.
 //
 // # The seed stream
 //
@@ -62,7 +69,21 @@
 // "Unknown task id: x", the registered MACs, ...). Unknown task ids are -32602 (404 on GET). On
 // the A2A paths the protocol's codes apply (an unknown task is -32001 there) and a2a-go writes
 // data as a list of typed details: the first, a google.protobuf.Struct, carries the same
-// {"details": ...}.
+// {"details": ...}. Every answer there is application/json. A JSON-RPC notification (no id
+// member) is not run and gets 204 with no body: JSON-RPC 2.0 forbids an answer, every A2A method
+// answers something, and a turn nobody hears would only cost. A body that is not UTF-8 is not
+// JSON (RFC 8259) and its id could not be echoed: -32700 with id null.
+//
+// # ListTasks
+//
+// As a2a.proto's ListTasksRequest says: the tasks most recently updated first; pageSize 1 to 100,
+// unset 50 (an explicit 0 is below the minimum); pageToken is the previous page's nextPageToken
+// and names that page's last task, so that tasks arriving meanwhile do not shift the pages;
+// contextId, status and statusTimestampAfter (the status's timestamp, at or after, RFC 3339)
+// filter; historyLength (0 or more) trims each history; artifacts only with includeArtifacts. A
+// status of "UNRECOGNIZED", which @a2a-js/sdk 1.x sends when given none, or
+// TASK_STATE_UNSPECIFIED filters nothing. An empty list is [], a bad parameter -32602 with
+// details.
 //
 // # Tasks and credentials
 //
@@ -72,7 +93,9 @@
 // and a task's history Options.TaskHistory messages (a send adds two: the message, the reply):
 // past either, -32600 naming the limit. Each new seed task deletes the finished ones (completed,
 // canceled, failed) older than Options.TasksKeepAge, then the oldest past Options.TasksKeepCount;
-// working tasks are kept. With Options.Token set, every route but the two cards requires
+// working tasks are kept. Finished A2A tasks are deleted by the same two limits (checked as tasks are
+// created, the age at most once a minute); a running task never is. With Options.Token set, every
+// route but the two cards requires
 // "Authorization: Bearer <token>" and answers 401 otherwise. The card does not declare the
 // scheme: a2a-go v2.3.1's 1.0 card parser cannot read a union card that has security schemes.
 package a2a

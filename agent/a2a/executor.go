@@ -2,6 +2,7 @@ package a2a
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"log/slog"
@@ -20,8 +21,9 @@ const replyArtifactName = "reply"
 // executor turns agent turns into A2A events for a2a-go's request handler; the same executor
 // serves A2A 1.0 and, through a2av0, 0.3 clients.
 type executor struct {
-	run Runner
-	log *slog.Logger
+	run      Runner
+	log      *slog.Logger
+	maxTurns int // the Runner's turn limit, for the details of a refusal
 
 	mu      sync.Mutex
 	running map[a2a.TaskID]context.CancelFunc // turns in flight, for Cancel and Close
@@ -34,8 +36,8 @@ var errClosing = fmt.Errorf("the server is shutting down: %w", a2a.ErrServerErro
 
 var _ a2asrv.AgentExecutor = (*executor)(nil)
 
-func newExecutor(run Runner, log *slog.Logger) *executor {
-	return &executor{run: run, log: log, running: make(map[a2a.TaskID]context.CancelFunc)}
+func newExecutor(run Runner, maxTurns int, log *slog.Logger) *executor {
+	return &executor{run: run, log: log, maxTurns: maxTurns, running: make(map[a2a.TaskID]context.CancelFunc)}
 }
 
 // invalidParams is a -32602 whose first data entry carries {"details": details}.
@@ -88,11 +90,21 @@ func (e *executor) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter
 		}
 		defer e.untrack(ec.TaskID)
 
+		// The agent accepts or refuses a turn at once; the planner may take seconds to its first
+		// word, and the caller has the task and its working status meanwhile.
 		t, err := startTurn(ctx, e.run, req)
 		if err != nil {
-			if details, ok := deviceDetails(err); ok {
-				yield(nil, invalidParams(details))
-			} else {
+			device, isDevice := deviceDetails(err)
+			switch {
+			case isDevice:
+				yield(nil, invalidParams(device))
+			case errors.Is(err, agent.ErrTurnLimit):
+				details := err.Error()
+				if e.maxTurns > 0 {
+					details = turnLimitDetails(e.maxTurns)
+				}
+				yield(nil, a2a.NewError(a2a.ErrInternalError, details).WithDetails(map[string]any{"details": details}))
+			default:
 				yield(nil, fmt.Errorf("%w: %w", a2a.ErrInternalError, err))
 			}
 			return

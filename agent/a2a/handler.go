@@ -16,6 +16,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
+	"github.com/a2aproject/a2a-go/v2/a2asrv/limiter"
 
 	"github.com/devicectl/devicectl/agent"
 	authbearer "github.com/devicectl/devicectl/internal/bearer"
@@ -23,11 +24,21 @@ import (
 )
 
 // Runner is the part of the agent the front door drives. *agent.Agent satisfies it.
+//
+// A Runner that also has MaxTurns() int, as *agent.Agent does, has the A2A executions bounded
+// at that number too, by a2a-go's limiter: a message past it is refused before a2a-go sets
+// anything up for it.
 type Runner interface {
-	// Turn runs one turn; it always ends with one EventFinal or EventError.
+	// Turn runs one turn; it always ends with one EventFinal or EventError. A turn that starts
+	// with EventStarted is answered at once; one that does not, when its first event comes.
 	Turn(ctx context.Context, r agent.Request) iter.Seq[agent.Event]
 	// Tools lists the tools a turn on the device mac may use ("" = the only device, or local only).
 	Tools(mac string) []tools.Declaration
+}
+
+// turnLimiter is a Runner that bounds the turns it runs at once (0: no bound).
+type turnLimiter interface {
+	MaxTurns() int
 }
 
 // The paths the handler serves. The cmd helper mounts the whole handler; a WebSocket upgrade on
@@ -75,7 +86,8 @@ type Options struct {
 	TaskHistory int
 	// TasksKeepAge and TasksKeepCount bound the tasks kept (agent.tasks.keep.age and .count): a
 	// finished task (completed, canceled, failed) older than TasksKeepAge is deleted, and past
-	// TasksKeepCount tasks the oldest finished ones are. 0 is 30 days and 10000 tasks.
+	// TasksKeepCount tasks the oldest finished ones are, on both protocols' tables; a running task
+	// never is. 0 is 30 days and 10000 tasks.
 	TasksKeepAge   time.Duration
 	TasksKeepCount int
 }
@@ -122,9 +134,10 @@ func New(o *Options) (*Handler, error) {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	opts.URL = strings.TrimRight(opts.URL, "/")
+	opts.TasksKeepAge, opts.TasksKeepCount = tasksKeep(opts.TasksKeepAge, opts.TasksKeepCount)
 
 	ctx := context.Background()
-	store, err := newSQLTaskStore(ctx, opts.DB, opts.Now)
+	store, err := newSQLTaskStore(ctx, opts.DB, opts.Now, opts.TasksKeepAge, opts.TasksKeepCount, opts.Logger)
 	if err != nil {
 		return nil, err
 	}
@@ -137,13 +150,21 @@ func New(o *Options) (*Handler, error) {
 	if err := h.failInterrupted(ctx); err != nil {
 		return nil, err
 	}
-	h.exec = newExecutor(opts.Runner, opts.Logger)
+	maxTurns := 0
+	if l, ok := opts.Runner.(turnLimiter); ok {
+		maxTurns = l.MaxTurns()
+	}
+	h.exec = newExecutor(opts.Runner, maxTurns, opts.Logger)
 
-	reqHandler := a2asrv.NewHandler(h.exec,
+	handlerOpts := []a2asrv.RequestHandlerOption{
 		a2asrv.WithTaskStore(store),
 		a2asrv.WithLogger(opts.Logger),
-		a2asrv.WithCallInterceptors(detailer{}),
-	)
+		a2asrv.WithCallInterceptors(&detailer{store: store, maxTurns: maxTurns}),
+	}
+	if maxTurns > 0 {
+		handlerOpts = append(handlerOpts, a2asrv.WithConcurrencyConfig(limiter.ConcurrencyConfig{MaxExecutions: maxTurns}))
+	}
+	reqHandler := a2asrv.NewHandler(h.exec, handlerOpts...)
 	mux := http.NewServeMux()
 	mux.Handle(PathAgentCard, a2asrv.NewAgentCardHandler(a2av0.NewAgentCardProducer(a2asrv.AgentCardProducerFn(h.a2aCard))))
 	mux.HandleFunc("GET "+PathSeedCard, h.serveSeedCard)

@@ -24,8 +24,8 @@ func (h *Handler) taskHistory() int {
 	return defaultTaskHistory
 }
 
-func (h *Handler) tasksKeep() (age time.Duration, count int) {
-	age, count = h.o.TasksKeepAge, h.o.TasksKeepCount
+// tasksKeep fills the zero keep limits with their defaults.
+func tasksKeep(age time.Duration, count int) (time.Duration, int) {
 	if age <= 0 {
 		age = defaultTasksKeepAge
 	}

@@ -76,7 +76,7 @@ func (h *Handler) countSeedTasks(ctx context.Context, k *seedKeep) error {
 // pruneSeedTasks deletes the tasks finished before now less the keep age, then the oldest
 // finished ones past the keep count. Both walk the index from the oldest end only.
 func (h *Handler) pruneSeedTasks(ctx context.Context, k *seedKeep, now time.Time) error {
-	age, keep := h.tasksKeep()
+	age, keep := h.o.TasksKeepAge, h.o.TasksKeepCount
 	res, err := h.seed.db.ExecContext(ctx,
 		`DELETE FROM a2a_seed_tasks WHERE updated_ns < ? AND state IN (?, ?, ?)`,
 		now.Add(-age).UnixNano(), stateCompleted, stateCanceled, stateFailed)

@@ -3,9 +3,15 @@ package a2a
 import (
 	"context"
 	"database/sql"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -20,7 +26,8 @@ CREATE TABLE IF NOT EXISTS a2a_tasks (
 	state      TEXT NOT NULL,
 	version    INTEGER NOT NULL,
 	updated_ns INTEGER NOT NULL,
-	task       TEXT NOT NULL
+	task       TEXT NOT NULL,
+	status_ns  INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS a2a_tasks_context ON a2a_tasks(context_id, updated_ns);
 CREATE TABLE IF NOT EXISTS a2a_seed_tasks (
@@ -32,19 +39,120 @@ CREATE TABLE IF NOT EXISTS a2a_seed_tasks (
 `
 
 // sqlTaskStore is a2a-go's taskstore.Store over SQLite: tasks as JSON, with a version column for
-// the optimistic concurrency a2a-go asks of a store.
+// the optimistic concurrency a2a-go asks of a store. status_ns is the status's timestamp, for
+// ListTasks' statusTimestampAfter.
+//
+// It keeps finished tasks (completed, failed, canceled, rejected) for keepAge and at most
+// keepCount tasks in all, deleting the oldest finished ones past it; a task still running is
+// never deleted. Pruning runs as tasks are created: the count check costs nothing (the row count
+// is kept in memory), the age check runs at most once per agePruneEvery; both delete through
+// the index on updated_ns.
 type sqlTaskStore struct {
-	db  *sql.DB
-	now func() time.Time
+	db        *sql.DB
+	now       func() time.Time
+	keepAge   time.Duration // 0: no limit
+	keepCount int           // 0: no limit
+	log       *slog.Logger
+
+	mu        sync.Mutex // orders pruning; guards rows and agePruned
+	rows      int        // rows in a2a_tasks
+	agePruned time.Time  // when the age check last ran
 }
+
+// agePruneEvery spaces the deletions of tasks past keepAge: a task may outlive it by as much.
+const agePruneEvery = time.Minute
 
 var _ taskstore.Store = (*sqlTaskStore)(nil)
 
-func newSQLTaskStore(ctx context.Context, db *sql.DB, now func() time.Time) (*sqlTaskStore, error) {
+// finishedStates are the states a task no longer leaves, the only ones pruning deletes.
+var finishedStates = []any{string(a2a.TaskStateCompleted), string(a2a.TaskStateFailed),
+	string(a2a.TaskStateCanceled), string(a2a.TaskStateRejected)}
+
+const finishedIn = "state IN (?, ?, ?, ?)"
+
+func newSQLTaskStore(ctx context.Context, db *sql.DB, now func() time.Time, keepAge time.Duration, keepCount int, log *slog.Logger) (*sqlTaskStore, error) {
 	if _, err := db.ExecContext(ctx, schema); err != nil {
 		return nil, fmt.Errorf("a2a: creating the task tables: %w", err)
 	}
-	return &sqlTaskStore{db: db, now: now}, nil
+	if err := addStatusNs(ctx, db); err != nil {
+		return nil, err
+	}
+	if _, err := db.ExecContext(ctx, `CREATE INDEX IF NOT EXISTS a2a_tasks_updated ON a2a_tasks(updated_ns, state)`); err != nil {
+		return nil, fmt.Errorf("a2a: creating the task index: %w", err)
+	}
+	s := &sqlTaskStore{db: db, now: now, keepAge: keepAge, keepCount: keepCount, log: log}
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM a2a_tasks`).Scan(&s.rows); err != nil {
+		return nil, fmt.Errorf("a2a: counting the tasks: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.pruneLocked(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// addStatusNs adds status_ns to a table made before it existed, filled from the stored tasks.
+func addStatusNs(ctx context.Context, db *sql.DB) error {
+	var n int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('a2a_tasks') WHERE name = 'status_ns'`).Scan(&n); err != nil {
+		return fmt.Errorf("a2a: reading the task table's columns: %w", err)
+	}
+	if n > 0 {
+		return nil
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("a2a: adding status_ns: %w", err)
+	}
+	defer tx.Rollback() //nolint:errcheck // after Commit, a no-op
+	if _, err := tx.ExecContext(ctx, `ALTER TABLE a2a_tasks ADD COLUMN status_ns INTEGER NOT NULL DEFAULT 0`); err != nil {
+		return fmt.Errorf("a2a: adding status_ns: %w", err)
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT id, updated_ns, task FROM a2a_tasks`)
+	if err != nil {
+		return fmt.Errorf("a2a: adding status_ns: %w", err)
+	}
+	type fill struct {
+		id string
+		ns int64
+	}
+	var fills []fill
+	for rows.Next() {
+		var f fill
+		var raw string
+		if err := rows.Scan(&f.id, &f.ns, &raw); err != nil {
+			rows.Close()
+			return fmt.Errorf("a2a: adding status_ns: %w", err)
+		}
+		var t a2a.Task
+		if json.Unmarshal([]byte(raw), &t) == nil && t.Status.Timestamp != nil {
+			f.ns = t.Status.Timestamp.UnixNano()
+		}
+		fills = append(fills, f)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("a2a: adding status_ns: %w", err)
+	}
+	for _, f := range fills {
+		if _, err := tx.ExecContext(ctx, `UPDATE a2a_tasks SET status_ns = ? WHERE id = ?`, f.ns, f.id); err != nil {
+			return fmt.Errorf("a2a: adding status_ns: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("a2a: adding status_ns: %w", err)
+	}
+	return nil
+}
+
+// statusNs is when the task's status was set; a status without a timestamp (a2a-go's
+// submitted) counts from now.
+func statusNs(t *a2a.Task, now time.Time) int64 {
+	if t.Status.Timestamp != nil {
+		return t.Status.Timestamp.UnixNano()
+	}
+	return now.UnixNano()
 }
 
 func (s *sqlTaskStore) Create(ctx context.Context, task *a2a.Task) (taskstore.TaskVersion, error) {
@@ -52,17 +160,53 @@ func (s *sqlTaskStore) Create(ctx context.Context, task *a2a.Task) (taskstore.Ta
 	if err != nil {
 		return 0, fmt.Errorf("a2a: encoding task %s: %w", task.ID, err)
 	}
+	now := s.now()
 	res, err := s.db.ExecContext(ctx,
-		`INSERT INTO a2a_tasks(id, context_id, state, version, updated_ns, task) VALUES(?, ?, ?, 1, ?, ?)
+		`INSERT INTO a2a_tasks(id, context_id, state, version, updated_ns, task, status_ns) VALUES(?, ?, ?, 1, ?, ?, ?)
 		 ON CONFLICT(id) DO NOTHING`,
-		string(task.ID), task.ContextID, string(task.Status.State), s.now().UnixNano(), string(b))
+		string(task.ID), task.ContextID, string(task.Status.State), now.UnixNano(), string(b), statusNs(task, now))
 	if err != nil {
 		return 0, fmt.Errorf("a2a: storing task %s: %w", task.ID, err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return 0, fmt.Errorf("a2a: task %s: %w", task.ID, taskstore.ErrTaskAlreadyExists)
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rows++
+	// A task that could not be pruned stays; the next creation tries again.
+	if err := s.pruneLocked(context.WithoutCancel(ctx)); err != nil {
+		s.log.Warn("a2a: pruning the tasks", "err", err)
+	}
 	return 1, nil
+}
+
+// pruneLocked deletes the finished tasks past keepAge (at most once per agePruneEvery) and the
+// oldest finished ones past keepCount.
+func (s *sqlTaskStore) pruneLocked(ctx context.Context) error {
+	if s.keepAge > 0 {
+		if now := s.now(); now.Sub(s.agePruned) >= agePruneEvery {
+			res, err := s.db.ExecContext(ctx, `DELETE FROM a2a_tasks WHERE updated_ns < ? AND `+finishedIn,
+				slices.Concat([]any{now.Add(-s.keepAge).UnixNano()}, finishedStates)...)
+			if err != nil {
+				return fmt.Errorf("a2a: deleting the tasks older than agent.tasks.keep.age %v: %w", s.keepAge, err)
+			}
+			n, _ := res.RowsAffected()
+			s.rows -= int(n)
+			s.agePruned = now
+		}
+	}
+	if s.keepCount > 0 && s.rows > s.keepCount {
+		res, err := s.db.ExecContext(ctx, `DELETE FROM a2a_tasks WHERE id IN
+			(SELECT id FROM a2a_tasks WHERE `+finishedIn+` ORDER BY updated_ns, id LIMIT ?)`,
+			slices.Concat(finishedStates, []any{s.rows - s.keepCount})...)
+		if err != nil {
+			return fmt.Errorf("a2a: deleting the tasks past agent.tasks.keep.count %d: %w", s.keepCount, err)
+		}
+		n, _ := res.RowsAffected()
+		s.rows -= int(n)
+	}
+	return nil
 }
 
 func (s *sqlTaskStore) Update(ctx context.Context, u *taskstore.UpdateRequest) (taskstore.TaskVersion, error) {
@@ -72,9 +216,10 @@ func (s *sqlTaskStore) Update(ctx context.Context, u *taskstore.UpdateRequest) (
 		return 0, fmt.Errorf("a2a: encoding task %s: %w", task.ID, err)
 	}
 	// One statement: the version check and the write are atomic without a transaction.
-	query := `UPDATE a2a_tasks SET context_id = ?, state = ?, version = version + 1, updated_ns = ?, task = ?
+	query := `UPDATE a2a_tasks SET context_id = ?, state = ?, version = version + 1, updated_ns = ?, task = ?, status_ns = ?
 		WHERE id = ?`
-	args := []any{task.ContextID, string(task.Status.State), s.now().UnixNano(), string(b), string(task.ID)}
+	now := s.now()
+	args := []any{task.ContextID, string(task.Status.State), now.UnixNano(), string(b), statusNs(task, now), string(task.ID)}
 	if u.PrevVersion != taskstore.TaskVersionMissing {
 		query += ` AND version = ?`
 		args = append(args, int64(u.PrevVersion))
@@ -115,45 +260,84 @@ func (s *sqlTaskStore) Get(ctx context.Context, id a2a.TaskID) (*taskstore.Store
 	return &taskstore.StoredTask{Task: &task, Version: taskstore.TaskVersion(version)}, nil
 }
 
-// List returns the newest tasks, optionally of one context and state. It pages by offset; the
-// page token is the offset in decimal.
+// ListTasks' page sizes (a2a.proto's ListTasksRequest.page_size).
+const (
+	defaultPageSize = 50
+	maxPageSize     = 100
+)
+
+// listableStates are the states ListTasks filters by.
+var listableStates = []a2a.TaskState{a2a.TaskStateSubmitted, a2a.TaskStateWorking, a2a.TaskStateInputRequired,
+	a2a.TaskStateAuthRequired, a2a.TaskStateCompleted, a2a.TaskStateFailed, a2a.TaskStateCanceled, a2a.TaskStateRejected}
+
+// noStatusFilter are the status values that filter nothing: unset, proto's zero value, and what
+// protobuf-generated clients (@a2a-js/sdk 1.x) send for a status they were not given.
+var noStatusFilter = map[a2a.TaskState]bool{"": true, "TASK_STATE_UNSPECIFIED": true, "UNRECOGNIZED": true}
+
+// List returns the tasks most recently updated first, optionally of one context and state, and
+// whose status changed at or after StatusTimestampAfter. PageSize 0 is unset (50). The page
+// token names the last task of the previous page, so that pages do not shift as tasks come and
+// go. A bad argument is -32602 with details.
 func (s *sqlTaskStore) List(ctx context.Context, req *a2a.ListTasksRequest) (*a2a.ListTasksResponse, error) {
 	size := req.PageSize
 	if size == 0 {
-		size = 50
+		size = defaultPageSize
 	}
-	if size < 1 || size > 100 {
-		return nil, fmt.Errorf("page size must be between 1 and 100, got %d: %w", size, a2a.ErrInvalidRequest)
+	if size < 1 || size > maxPageSize {
+		return nil, invalidParams(fmt.Sprintf("pageSize must be from 1 to %d (unset: %d), got %d", maxPageSize, defaultPageSize, size))
 	}
-	offset := 0
-	if req.PageToken != "" {
-		if _, err := fmt.Sscanf(req.PageToken, "%d", &offset); err != nil || offset < 0 {
-			return nil, fmt.Errorf("bad page token %q: %w", req.PageToken, a2a.ErrInvalidRequest)
-		}
+	if req.HistoryLength != nil && *req.HistoryLength < 0 {
+		return nil, invalidParams(fmt.Sprintf("historyLength must be 0 or more (unset: the whole history), got %d", *req.HistoryLength))
 	}
 	where, args := "1=1", []any{}
 	if req.ContextID != "" {
 		where += " AND context_id = ?"
 		args = append(args, req.ContextID)
 	}
-	if req.Status != a2a.TaskStateUnspecified {
+	if !noStatusFilter[req.Status] {
+		if !slices.Contains(listableStates, req.Status) {
+			names := make([]string, len(listableStates))
+			for i, st := range listableStates {
+				names[i] = string(st)
+			}
+			return nil, invalidParams(fmt.Sprintf("status must be one of %s, got %q", strings.Join(names, ", "), req.Status))
+		}
 		where += " AND state = ?"
 		args = append(args, string(req.Status))
+	}
+	if req.StatusTimestampAfter != nil {
+		where += " AND status_ns >= ?"
+		args = append(args, req.StatusTimestampAfter.UnixNano())
 	}
 	var total int
 	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM a2a_tasks WHERE `+where, args...).Scan(&total); err != nil {
 		return nil, fmt.Errorf("a2a: listing tasks: %w", err)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT task FROM a2a_tasks WHERE `+where+
-		` ORDER BY updated_ns DESC, id DESC LIMIT ? OFFSET ?`, append(args, size, offset)...)
+	if req.PageToken != "" {
+		ns, id, ok := decodePageToken(req.PageToken)
+		if !ok {
+			return nil, invalidParams(fmt.Sprintf("pageToken %q is not one this server gave: pass the nextPageToken of the previous page", req.PageToken))
+		}
+		where += " AND (updated_ns < ? OR (updated_ns = ? AND id < ?))"
+		args = append(args, ns, ns, id)
+	}
+	// One more than a page, to know whether another follows.
+	rows, err := s.db.QueryContext(ctx, `SELECT updated_ns, task FROM a2a_tasks WHERE `+where+
+		` ORDER BY updated_ns DESC, id DESC LIMIT ?`, append(args, size+1)...)
 	if err != nil {
 		return nil, fmt.Errorf("a2a: listing tasks: %w", err)
 	}
 	defer rows.Close()
-	resp := &a2a.ListTasksResponse{TotalSize: total, PageSize: size}
+	resp := &a2a.ListTasksResponse{Tasks: make([]*a2a.Task, 0, size), TotalSize: total, PageSize: size}
+	var lastNs int64
+	more := false
 	for rows.Next() {
+		if len(resp.Tasks) == size {
+			more = true
+			break
+		}
 		var raw string
-		if err := rows.Scan(&raw); err != nil {
+		if err := rows.Scan(&lastNs, &raw); err != nil {
 			return nil, fmt.Errorf("a2a: listing tasks: %w", err)
 		}
 		var t a2a.Task
@@ -163,7 +347,7 @@ func (s *sqlTaskStore) List(ctx context.Context, req *a2a.ListTasksRequest) (*a2
 		if !req.IncludeArtifacts {
 			t.Artifacts = nil
 		}
-		if req.HistoryLength != nil && *req.HistoryLength >= 0 && len(t.History) > *req.HistoryLength {
+		if req.HistoryLength != nil && len(t.History) > *req.HistoryLength {
 			t.History = t.History[len(t.History)-*req.HistoryLength:]
 		}
 		resp.Tasks = append(resp.Tasks, &t)
@@ -171,10 +355,28 @@ func (s *sqlTaskStore) List(ctx context.Context, req *a2a.ListTasksRequest) (*a2
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("a2a: listing tasks: %w", err)
 	}
-	if offset+len(resp.Tasks) < total {
-		resp.NextPageToken = fmt.Sprint(offset + len(resp.Tasks))
+	if more {
+		resp.NextPageToken = encodePageToken(lastNs, string(resp.Tasks[len(resp.Tasks)-1].ID))
 	}
 	return resp, nil
+}
+
+// A page token is the position of the last task listed: its updated_ns and id, base64url-encoded.
+func encodePageToken(ns int64, id string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(ns, 10) + "/" + id))
+}
+
+func decodePageToken(tok string) (ns int64, id string, ok bool) {
+	b, err := base64.RawURLEncoding.DecodeString(tok)
+	if err != nil {
+		return 0, "", false
+	}
+	n, id, found := strings.Cut(string(b), "/")
+	if !found || id == "" {
+		return 0, "", false
+	}
+	ns, err = strconv.ParseInt(n, 10, 64)
+	return ns, id, err == nil
 }
 
 // failUnfinished marks the tasks a previous run left submitted or working as failed.

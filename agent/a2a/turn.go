@@ -10,9 +10,9 @@ import (
 	"github.com/devicectl/devicectl/agent"
 )
 
-// turn is a running agent turn whose first event has been read.
+// turn is a running agent turn the agent accepted.
 type turn struct {
-	first agent.Event
+	first *agent.Event // read to learn the turn was accepted, still to be yielded; nil: none
 	next  func() (agent.Event, bool)
 	stop  func()
 }
@@ -20,9 +20,11 @@ type turn struct {
 // errNoFinal is a turn whose events ended without EventFinal or EventError (a Runner bug).
 var errNoFinal = errors.New("a2a: the turn ended without a reply")
 
-// startTurn starts r and waits for its first event, so that a turn the agent refuses at once for
-// want of a device is answered as a bad request before any task exists. The caller must call
-// stop when done with a turn it got.
+// startTurn starts r and waits for its first event, so that a turn the agent refuses at once
+// (for want of a device, or past the turn limit) is answered as an error before any task exists.
+// *agent.Agent yields EventStarted at once for a turn it accepted, so this does not wait for the
+// planner; a Runner that does not is waited for until its first event. The caller must call stop
+// when done with a turn it got.
 func startTurn(ctx context.Context, run Runner, r agent.Request) (*turn, error) {
 	next, stop := iter.Pull(run.Turn(ctx, r))
 	first, ok := next()
@@ -30,19 +32,27 @@ func startTurn(ctx context.Context, run Runner, r agent.Request) (*turn, error) 
 		stop()
 		return nil, errNoFinal
 	}
-	if first.Kind == agent.EventError {
-		if _, isDevice := deviceDetails(first.Err); isDevice {
-			stop()
-			return nil, first.Err
-		}
+	switch {
+	case first.Kind == agent.EventStarted:
+		return &turn{next: next, stop: stop}, nil
+	case first.Kind == agent.EventError && refused(first.Err):
+		stop()
+		return nil, first.Err
 	}
-	return &turn{first: first, next: next, stop: stop}, nil
+	return &turn{first: &first, next: next, stop: stop}, nil
 }
 
-// events yields the turn's events, the first one included.
+// refused reports whether a turn's error is the agent refusing it before it ran: no such device,
+// or too many turns.
+func refused(err error) bool {
+	_, isDevice := deviceDetails(err)
+	return isDevice || errors.Is(err, agent.ErrTurnLimit)
+}
+
+// events yields the turn's events after EventStarted.
 func (t *turn) events() iter.Seq[agent.Event] {
 	return func(yield func(agent.Event) bool) {
-		if !yield(t.first) {
+		if t.first != nil && !yield(*t.first) {
 			return
 		}
 		for {
@@ -52,6 +62,11 @@ func (t *turn) events() iter.Seq[agent.Event] {
 			}
 		}
 	}
+}
+
+// turnLimitDetails is data.details of a turn refused past the turn limit.
+func turnLimitDetails(limit int) string {
+	return fmt.Sprintf("Too many turns are running: %d at once is the most agent.limits.turns allows; try again when one has finished", limit)
 }
 
 // deviceDetails says what is wrong with the device choice of a turn that failed for it, as

@@ -47,6 +47,11 @@ type Options struct {
 	Timeout time.Duration
 	// Temperature is sent when not nil; nil leaves it to the endpoint.
 	Temperature *float64
+	// Location, when set, makes every request tell the model the date, time and zone, so that it
+	// can fill a reminder's time (set_reminder's at is ISO 8601 in this zone).
+	Location *time.Location
+	// Now is the clock the time told comes from; nil is time.Now.
+	Now func() time.Time
 	// HTTPClient makes the requests; nil is a plain &http.Client{}.
 	HTTPClient *http.Client
 	// Logger gets debug lines about requests and tool calls; nil logs nothing.

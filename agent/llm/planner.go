@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -109,6 +110,15 @@ func (p *Planner) messages(t agent.TurnContext) []openai.ChatCompletionMessagePa
 	hist := t.History()
 	msgs := make([]openai.ChatCompletionMessageParamUnion, 0, 2+2*len(hist))
 	msgs = append(msgs, openai.SystemMessage(p.o.SystemPrompt))
+	if p.o.Location != nil {
+		now := time.Now
+		if p.o.Now != nil {
+			now = p.o.Now
+		}
+		t := now().In(p.o.Location)
+		msgs = append(msgs, openai.SystemMessage(fmt.Sprintf("It is now %s, %s (time zone %s, UTC%s); reminder times are in this zone.",
+			t.Weekday(), t.Format("2006-01-02 15:04"), p.o.Location, t.Format("-07:00"))))
+	}
 	for _, e := range hist {
 		msgs = append(msgs, openai.UserMessage(e.User))
 		if e.Reply != "" { // some servers refuse an assistant message with no content

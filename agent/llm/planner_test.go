@@ -629,3 +629,24 @@ func TestConcurrentTurns(t *testing.T) {
 		}
 	}
 }
+
+// With a time zone, the model is told the date, time and zone, so that it can fill a reminder's
+// ISO 8601 time.
+func TestToldTheTime(t *testing.T) {
+	r := newReplay(t, sse("plain.sse"))
+	shanghai, err := time.LoadLocation("Asia/Shanghai")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newPlanner(t, r.url(), func(o *Options) {
+		o.Location = shanghai
+		o.Now = func() time.Time { return time.Date(2026, 11, 26, 6, 22, 0, 0, time.UTC) }
+	})
+	if err := p.Plan(t.Context(), &fakeTurn{req: agent.Request{Text: "remind me at 7pm to call mom"}}); err != nil {
+		t.Fatal(err)
+	}
+	msgs := messages(t, r.requests()[0])
+	if roles(t, r.requests()[0]) != "system system user" || msgs[1]["content"] != "It is now Thursday, 2026-11-26 14:22 (time zone Asia/Shanghai, UTC+08:00); reminder times are in this zone." {
+		t.Errorf("messages = %v", msgs)
+	}
+}

@@ -4,13 +4,17 @@
 //
 // # Tool names
 //
-// A device's tool is listed as DEVICE.TOOL, where DEVICE is the device's alias from
+// A device's tool is listed as DEVICE__TOOL (Sep), where DEVICE is the device's alias from
 // agent.device_aliases (Options.Aliases), else its MAC as the protocol writes it
-// (AA-BB-CC-DD-EE-FF, which already fits MCP's tool-name characters): desk.amplify_volume,
-// AA-BB-CC-DD-EE-FF.get_device_status. A device's own tool names hold no dot
-// (^[a-zA-Z0-9_-]{1,64}$), so the first dot ends the device's name. The server's local tools
-// (calculate, search_web, add_user_memory, ...) keep their names: they hold no dot, so they never
-// clash with a device's. A tool's description and input schema are those its device declared.
+// (AA-BB-CC-DD-EE-FF): desk__amplify_volume, AA-BB-CC-DD-EE-FF__get_device_status. Every name
+// fits ^[a-zA-Z0-9_-]{1,64}$, the pattern OpenAI's and Anthropic's APIs hold function names to
+// (a dot, MCP's usual separator, is refused there), so a host may hand them to a model as they
+// are. A device's name holds no "__" and no "_" at either end, so the first "__" ends it; a name
+// that would be over 64 bytes is shortened deterministically (ToolName), and a call is resolved
+// through the names listed, never by parsing. The tool's Title ("TOOL on DEVICE") and its
+// _meta["devicectl/tool"] keep the device's own name. The server's local tools (calculate,
+// search_web, add_user_memory, ...) keep their names: they hold no "__", so they never clash with
+// a device's. A tool's description and input schema are those its device declared.
 //
 // # Devices come and go
 //
@@ -35,7 +39,16 @@
 // # Transports
 //
 // Handler serves the Streamable HTTP transport (agentd mounts it at /mcp), behind the bearer
-// token Options.Token when one is set. Proxy serves the same tools over stdio for hosts that
+// token Options.Token when one is set.
+//
+// # Sessions
+//
+// A session is closed after Options.SessionIdle without a POST (agent.limits.mcp_session_idle;
+// a GET stream open is listening, not use). At most Options.MaxSessions are open
+// (agent.limits.mcp_sessions): opening one more closes the session unused longest, whose host
+// gets 404 on its next request and starts a new session, as the transport says. Hosts that
+// initialize and vanish so cannot hold memory or lock a new host out; only when every session has
+// a POST running is a new one refused, with 503 and a JSON-RPC error naming the limit. Proxy serves the same tools over stdio for hosts that
 // launch a command (`devicectl mcp --server http://ADDR`): it is a client of the HTTP endpoint
 // and mirrors its tools, following its list_changed notifications.
 package mcpserver

@@ -45,7 +45,7 @@ func TestInspector(t *testing.T) {
 	})
 	cs, changed := connect(t, addr, "")
 	robot := startSim(t, addr, deskMAC)
-	waitListed(t, cs, changed, "robot.amplify_volume") // the server has seen the registration
+	waitListed(t, cs, changed, "robot__amplify_volume") // the server has seen the registration
 	endpoint := "http://" + addr + "/mcp"
 
 	// inspect runs the Inspector's CLI with args after the URL and decodes what it prints.
@@ -78,22 +78,22 @@ func TestInspector(t *testing.T) {
 	for _, tool := range list.Tools {
 		names = append(names, tool.Name)
 	}
-	for _, want := range []string{"robot.amplify_volume", "robot.get_device_status", "calculate"} {
+	for _, want := range []string{"robot__amplify_volume", "robot__get_device_status", "calculate"} {
 		if !slices.Contains(names, want) {
 			t.Errorf("the Inspector's tools/list lacks %s: %v", want, names)
 		}
 	}
 
 	var ok result
-	inspect(&ok, "--method", "tools/call", "--tool-name", "robot.amplify_volume", "--tool-arg", "level=30")
+	inspect(&ok, "--method", "tools/call", "--tool-name", "robot__amplify_volume", "--tool-arg", "level=30")
 	if ok.IsError || len(ok.Content) != 1 || ok.Content[0].Text != `{"status":"success"}` {
-		t.Errorf("tools/call robot.amplify_volume level=30: %+v, want the success of a control call", ok)
+		t.Errorf("tools/call robot__amplify_volume level=30: %+v, want the success of a control call", ok)
 	}
 	robot.waitVolume(t, 30)
 
 	var bad result
-	inspect(&bad, "--method", "tools/call", "--tool-name", "robot.amplify_volume", "--tool-arg", "level=150")
+	inspect(&bad, "--method", "tools/call", "--tool-name", "robot__amplify_volume", "--tool-arg", "level=150")
 	if !bad.IsError || len(bad.Content) != 1 || !strings.Contains(bad.Content[0].Text, "150 is greater than the maximum 100") {
-		t.Errorf("tools/call robot.amplify_volume level=150: %+v, want an MCP tool error naming the maximum", bad)
+		t.Errorf("tools/call robot__amplify_volume level=150: %+v, want an MCP tool error naming the maximum", bad)
 	}
 }

@@ -41,15 +41,15 @@ func TestProxy(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	waitListed(t, cs, changed, "desk.amplify_volume", "calculate")
-	res := call(t, cs, "desk.amplify_volume", map[string]any{"level": 42})
+	waitListed(t, cs, changed, "desk__amplify_volume", "calculate")
+	res := call(t, cs, "desk__amplify_volume", map[string]any{"level": 42})
 	if res.IsError {
-		t.Errorf("desk.amplify_volume 42: %s", text(res))
+		t.Errorf("desk__amplify_volume 42: %s", text(res))
 	}
 	desk.waitVolume(t, 42)
-	res = call(t, cs, "desk.amplify_volume", map[string]any{"level": -1})
+	res = call(t, cs, "desk__amplify_volume", map[string]any{"level": -1})
 	if !res.IsError || !strings.Contains(text(res), "-1 is less than the minimum 0") {
-		t.Errorf("desk.amplify_volume -1: isError %v %q, want the detail", res.IsError, text(res))
+		t.Errorf("desk__amplify_volume -1: isError %v %q, want the detail", res.IsError, text(res))
 	}
 	callCtx, callCancel := context.WithTimeout(t.Context(), wait)
 	defer callCancel()
@@ -63,7 +63,7 @@ func TestProxy(t *testing.T) {
 	}
 	waitChanged(t, changed)
 	deadline := time.Now().Add(wait)
-	for slices.Contains(toolNames(t, cs), "desk.amplify_volume") { // the proxy re-lists, then tells
+	for slices.Contains(toolNames(t, cs), "desk__amplify_volume") { // the proxy re-lists, then tells
 		if time.Now().After(deadline) {
 			t.Fatal("the gone device's tools are still listed through the proxy")
 		}

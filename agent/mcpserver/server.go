@@ -3,6 +3,8 @@ package mcpserver
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -29,13 +31,21 @@ type Options struct {
 	// nil: none.
 	Local *tools.Registry
 	// Aliases name devices in tool names, by MAC as the protocol writes it (agent.device_aliases);
-	// a device without one is named by its MAC. Each alias must match [A-Za-z0-9_-]{1,32}.
+	// a device without one is named by its MAC. Each alias is 1 to 32 of [A-Za-z0-9_-], with no
+	// "__" and no "_" at either end.
 	Aliases map[string]string
 	// WaitForControl makes a control tool wait for the device's answer like a query tool
 	// (agent.wait_for_control); false answers {"status":"success"} at once, as seed 002 says.
 	WaitForControl bool
 	// CallTimeout bounds one device call, waited for or not; 0 means DefaultCallTimeout.
 	CallTimeout time.Duration
+	// MaxSessions bounds the open MCP sessions (agent.limits.mcp_sessions): a new one past it
+	// closes the session unused longest. 0 is DefaultMaxSessions.
+	MaxSessions int
+	// SessionIdle closes a session that sent no request for this long
+	// (agent.limits.mcp_session_idle); a host that comes back after it gets 404 and starts a new
+	// session, as the Streamable HTTP transport says. 0 is DefaultSessionIdle.
+	SessionIdle time.Duration
 	// Token, when set, is the bearer token Handler requires (agent.token_file).
 	Token   string
 	Version string // the server's version in initialize's serverInfo
@@ -45,11 +55,6 @@ type Options struct {
 // DefaultCallTimeout is Options.CallTimeout's default: a device answers or times out its own
 // call well within it (execution.tool_timeout is 10 s).
 const DefaultCallTimeout = time.Minute
-
-// sessionTimeout closes an MCP session that sent no request for this long, so that hosts that
-// vanish without ending their session do not pile up. A host that comes back after it gets 404
-// and starts a new session, as the Streamable HTTP transport says.
-const sessionTimeout = time.Hour
 
 // goneKept is how many disconnected devices the server remembers, to tell a caller of their tools
 // why they are gone.
@@ -84,7 +89,30 @@ type deviceTool struct {
 }
 
 // name is the tool's MCP name.
-func (t deviceTool) name() string { return t.device + "." + t.decl.Name }
+func (t deviceTool) name() string { return ToolName(t.device, t.decl.Name) }
+
+// Sep joins a device's name and its tool's in an MCP tool name: DEVICE__TOOL. The names of
+// functions hosts hand to OpenAI's and Anthropic's models must match ^[a-zA-Z0-9_-]{1,64}$,
+// which refuses a dot.
+const Sep = "__"
+
+// maxToolName is the longest tool name those hosts accept.
+const maxToolName = 64
+
+// ToolName is the MCP name of a device's tool: device, Sep, tool. A name over 64 bytes keeps
+// its device part and the start of the tool's name, and ends with "-" and 8 hex digits of the
+// tool name's SHA-256, so that it stays the same from one listing to the next and distinct from
+// the device's other tools. device holds no "__" and does not end with "_" (validDeviceName),
+// so the first "__" of a name ends it.
+func ToolName(device, tool string) string {
+	name := device + Sep + tool
+	if len(name) <= maxToolName {
+		return name
+	}
+	sum := sha256.Sum256([]byte(tool))
+	suffix := "-" + hex.EncodeToString(sum[:4])
+	return name[:maxToolName-len(suffix)] + suffix
+}
 
 // goneDevice is a device whose registration ended.
 type goneDevice struct {
@@ -108,7 +136,7 @@ func New(o *Options) (*Server, error) {
 			return nil, fmt.Errorf("mcpserver: the alias %q is for %q: %w", a, mac, err)
 		}
 		if !validDeviceName(a) {
-			return nil, fmt.Errorf("mcpserver: the alias %q of %s is not 1 to 32 of A-Z a-z 0-9 _ -", a, norm)
+			return nil, fmt.Errorf("mcpserver: the alias %q of %s is not 1 to 32 of A-Z a-z 0-9 _ - with no \"__\" and no \"_\" at either end (it starts tool names: ALIAS__TOOL)", a, norm)
 		}
 		if other, dup := owner[a]; dup {
 			return nil, fmt.Errorf("mcpserver: the alias %q names both %s and %s", a, other, norm)
@@ -118,6 +146,12 @@ func New(o *Options) (*Server, error) {
 	}
 	if opts.CallTimeout <= 0 {
 		opts.CallTimeout = DefaultCallTimeout
+	}
+	if opts.MaxSessions <= 0 {
+		opts.MaxSessions = DefaultMaxSessions
+	}
+	if opts.SessionIdle <= 0 {
+		opts.SessionIdle = DefaultSessionIdle
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -157,15 +191,15 @@ func New(o *Options) (*Server, error) {
 
 	streamable := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		Logger:         s.log,
-		SessionTimeout: sessionTimeout,
+		SessionTimeout: opts.SessionIdle,
 	})
-	s.http = s.authorize(s.refuseClosed(parseErrors(streamable)))
+	s.http = s.authorize(s.refuseClosed(parseErrors(newSessions(s, opts.MaxSessions).limit(streamable))))
 	return s, nil
 }
 
 // instructions tell a host's model what the tools are; one of the control sentences follows.
 const (
-	instructions     = `The tools of the devices (robots, speakers, desk companions) registered with this devicectl agent server, named DEVICE.TOOL (DEVICE is a short alias or the device's MAC), and the server's own tools (calculate, search_web, memory, ...). The list changes as devices connect and disconnect.`
+	instructions     = `The tools of the devices (robots, speakers, desk companions) registered with this devicectl agent server, named DEVICE__TOOL (DEVICE is a short alias or the device's MAC; the Title says "TOOL on DEVICE"), and the server's own tools (calculate, search_web, memory, ...). The list changes as devices connect and disconnect.`
 	controlNotWaited = `A device's control tool (one that changes the device) answers {"status":"success"} once sent, without waiting for the device; its query tools answer with the device's result.`
 	controlWaited    = `A device's tools answer with the device's result.`
 )
@@ -246,8 +280,13 @@ func (s *Server) sync(reasons map[string]error) {
 	for _, d := range s.opts.Hub.Devices() {
 		name := s.deviceName(d.MAC)
 		present[name] = true
-		for _, decl := range d.Tools {
-			want[name+"."+decl.Name] = deviceTool{mac: d.MAC, device: name, decl: decl}
+		for _, decl := range slices.SortedFunc(slices.Values(d.Tools), func(a, b tools.Declaration) int { return strings.Compare(a.Name, b.Name) }) {
+			n := ToolName(name, decl.Name)
+			if other, dup := want[n]; dup { // two long names cut to one: the first in order wins
+				s.log.Warn("a device's tool is not listed: its shortened MCP name is another's", "mac", d.MAC, "tool", decl.Name, "name", n, "other", other.decl.Name)
+				continue
+			}
+			want[n] = deviceTool{mac: d.MAC, device: name, decl: decl}
 		}
 	}
 
@@ -316,10 +355,11 @@ func (s *Server) deviceName(mac string) string {
 	return mac
 }
 
-// validDeviceName reports whether a fits before the dot of an MCP tool name: MCP's charset is
-// [A-Za-z0-9_.-], and a device's name holds no dot.
+// validDeviceName reports whether a fits before the "__" of an MCP tool name: 1 to 32 of
+// [A-Za-z0-9_-], with no "__" and no "_" at either end (as agent.device_aliases checks), so that
+// the first "__" of a tool name ends the device's name.
 func validDeviceName(a string) bool {
-	if a == "" || len(a) > 32 {
+	if a == "" || len(a) > 32 || strings.Contains(a, Sep) || strings.HasPrefix(a, "_") || strings.HasSuffix(a, "_") {
 		return false
 	}
 	for _, r := range a {
@@ -330,6 +370,12 @@ func validDeviceName(a string) bool {
 	return true
 }
 
+// validLocalName reports whether a local tool's name fits the hosts' pattern and cannot be taken
+// for a device's tool.
+func validLocalName(n string) bool {
+	return n != "" && len(n) <= maxToolName && !strings.Contains(n, Sep) && strings.Trim(n, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") == ""
+}
+
 // addDevice lists a device's tool.
 func (s *Server) addDevice(t deviceTool) {
 	s.mcp.AddTool(&mcp.Tool{
@@ -338,7 +384,7 @@ func (s *Server) addDevice(t deviceTool) {
 		Description: t.decl.Description,
 		InputSchema: t.decl.Parameters, // type object: the hub refuses a registration without it
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: t.decl.SubType == tools.Query},
-		Meta:        mcp.Meta{"devicectl/mac": t.mac, "devicectl/sub_type": string(t.decl.SubType)},
+		Meta:        mcp.Meta{"devicectl/mac": t.mac, "devicectl/tool": t.decl.Name, "devicectl/sub_type": string(t.decl.SubType)},
 	}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return s.callDevice(ctx, t, req.Params.Arguments)
 	})
@@ -346,8 +392,8 @@ func (s *Server) addDevice(t deviceTool) {
 
 // addLocal lists one of the server's own tools under its own name.
 func (s *Server) addLocal(d tools.Declaration) error {
-	if strings.Contains(d.Name, ".") || d.Parameters == nil || d.Parameters.Type != "object" {
-		return fmt.Errorf("mcpserver: local tool %q: an MCP tool needs a name without a dot and an object schema", d.Name)
+	if !validLocalName(d.Name) || d.Parameters == nil || d.Parameters.Type != "object" {
+		return fmt.Errorf("mcpserver: local tool %q: an MCP tool needs a name of 1 to 64 of A-Z a-z 0-9 _ - without \"__\" (which device tools hold) and an object schema", d.Name)
 	}
 	s.mcp.AddTool(&mcp.Tool{
 		Name:        d.Name,
@@ -376,7 +422,7 @@ func (s *Server) goneDevices(next mcp.MethodHandler) mcp.MethodHandler {
 
 // goneText says why name, a tool of a device that is no longer registered, cannot be called.
 func (s *Server) goneText(name string) (string, bool) {
-	device, _, ok := strings.Cut(name, ".")
+	device, _, ok := strings.Cut(name, Sep)
 	if !ok {
 		return "", false
 	}

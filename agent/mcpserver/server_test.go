@@ -36,8 +36,8 @@ func TestDevicesAsTools(t *testing.T) {
 	desk := startSim(t, addr, deskMAC)
 	bar := startSim(t, addr, barMAC)
 	waitListed(t, cs, changed,
-		"desk.amplify_volume", "desk.set_virtual_human_expression", "desk.get_device_status",
-		barMAC+".amplify_volume", barMAC+".get_device_status",
+		"desk__amplify_volume", "desk__set_virtual_human_expression", "desk__get_device_status",
+		barMAC+"__amplify_volume", barMAC+"__get_device_status",
 		"calculate", "search_web", "add_user_memory", "search_user_memories", "delete_user_memory")
 	// The input schema is the one the device declared.
 	dev, ok := srv.Hub.Device(deskMAC)
@@ -48,12 +48,12 @@ func TestDevicesAsTools(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if tool.Name != "desk.amplify_volume" {
+		if tool.Name != "desk__amplify_volume" {
 			continue
 		}
 		i := slices.IndexFunc(dev.Tools, func(d toolDecl) bool { return d.Name == "amplify_volume" })
 		if got, want := compactJSON(t, tool.InputSchema), compactJSON(t, dev.Tools[i].Parameters); got != want {
-			t.Errorf("desk.amplify_volume's input schema\n got %s\nwant %s", got, want)
+			t.Errorf("desk__amplify_volume's input schema\n got %s\nwant %s", got, want)
 		}
 		if tool.Description != dev.Tools[i].Description {
 			t.Errorf("description %q, want the device's %q", tool.Description, dev.Tools[i].Description)
@@ -61,34 +61,34 @@ func TestDevicesAsTools(t *testing.T) {
 	}
 
 	// A control tool answers success at once (seed 002); the speaker then moves.
-	res := call(t, cs, "desk.amplify_volume", map[string]any{"level": 30})
+	res := call(t, cs, "desk__amplify_volume", map[string]any{"level": 30})
 	if res.IsError || text(res) != `{"status":"success"}` {
-		t.Errorf("desk.amplify_volume 30: isError %v %q, want the success of a control call", res.IsError, text(res))
+		t.Errorf("desk__amplify_volume 30: isError %v %q, want the success of a control call", res.IsError, text(res))
 	}
 	desk.waitVolume(t, 30)
-	res = call(t, cs, barMAC+".amplify_volume", map[string]any{"level": 55})
+	res = call(t, cs, barMAC+"__amplify_volume", map[string]any{"level": 55})
 	if res.IsError {
-		t.Errorf("%s.amplify_volume: %s", barMAC, text(res))
+		t.Errorf("%s__amplify_volume: %s", barMAC, text(res))
 	}
 	bar.waitVolume(t, 55)
 
 	// Input the schema refuses never reaches the device: a tool error with the detail.
-	res = call(t, cs, "desk.amplify_volume", map[string]any{"level": 150})
-	if want := "desk.amplify_volume: Invalid params (-32602): arguments.level: 150 is greater than the maximum 100"; !res.IsError || text(res) != want {
-		t.Errorf("desk.amplify_volume 150: isError %v %q, want a tool error naming the maximum", res.IsError, text(res))
+	res = call(t, cs, "desk__amplify_volume", map[string]any{"level": 150})
+	if want := "desk__amplify_volume: Invalid params (-32602): arguments.level: 150 is greater than the maximum 100"; !res.IsError || text(res) != want {
+		t.Errorf("desk__amplify_volume 150: isError %v %q, want a tool error naming the maximum", res.IsError, text(res))
 	}
-	res = call(t, cs, "desk.amplify_volume", nil)
+	res = call(t, cs, "desk__amplify_volume", nil)
 	if !res.IsError || !strings.Contains(text(res), `arguments: missing required property "level"`) {
-		t.Errorf("desk.amplify_volume without arguments: isError %v %q", res.IsError, text(res))
+		t.Errorf("desk__amplify_volume without arguments: isError %v %q", res.IsError, text(res))
 	}
 
 	// A query waits for the device's answer, which is the result (and structured content).
-	res = call(t, cs, "desk.get_device_status", nil)
+	res = call(t, cs, "desk__get_device_status", nil)
 	if res.IsError || !strings.Contains(text(res), `"volume":30`) {
-		t.Errorf("desk.get_device_status: isError %v %q, want the device's status with volume 30", res.IsError, text(res))
+		t.Errorf("desk__get_device_status: isError %v %q, want the device's status with volume 30", res.IsError, text(res))
 	}
 	if _, ok := res.StructuredContent.(map[string]any); !ok {
-		t.Errorf("desk.get_device_status: structured content %T, want the device's object", res.StructuredContent)
+		t.Errorf("desk__get_device_status: structured content %T, want the device's object", res.StructuredContent)
 	}
 
 	// The server's own tools.
@@ -104,7 +104,7 @@ func TestDevicesAsTools(t *testing.T) {
 	// A tool no one has is a protocol error.
 	ctx, cancel := context.WithTimeout(t.Context(), wait)
 	defer cancel()
-	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "desk.fly", Arguments: map[string]any{}}); err == nil || !strings.Contains(err.Error(), `unknown tool "desk.fly"`) {
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "desk__fly", Arguments: map[string]any{}}); err == nil || !strings.Contains(err.Error(), `unknown tool "desk__fly"`) {
 		t.Errorf("tools/call desk.fly: %v, want a JSON-RPC error naming the unknown tool", err)
 	}
 }
@@ -128,9 +128,9 @@ func TestDeviceErrorIsToolError(t *testing.T) {
 	if _, err := dev.Register(t.Context(), barMAC, hubtest.Tools); err != nil {
 		t.Fatal(err)
 	}
-	waitListed(t, cs, changed, barMAC+".amplify_volume")
-	res := call(t, cs, barMAC+".amplify_volume", map[string]any{"level": 20})
-	want := barMAC + ".amplify_volume: the device " + barMAC + " answered 执行失败：音量级别超出范围（0-100）。 (-32000): the amplifier is off"
+	waitListed(t, cs, changed, barMAC+"__amplify_volume")
+	res := call(t, cs, barMAC+"__amplify_volume", map[string]any{"level": 20})
+	want := barMAC + "__amplify_volume: the device " + barMAC + " answered 执行失败：音量级别超出范围（0-100）。 (-32000): the amplifier is off"
 	if !res.IsError || text(res) != want {
 		t.Errorf("isError %v %q, want %q", res.IsError, text(res), want)
 	}
@@ -144,13 +144,13 @@ func TestDeviceDisconnects(t *testing.T) {
 		c.Agent.DeviceAliases = map[string]string{"02:00:00:00:00:01": "desk"} // as written, not normalised
 	})
 	cs, changed := connect(t, addr, "")
-	if names := toolNames(t, cs); slices.ContainsFunc(names, func(n string) bool { return strings.Contains(n, ".") }) {
+	if names := toolNames(t, cs); slices.ContainsFunc(names, func(n string) bool { return strings.Contains(n, mcpserver.Sep) }) {
 		t.Fatalf("device tools listed before any device registered: %v", names)
 	}
 
 	desk := startSim(t, addr, deskMAC)
 	waitChanged(t, changed)
-	waitListed(t, cs, changed, "desk.amplify_volume")
+	waitListed(t, cs, changed, "desk__amplify_volume")
 	drain(changed)
 
 	if err := desk.Close(); err != nil {
@@ -160,15 +160,15 @@ func TestDeviceDisconnects(t *testing.T) {
 	// A list_changed of the registration may still have been on its way: the listing may take
 	// one more notification to lose the tools.
 	deadline := time.Now().Add(wait)
-	for names := toolNames(t, cs); slices.Contains(names, "desk.amplify_volume"); names = toolNames(t, cs) {
+	for names := toolNames(t, cs); slices.Contains(names, "desk__amplify_volume"); names = toolNames(t, cs) {
 		if time.Now().After(deadline) {
 			t.Fatalf("after the device disconnected, tools/list still has its tools: %v", names)
 		}
 		waitChanged(t, changed)
 	}
-	res := call(t, cs, "desk.amplify_volume", map[string]any{"level": 10})
+	res := call(t, cs, "desk__amplify_volume", map[string]any{"level": 10})
 	t.Logf("a call to the gone device: %s", text(res))
-	if !res.IsError || !strings.HasPrefix(text(res), "desk.amplify_volume: the device desk ("+deskMAC+") disconnected") {
+	if !res.IsError || !strings.HasPrefix(text(res), "desk__amplify_volume: the device desk ("+deskMAC+") disconnected") {
 		t.Errorf("a call to the gone device: isError %v %q, want a tool error saying it disconnected", res.IsError, text(res))
 	}
 
@@ -193,13 +193,13 @@ func TestDeviceDisconnects(t *testing.T) {
 	if _, err := dev.Register(t.Context(), barMAC, hubtest.Tools); err != nil {
 		t.Fatal(err)
 	}
-	waitListed(t, cs, changed, barMAC+".get_status")
+	waitListed(t, cs, changed, barMAC+"__get_status")
 	go func() {
 		<-started
 		dev.Close()
 	}()
-	res = call(t, cs, barMAC+".get_status", nil)
-	if !res.IsError || !strings.Contains(text(res), barMAC+".get_status: the device "+barMAC+" disconnected before it answered") {
+	res = call(t, cs, barMAC+"__get_status", nil)
+	if !res.IsError || !strings.Contains(text(res), barMAC+"__get_status: the device "+barMAC+" disconnected before it answered") {
 		t.Errorf("a call whose device went mid-call: isError %v %q", res.IsError, text(res))
 	}
 }
@@ -234,7 +234,7 @@ func TestToken(t *testing.T) {
 	}
 
 	cs, changed := connect(t, addr, token)
-	waitListed(t, cs, changed, deskMAC+".amplify_volume")
+	waitListed(t, cs, changed, deskMAC+"__amplify_volume")
 }
 
 // Close ends the MCP sessions, so the server's shutdown does not wait for their event streams.
@@ -270,7 +270,7 @@ func TestToolsChanged(t *testing.T) {
 	if _, err := dev.Register(t.Context(), barMAC, hubtest.Tools); err != nil {
 		t.Fatal(err)
 	}
-	waitListed(t, cs, changed, barMAC+".amplify_volume", barMAC+".get_status")
+	waitListed(t, cs, changed, barMAC+"__amplify_volume", barMAC+"__get_status")
 	drain(changed)
 
 	const only = `[{"name":"get_status","description":"Read the device's state, again.","main_type":"remote","sub_type":"query","parameters":{"type":"object","properties":{"verbose":{"type":"boolean"}}}}]`
@@ -287,10 +287,10 @@ func TestToolsChanged(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if tool.Name == barMAC+".amplify_volume" {
+			if tool.Name == barMAC+"__amplify_volume" {
 				dropped = false
 			}
-			if tool.Name == barMAC+".get_status" {
+			if tool.Name == barMAC+"__get_status" {
 				desc = tool.Description
 			}
 		}
@@ -303,13 +303,13 @@ func TestToolsChanged(t *testing.T) {
 			t.Fatalf("within %s: amplify_volume dropped %v, get_status's description %q; want the new registration's listing", wait, dropped, desc)
 		}
 	}
-	res := call(t, cs, barMAC+".get_status", map[string]any{"verbose": true})
+	res := call(t, cs, barMAC+"__get_status", map[string]any{"verbose": true})
 	if res.IsError || !strings.Contains(text(res), `"verbose":true`) {
 		t.Errorf("get_status with the new schema: isError %v %q", res.IsError, text(res))
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), wait)
 	defer cancel()
-	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: barMAC + ".amplify_volume", Arguments: map[string]any{"level": 1}}); err == nil || !strings.Contains(err.Error(), "unknown tool") {
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: barMAC + "__amplify_volume", Arguments: map[string]any{"level": 1}}); err == nil || !strings.Contains(err.Error(), "unknown tool") {
 		t.Errorf("a tool the connected device dropped: %v, want unknown tool", err)
 	}
 }
@@ -325,6 +325,8 @@ func TestNewOptions(t *testing.T) {
 		{nil, "Options.Hub is nil"},
 		{&mcpserver.Options{}, "Options.Hub is nil"},
 		{&mcpserver.Options{Hub: h, Aliases: map[string]string{deskMAC: "my.desk"}}, `the alias "my.desk" of ` + deskMAC + " is not 1 to 32"},
+		{&mcpserver.Options{Hub: h, Aliases: map[string]string{deskMAC: "my__desk"}}, `the alias "my__desk" of ` + deskMAC + " is not 1 to 32"},
+		{&mcpserver.Options{Hub: h, Aliases: map[string]string{deskMAC: "desk_"}}, `the alias "desk_" of ` + deskMAC + " is not 1 to 32"},
 		{&mcpserver.Options{Hub: h, Aliases: map[string]string{deskMAC: "x", "02:00:00:00:00:02": "x"}}, `the alias "x" names both ` + deskMAC + " and " + barMAC},
 		{&mcpserver.Options{Hub: h, Aliases: map[string]string{"desk": "x"}}, `the alias "x" is for "desk"`},
 	} {
@@ -388,13 +390,13 @@ func TestControlCallsNotWaitedForAreBounded(t *testing.T) {
 	if _, err := dev.Register(t.Context(), barMAC, hubtest.Tools); err != nil {
 		t.Fatal(err)
 	}
-	waitListed(t, cs, changed, barMAC+".amplify_volume")
+	waitListed(t, cs, changed, barMAC+"__amplify_volume")
 	for i := range mcpserver.MaxLater {
-		if res := call(t, cs, barMAC+".amplify_volume", map[string]any{"level": i}); res.IsError {
+		if res := call(t, cs, barMAC+"__amplify_volume", map[string]any{"level": i}); res.IsError {
 			t.Fatalf("control call %d: %q, want success at once", i+1, text(res))
 		}
 	}
-	res := call(t, cs, barMAC+".amplify_volume", map[string]any{"level": 1})
+	res := call(t, cs, barMAC+"__amplify_volume", map[string]any{"level": 1})
 	if !res.IsError || !strings.Contains(text(res), "device busy (-32002)") {
 		t.Errorf("control call %d: isError %v %q, want a busy tool error", mcpserver.MaxLater+1, res.IsError, text(res))
 	}

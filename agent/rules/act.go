@@ -137,6 +137,12 @@ func (r *turn) do(in intent) error {
 		r.help(in.greet)
 	case kThanks:
 		r.say("不客气！", "You're welcome!")
+	case kRemind, kTimer:
+		return r.remind(in)
+	case kListReminders:
+		return r.listReminders()
+	case kCancelReminder:
+		return r.cancelReminders(in)
 	case kTooLong:
 		r.say(fmt.Sprintf("这句话太长了（超过%d个字），请说短一点。", in.n),
 			fmt.Sprintf("That is too long for me (over %d characters); please say it in fewer words.", in.n))
@@ -775,6 +781,10 @@ func (r *turn) capabilities() string {
 	}
 	if r.has(toolSearch) {
 		add("上网搜索（“搜索 今天的新闻”）", `search the web ("search for today's news")`)
+	}
+	if r.has(toolSetReminder) {
+		add("设提醒和计时（“10分钟后提醒我喝水”“计时5分钟”“我有哪些提醒”）",
+			`set reminders and timers ("remind me in 5 minutes to stretch", "set a timer for 3 minutes", "what reminders do I have")`)
 	}
 	for _, d := range r.t.Tools() {
 		if !slices.Contains(knownTools, d.Name) {

@@ -61,6 +61,12 @@
 //
 //	搜索 今天的新闻  搜一下量子计算  上网查天气          search for golang  look up the weather in Oslo
 //
+// Reminders and timers (set_reminder, list_reminders, cancel_reminder of agent/reminders), with
+// times said in the agent's time zone (Options.Location); the reply says when, in words:
+//
+//	10分钟后提醒我喝水  明天早上8点提醒我开会  每周一早上9点提醒我交周报  计时5分钟  我有哪些提醒  取消喝水的提醒
+//	remind me in 5 minutes to stretch  remind me every day at 8am to take my pills  set a timer for 3 minutes
+//
 // Also: 你好 / hello, 你能做什么 / help (what it can do now), 谢谢 / thanks.
 //
 // Several requests in one sentence run in order: 把音量调到30然后笑一个, set volume to 30 and

@@ -23,7 +23,11 @@ const (
 	kSearch                 // text: the web search query
 	kHelp                   // greet: it was a greeting
 	kThanks
-	kTooLong // n: the limit, in characters
+	kTooLong        // n: the limit, in characters
+	kRemind         // when, text: a reminder (when unset: no time was said)
+	kTimer          // when.in: a countdown
+	kListReminders  //
+	kCancelReminder // text: what the reminder says ("" the only one); everything: all of them
 )
 
 // intent is one thing the person asked for.
@@ -34,14 +38,15 @@ type intent struct {
 	volumeOnly bool
 	amount     bool
 	greet      bool
-	everything bool // kForget: all memories were asked for, which the planner does not do
+	everything bool // kForget: all memories were asked for; kCancelReminder: all reminders
+	when       when // kRemind, kTimer
 }
 
 // absorbing reports whether the intent takes the rest of its segment as content, so that the
 // segment is not split further: "remember that I like tea and cake", "add 5 and 10".
 func (in intent) absorbing() bool {
 	switch in.kind {
-	case kCalc, kRemember, kRecall, kForget, kSearch:
+	case kCalc, kRemember, kRecall, kForget, kSearch, kRemind, kTimer, kCancelReminder:
 		return true
 	case kFace:
 		return in.text == "close_eyes_smile" // "close your eyes and smile" is one face
@@ -66,8 +71,11 @@ func parse(text string) []intent {
 	if whole.low == "" {
 		return []intent{{kind: kUnknown}}
 	}
-	// Remember and search take the rest of the sentence, commas included.
+	// A reminder, remember and search take the rest of the sentence, commas included.
 	// (Forget first: "忘记" is not "记".)
+	if in, ok := parseRemind(whole, "", ""); ok {
+		return []intent{in}
+	}
 	if _, ok := parseForget(whole, whole.words(), ""); !ok {
 		if in, ok := parseRemember(whole, "", ""); ok {
 			return []intent{in}
@@ -130,7 +138,7 @@ func parseOne(seg segment) (intent, bool) {
 	w := seg.words()
 	num := digitizeEn(digitizeZh(seg.low))
 	for _, f := range []func(segment, string, string) (intent, bool){
-		parseForget, parseRemember, parseSearch, parseRecall, parseThanks,
+		parseRemind, parseForget, parseRemember, parseSearch, parseRecall, parseThanks,
 		parseStatus, parseVolume, parseFace, parseCalc, parseHelp,
 	} {
 		if in, ok := f(seg, w, num); ok {

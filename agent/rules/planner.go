@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"context"
 	"sync"
+	"time"
 
 	"github.com/devicectl/devicectl/agent"
 )
@@ -15,6 +16,10 @@ type Options struct {
 	// MaxSessions bounds how many sessions' state (the memory "forget that" refers to) is
 	// kept; the least recently used is dropped first. 0 means 1024.
 	MaxSessions int
+	// Location is the time zone clock times are said in (agent.timezone); nil is time.Local.
+	Location *time.Location
+	// Now is the clock; nil is time.Now.
+	Now func() time.Time
 }
 
 // Planner is the built-in rule planner. It is safe for concurrent use by many turns.

@@ -23,7 +23,8 @@ const (
 )
 
 // knownTools is every tool the grammar can call, in the order capabilities are listed.
-var knownTools = []string{toolVolume, toolFace, toolStatus, toolCalc, toolAddMem, toolSearchMem, toolDelMem, toolSearch}
+var knownTools = []string{toolVolume, toolFace, toolStatus, toolCalc, toolAddMem, toolSearchMem, toolDelMem, toolSearch,
+	toolSetReminder, toolListReminders, toolCancelReminder}
 
 func indexTools(ds []tools.Declaration) map[string]tools.Declaration {
 	m := make(map[string]tools.Declaration, len(ds))

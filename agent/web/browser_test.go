@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -465,8 +466,21 @@ func TestPageWithToken(t *testing.T) {
 	if n := eval[int](t, ctx, `document.querySelectorAll("#device-list li").length`); n != 0 {
 		t.Errorf("the locked page shows %d devices", n)
 	}
+	// Locked, the page says so and shows nothing it cannot read: no empty device list ("No
+	// device is connected" would be a lie), no box to say something that cannot be sent.
+	if shown := eval[[]string](t, ctx, `[...document.querySelectorAll("main section, #say-text")]
+		.filter(e => e.checkVisibility()).map(e => e.id)`); len(shown) > 0 {
+		t.Errorf("the locked page shows %q", shown)
+	}
+	if text := eval[string](t, ctx, `document.body.innerText`); !strings.Contains(text, "This page is locked") || strings.Contains(text, "No device is connected") {
+		t.Errorf("the locked page reads %q; want it to say it is locked, and not that no device is connected", text)
+	}
+	if status := eval[string](t, ctx, `document.getElementById("link").textContent`); status != "locked" {
+		t.Errorf("the locked page's status reads %q, want locked", status)
+	}
 	step(t, ctx, "typing the token", chromedp.KeyEvent(token+"\r"))
-	waitFor(t, ctx, "the page is live", `document.body.dataset.ready === "true" && `+jsConn+` === "connected" && document.getElementById("login").hidden`)
+	waitFor(t, ctx, "the page is live", `document.body.dataset.ready === "true" && `+jsConn+` === "connected" && document.getElementById("login").hidden &&
+		[...document.querySelectorAll("main section")].every(s => s.checkVisibility())`)
 	if id := eval[string](t, ctx, `document.activeElement.id`); id != "say-text" {
 		t.Errorf("after the token, the focus is on #%s, want #say-text", id)
 	}

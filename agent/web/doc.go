@@ -18,9 +18,18 @@
 //   - the face image: GET /web/face/{expression}.png, drawn by hal/faces.Draw, the same drawing as
 //     the OLED and the terminal.
 //
+// What it keeps: each call's input, result and error cut to Options.CallBytes
+// (agent.limits.web_call_bytes; a marker says how long it was), Options.Calls calls per device
+// (agent.limits.web_calls), the last 64 devices that disconnected and their calls, the last 50
+// exchanges. So a page's snapshot is bounded, however large a device's answers. A page that
+// stops reading is dropped once it falls 256 events or about a megabyte behind, even while a
+// write to it is stuck; its EventSource reconnects and starts from a fresh snapshot.
+//
 // Access: with Options.Token set, the page's data (the event stream, what is said) needs the
 // token, once: the page sends it as a bearer token to POST /web/session and gets an HttpOnly,
-// SameSite=Strict cookie derived from it. Without a token the page answers only requests whose
+// SameSite=Strict cookie derived from it. Until then the page says it is locked and asks for the
+// token, and shows none of its sections: an empty device list or a box to say something would
+// be untrue of a page that may not listen. Without a token the page answers only requests whose
 // Host is a loopback name, so another site cannot reach it by DNS rebinding. POSTs from another
 // origin are refused (http.CrossOriginProtection).
 package web

@@ -2,6 +2,7 @@ package web
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/devicectl/devicectl/agent/hub"
 )
@@ -21,15 +23,17 @@ const (
 	toolStatus = "get_device_status"
 )
 
-// How much history a page that connects late is shown.
-const (
-	keepCalls = 100
-	keepTurns = 50
-)
+// keepTurns is how many exchanges of the conversation a page that connects late is shown.
+const keepTurns = 50
 
-// clientBuffer is how many events a page may fall behind before it is dropped; its EventSource
-// then reconnects and starts again from a snapshot, so it loses nothing but time.
-const clientBuffer = 256
+// A page may fall behind by clientBuffer events or clientBytes bytes (whichever comes first, and
+// at least a few of the largest events) before it is dropped; its EventSource then reconnects and
+// starts again from a snapshot, so it loses nothing but time, and a page that stopped reading
+// holds no more than that.
+const (
+	clientBuffer = 256
+	clientBytes  = 1 << 20
+)
 
 // keepAlive is how often an idle event stream gets a comment, so that proxies keep it open.
 const keepAlive = 20 * time.Second
@@ -82,10 +86,13 @@ type turnView struct {
 // state is what the pages show, and the pages to tell when it changes.
 type state struct {
 	showThoughts bool
+	callBytes    int // what a call keeps of its input, its result and its error
+	keepCalls    int // calls kept per device, and of the server's own tools
+	queueBytes   int // what a page may fall behind by, in bytes
 
 	mu       sync.Mutex
 	devices  map[string]*deviceView
-	calls    []callView
+	calls    map[string][]callView // by MAC; "" the server's own tools
 	turns    []*turnView
 	nextCall int
 	nextTurn int
@@ -95,11 +102,19 @@ type state struct {
 
 type client struct {
 	ch     chan []byte
-	kicked chan struct{} // closed when the page fell too far behind
+	queued int             // bytes in ch; guarded by state.mu
+	ctx    context.Context // done when the page is dropped: it fell too far behind, or left
+	kick   context.CancelFunc
 }
 
-func newState(showThoughts bool) *state {
-	return &state{showThoughts: showThoughts, devices: make(map[string]*deviceView), clients: make(map[*client]struct{})}
+// newState keeps at most keepCalls calls per device, each cut to callBytes.
+func newState(showThoughts bool, callBytes, keepCalls int) *state {
+	return &state{
+		showThoughts: showThoughts, callBytes: callBytes, keepCalls: keepCalls,
+		// Room for a few of the largest call events, so that one alone never drops a page.
+		queueBytes: max(clientBytes, 8*(3*callBytes+4<<10)),
+		devices:    make(map[string]*deviceView), calls: make(map[string][]callView), clients: make(map[*client]struct{}),
+	}
 }
 
 // sse formats one event.
@@ -115,13 +130,30 @@ func sse(event string, v any) []byte {
 func (s *state) broadcast(event string, v any) {
 	msg := sse(event, v)
 	for c := range s.clients {
+		if c.queued+len(msg) > s.queueBytes {
+			s.kick(c)
+			continue
+		}
 		select {
 		case c.ch <- msg:
+			c.queued += len(msg)
 		default:
-			delete(s.clients, c)
-			close(c.kicked)
+			s.kick(c)
 		}
 	}
+}
+
+// kick drops a page that fell too far behind; s.mu is held.
+func (s *state) kick(c *client) {
+	delete(s.clients, c)
+	c.kick()
+}
+
+// took tells that a page's stream took msg from its queue.
+func (s *state) took(c *client, msg []byte) {
+	s.mu.Lock()
+	c.queued -= len(msg)
+	s.mu.Unlock()
 }
 
 func (d *deviceView) now() deviceView {
@@ -189,6 +221,7 @@ func (s *state) forgetGone() {
 	slices.SortFunc(gone, func(a, b *deviceView) int { return cmp.Compare(a.gone, b.gone) })
 	for _, v := range gone[:len(gone)-maxGone] {
 		delete(s.devices, v.MAC)
+		delete(s.calls, v.MAC)
 	}
 }
 
@@ -242,17 +275,67 @@ func (s *state) applyCall(mac, tool string, input, result json.RawMessage) {
 	s.sendDevice(v)
 }
 
+// addCall logs a call, cut to what the page keeps. The calls of a device the page does not show
+// (one it has forgotten) are sent to the open pages but not kept.
 func (s *state) addCall(c callView) {
+	c.Input = cutJSON(c.Input, s.callBytes)
+	c.Result = cutJSON(c.Result, s.callBytes)
+	c.Err = cutText(c.Err, s.callBytes)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.nextCall++
 	c.ID = s.nextCall
 	c.Millis = float64(c.Duration.Microseconds()) / 1000
-	s.calls = append(s.calls, c)
-	if len(s.calls) > keepCalls {
-		s.calls = slices.Delete(s.calls, 0, len(s.calls)-keepCalls)
+	if _, shown := s.devices[c.MAC]; shown || c.MAC == "" {
+		kept := append(s.calls[c.MAC], c)
+		if len(kept) > s.keepCalls {
+			kept = slices.Delete(kept, 0, len(kept)-s.keepCalls)
+		}
+		s.calls[c.MAC] = kept
 	}
 	s.broadcast("call", c)
+}
+
+// cutMarker ends what was cut from a call's input, result or error, so the page shows it.
+const cutMarker = "… [cut: %d bytes, the page keeps %d]"
+
+// cutJSON returns raw, or, when it is over limit bytes, a JSON string of its start and a marker
+// saying how long it was, within limit bytes.
+func cutJSON(raw json.RawMessage, limit int) json.RawMessage {
+	if len(raw) <= limit {
+		return raw
+	}
+	marker := fmt.Sprintf(cutMarker, len(raw), limit)
+	keep := limit - len(marker) - 2 // the quotes
+	for keep > 0 {
+		b, err := json.Marshal(validPrefix(string(raw), keep) + marker)
+		if err == nil && len(b) <= limit {
+			return b
+		}
+		keep -= max(len(b)-limit, 1) // escapes made it longer: keep less
+	}
+	b, _ := json.Marshal(marker)
+	return b
+}
+
+// cutText is cutJSON for plain text.
+func cutText(text string, limit int) string {
+	if len(text) <= limit {
+		return text
+	}
+	marker := fmt.Sprintf(cutMarker, len(text), limit)
+	return validPrefix(text, max(limit-len(marker), 0)) + marker
+}
+
+// validPrefix is s's first n bytes at most, not splitting a UTF-8 character.
+func validPrefix(s string, n int) string {
+	if n >= len(s) {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 func (s *state) startTurn(text, mac string) int {
@@ -326,19 +409,21 @@ type snapshot struct {
 func (s *state) subscribe() (*client, []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	snap := snapshot{Devices: []deviceView{}, Calls: slices.Clone(s.calls), Turns: s.turns, ShowThoughts: s.showThoughts}
+	snap := snapshot{Devices: []deviceView{}, Calls: []callView{}, Turns: s.turns, ShowThoughts: s.showThoughts}
 	for _, d := range s.devices {
 		snap.Devices = append(snap.Devices, d.now())
 	}
 	slices.SortFunc(snap.Devices, func(a, b deviceView) int { return strings.Compare(a.MAC, b.MAC) })
-	if snap.Calls == nil {
-		snap.Calls = []callView{}
+	for _, calls := range s.calls {
+		snap.Calls = append(snap.Calls, calls...)
 	}
+	slices.SortFunc(snap.Calls, func(a, b callView) int { return cmp.Compare(a.ID, b.ID) })
 	if snap.Turns == nil {
 		snap.Turns = []*turnView{}
 	}
 	msg := sse("snapshot", snap) // encoded under the lock: the turns are shared
-	c := &client{ch: make(chan []byte, clientBuffer), kicked: make(chan struct{})}
+	c := &client{ch: make(chan []byte, clientBuffer)}
+	c.ctx, c.kick = context.WithCancel(context.Background())
 	s.clients[c] = struct{}{}
 	return c, msg
 }
@@ -347,8 +432,7 @@ func (s *state) unsubscribe(c *client) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.clients[c]; ok {
-		delete(s.clients, c)
-		close(c.kicked)
+		s.kick(c)
 	}
 }
 
@@ -360,6 +444,10 @@ func (h *Handler) serveEvents(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	c, snap := h.st.subscribe()
 	defer h.st.unsubscribe(c)
+	// A page dropped for falling behind may be stuck in a write to a client that stopped
+	// reading: ending the write now frees what it holds, rather than when the write times out.
+	stop := context.AfterFunc(c.ctx, func() { rc.SetWriteDeadline(time.Now()) })
+	defer stop()
 	if _, err := w.Write(snap); err != nil {
 		return
 	}
@@ -372,9 +460,10 @@ func (h *Handler) serveEvents(w http.ResponseWriter, r *http.Request) {
 		var msg []byte
 		select {
 		case msg = <-c.ch:
+			h.st.took(c, msg)
 		case <-tick.C:
 			msg = []byte(": keep-alive\n\n")
-		case <-c.kicked:
+		case <-c.ctx.Done():
 			h.log.Info("a page fell behind its event stream; it reconnects from a snapshot", "remote", r.RemoteAddr)
 			return
 		case <-r.Context().Done():

@@ -8,14 +8,15 @@ import (
 )
 
 // Devices that came and went under ever new MACs do not pile up: the page keeps the connected
-// ones and the maxGone that left last.
+// ones and the maxGone that left last, and the calls of those only.
 func TestGoneDevicesBounded(t *testing.T) {
-	s := newState(false)
+	s := newState(false, DefaultCallBytes, DefaultCalls)
 	const n = maxGone + 40
 	mac := func(i int) string { return fmt.Sprintf("02-00-00-00-%02X-%02X", i/256, i%256) }
 	s.registered(hub.Device{MAC: "AA-AA-AA-AA-AA-AA"}) // stays connected throughout
 	for i := range n {
 		s.registered(hub.Device{MAC: mac(i)})
+		s.addCall(callView{MAC: mac(i), Tool: "get_device_status"})
 		s.disconnected(mac(i), "gone")
 	}
 	if got := len(s.devices); got != maxGone+1 {
@@ -28,5 +29,13 @@ func TestGoneDevicesBounded(t *testing.T) {
 		if _, ok := s.devices[mac(i)]; !ok {
 			t.Errorf("%s, among the last gone, was forgotten", mac(i))
 		}
+	}
+	// The calls of a forgotten device go with it.
+	if got := len(s.calls); got != maxGone {
+		t.Errorf("calls are kept for %d devices, want the %d gone devices still shown", got, maxGone)
+	}
+	s.addCall(callView{MAC: mac(0), Tool: "get_device_status"}) // a late answer of a forgotten one
+	if _, ok := s.calls[mac(0)]; ok {
+		t.Errorf("a call of the forgotten %s is kept", mac(0))
 	}
 }

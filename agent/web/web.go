@@ -52,14 +52,26 @@ type Options struct {
 	// MaxTurns bounds the turns running at once; a POST beyond it is answered 503. 0 is
 	// DefaultMaxTurns.
 	MaxTurns int
-	Logger   *slog.Logger // nil discards
+	// CallBytes is what the page keeps of one call's input, result or error
+	// (agent.limits.web_call_bytes); past it the rest is cut and a marker says how long it was.
+	// 0 is DefaultCallBytes.
+	CallBytes int64
+	// Calls is how many calls the page keeps per device, and of the server's own tools
+	// (agent.limits.web_calls). 0 is DefaultCalls.
+	Calls  int
+	Logger *slog.Logger // nil discards
 }
 
 // Defaults of Options.
 const (
 	DefaultSessionID = "web"
 	DefaultMaxTurns  = 4
+	DefaultCallBytes = 4 << 10
+	DefaultCalls     = 100
 )
+
+// maxCallBytes bounds Options.CallBytes: a page holds calls by the hundred.
+const maxCallBytes = 16 << 20
 
 // Paths the handler serves; Handles reports whether a request is for one of them.
 const (
@@ -119,6 +131,15 @@ func New(o *Options) (*Handler, error) {
 	if opts.MaxTurns <= 0 {
 		opts.MaxTurns = DefaultMaxTurns
 	}
+	if opts.CallBytes <= 0 {
+		opts.CallBytes = DefaultCallBytes
+	}
+	if opts.CallBytes > maxCallBytes {
+		return nil, fmt.Errorf("web: Options.CallBytes (agent.limits.web_call_bytes) is %d, over the most, %d", opts.CallBytes, maxCallBytes)
+	}
+	if opts.Calls <= 0 {
+		opts.Calls = DefaultCalls
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -126,7 +147,7 @@ func New(o *Options) (*Handler, error) {
 		opts:  opts,
 		log:   opts.Logger.With("component", "web"),
 		faces: make(map[hal.Expression][]byte),
-		st:    newState(opts.ShowThoughts),
+		st:    newState(opts.ShowThoughts, int(opts.CallBytes), opts.Calls),
 		turns: make(chan struct{}, opts.MaxTurns),
 	}
 	for _, e := range hal.Expressions() {

@@ -75,7 +75,7 @@ func runDoctor(ctx context.Context, c *config.Config, configPath string, getenv 
 	results = append(results, doctor.Result{Name: "mac", Detail: mac, Err: err,
 		Remedy: "set device.mac, or device.interface to the network interface whose address to use"})
 	// Registering as the device would take a running daemon's line for a moment: not then.
-	sock, running := daemonRunning(c.Control, getenv)
+	sock, running := daemonRunning(c, getenv)
 	register := err == nil && !running
 
 	token, err := config.LoadToken(c.Server, getenv, log)
@@ -112,7 +112,7 @@ func runDoctor(ctx context.Context, c *config.Config, configPath string, getenv 
 }
 
 // daemonRunning reports whether run answers on one of its control sockets, and which.
-func daemonRunning(c config.ControlConfig, getenv func(string) string) (string, bool) {
+func daemonRunning(c *config.Config, getenv func(string) string) (string, bool) {
 	for _, path := range c.ControlSockets(getenv) {
 		if conn, err := net.DialTimeout("unix", path, time.Second); err == nil {
 			conn.Close()

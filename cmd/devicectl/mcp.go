@@ -22,7 +22,7 @@ func newMCPCmd() *cobra.Command {
 		Long: `mcp is for MCP hosts (desktop assistants, IDEs, the MCP Inspector) that launch their servers as a
 command: it speaks MCP on stdin and stdout, and passes everything on to the MCP server of the
 devicectl serve at --server (its Streamable HTTP endpoint, http://ADDR/mcp). The tools are those
-of the devices registered with serve, named DEVICE.TOOL (DEVICE is the device's alias from
+of the devices registered with serve, named DEVICE__TOOL (DEVICE is the device's alias from
 agent.device_aliases, else its MAC), and serve's own tools; the host is told when they change.
 
 Hosts that speak Streamable HTTP can use http://ADDR/mcp directly instead.

@@ -111,13 +111,13 @@ func TestMCPCommandInspector(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if slices.ContainsFunc(res.Tools, func(tool *mcp.Tool) bool { return tool.Name == "robot.amplify_volume" }) {
+		if slices.ContainsFunc(res.Tools, func(tool *mcp.Tool) bool { return tool.Name == "robot__amplify_volume" }) {
 			break
 		}
 		select {
 		case <-changed:
 		case <-waitCtx.Done():
-			t.Fatal("serve's MCP server did not list robot.amplify_volume")
+			t.Fatal("serve's MCP server did not list robot__amplify_volume")
 		}
 	}
 
@@ -144,11 +144,11 @@ func TestMCPCommandInspector(t *testing.T) {
 		}
 		return string(out)
 	}
-	if out := inspect("--method", "tools/list"); !strings.Contains(out, `"name": "robot.amplify_volume"`) {
-		t.Error("the Inspector's tools/list through devicectl mcp lacks robot.amplify_volume")
+	if out := inspect("--method", "tools/list"); !strings.Contains(out, `"name": "robot__amplify_volume"`) {
+		t.Error("the Inspector's tools/list through devicectl mcp lacks robot__amplify_volume")
 	}
-	if out := inspect("--method", "tools/call", "--tool-name", "robot.amplify_volume", "--tool-arg", "level=30"); !strings.Contains(out, `{\"status\":\"success\"}`) {
-		t.Error("tools/call robot.amplify_volume level=30 through devicectl mcp did not succeed")
+	if out := inspect("--method", "tools/call", "--tool-name", "robot__amplify_volume", "--tool-arg", "level=30"); !strings.Contains(out, `{\"status\":\"success\"}`) {
+		t.Error("tools/call robot__amplify_volume level=30 through devicectl mcp did not succeed")
 	}
 	select {
 	case v := <-volumes:
@@ -158,8 +158,8 @@ func TestMCPCommandInspector(t *testing.T) {
 	case <-waitCtx.Done():
 		t.Fatal("the sim speaker did not move")
 	}
-	if out := inspect("--method", "tools/call", "--tool-name", "robot.amplify_volume", "--tool-arg", "level=150"); !strings.Contains(out, `"isError": true`) || !strings.Contains(out, "150 is greater than the maximum 100") {
-		t.Error("tools/call robot.amplify_volume level=150 through devicectl mcp is not a tool error naming the maximum")
+	if out := inspect("--method", "tools/call", "--tool-name", "robot__amplify_volume", "--tool-arg", "level=150"); !strings.Contains(out, `"isError": true`) || !strings.Contains(out, "150 is greater than the maximum 100") {
+		t.Error("tools/call robot__amplify_volume level=150 through devicectl mcp is not a tool error naming the maximum")
 	}
 }
 

@@ -30,7 +30,7 @@ commands (MAC may be left out while one device is registered):
   tools [MAC]              list a device's tools
   call [MAC] TOOL [JSON]   call a device's tool and print its JSON-RPC response as received
                            (JSON defaults to {}), e.g. call amplify_volume {"level": 80}
-  say [MAC] TEXT           send TEXT as an AI reply, a few chunks and a final
+  say [MAC] TEXT           announce TEXT: the device shows and speaks it now, with no turn
   forget MAC               free a MAC bound to the Client-Id of the device that registered it
                            first, for a replacement device (also POST /devices/MAC/forget)
   help                     this text

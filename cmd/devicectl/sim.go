@@ -39,7 +39,7 @@ run, and the device shows the reply as it streams.
 commands:
   call TOOL [JSON]  call one of the device's tools and print its JSON-RPC response as received
                     (JSON defaults to {}), e.g. call amplify_volume {"level": 80}
-  say TEXT          send TEXT as an AI reply, a few chunks and a final; the device shows it
+  say TEXT          announce TEXT: the device shows and speaks it now, with no turn
   tools             list the tools the device registered
   devices           list the registered devices
   help              this text

@@ -61,17 +61,11 @@ func (c consoleServer) Call(ctx context.Context, mac, tool string, input json.Ra
 	return resp.Raw, nil
 }
 
-// sayChunks is how many chunks a console's say streams before its final.
-const sayChunks = 3
-
 // Say streams text to the device as a few chunks, then the final, as a planner's reply goes.
+// Say is the console's say: an announcement, on the same path as the announce tool and POST
+// /announce (a final the device shows and speaks, with no turn).
 func (c consoleServer) Say(_ context.Context, mac, text string) error {
-	for _, chunk := range chunks(text, sayChunks) {
-		if err := c.s.Hub.Send(mac, "chunk", chunk); err != nil {
-			return err
-		}
-	}
-	return c.s.Hub.Send(mac, "final", text)
+	return hubDevices{c.s.Hub}.Say(mac, text)
 }
 
 // Forget frees a MAC bound to a device's Client-Id (the console's forget).
@@ -81,17 +75,6 @@ func (c consoleServer) Forget(ctx context.Context, mac string) (bool, error) {
 
 func (c consoleServer) Turn(ctx context.Context, r agent.Request) iter.Seq[agent.Event] {
 	return c.s.Agent.Turn(ctx, r)
-}
-
-// chunks splits text into at most n pieces of about equal length, never inside a character.
-func chunks(text string, n int) []string {
-	r := []rune(text)
-	n = min(n, len(r))
-	out := make([]string, 0, n)
-	for i := range n {
-		out = append(out, string(r[i*len(r)/n:(i+1)*len(r)/n]))
-	}
-	return out
 }
 
 // WatchDevices shows devices on the console as they register and disconnect, until ctx is done

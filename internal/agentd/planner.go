@@ -15,7 +15,7 @@ import (
 func newPlanner(c *config.Config, log *slog.Logger) (agent.Planner, error) {
 	switch c.Agent.Planner {
 	case config.PlannerRules:
-		return rules.New(nil), nil
+		return rules.New(&rules.Options{Location: c.Agent.Location()}), nil
 	case config.PlannerLLM:
 		key := ""
 		if c.LLM.APIKeyFile != "" {
@@ -24,7 +24,7 @@ func newPlanner(c *config.Config, log *slog.Logger) (agent.Planner, error) {
 				return nil, err
 			}
 		}
-		p, err := llm.New(&llm.Options{BaseURL: c.LLM.BaseURL, Model: c.LLM.Model, APIKey: key, Logger: log})
+		p, err := llm.New(&llm.Options{BaseURL: c.LLM.BaseURL, Model: c.LLM.Model, APIKey: key, Location: c.Agent.Location(), Logger: log})
 		if err != nil {
 			return nil, &config.Error{Key: "llm.base_url", Err: err}
 		}

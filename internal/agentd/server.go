@@ -21,6 +21,7 @@ import (
 	"github.com/devicectl/devicectl/agent/localtools"
 	"github.com/devicectl/devicectl/agent/mcpserver"
 	"github.com/devicectl/devicectl/agent/memory"
+	"github.com/devicectl/devicectl/agent/reminders"
 	"github.com/devicectl/devicectl/agent/web"
 	"github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/tools"
@@ -55,6 +56,8 @@ type Server struct {
 	closers []func() error // what New opened, closed last first: the front door before the database
 
 	mcp *mcpserver.Server // the devices' and the local tools as an MCP server, at /mcp
+	// speaks is POST /announce and the reminders' routes (reminders.Handler).
+	speaks http.Handler
 	// devices is the hub's own HTTP route, POST /devices/{mac}/forget (hub.ForgetHandler).
 	devices http.Handler
 
@@ -137,6 +140,11 @@ func New(o *Options) (_ *Server, err error) {
 	if err := localtools.Register(local, &localtools.Options{Search: search, Logger: s.log}); err != nil {
 		return nil, err
 	}
+	sf, err := startSpeaksFirst(c, db, s.Hub, local, s)
+	if err != nil {
+		return nil, err
+	}
+	s.closers = append(s.closers, func() error { sf.stop(); return nil }) // before the hub and the database
 	planner, err := newPlanner(c, s.log)
 	if err != nil {
 		return nil, err
@@ -147,6 +155,8 @@ func New(o *Options) (_ *Server, err error) {
 		Local:          local,
 		TurnTimeout:    c.Agent.TurnTimeout,
 		WaitForControl: c.Agent.WaitForControl,
+		Preface:        sf.preface,
+		MaxTurns:       c.Agent.Limits.Turns,
 		Logger:         s.log,
 	})
 	if err != nil {
@@ -170,16 +180,18 @@ func New(o *Options) (_ *Server, err error) {
 	s.closers = append(s.closers, front.Close)
 	s.api = front
 	s.devices = s.Hub.ForgetHandler(token)
+	s.speaks = reminders.Handler(sf.tools, token)
 	s.mcp, err = mcpserver.New(&mcpserver.Options{
 		Hub: s.Hub, Local: local, Aliases: c.Agent.DeviceAliases, WaitForControl: c.Agent.WaitForControl,
 		CallTimeout: c.Agent.TurnTimeout, Token: token, Version: opts.Version, Logger: s.log,
+		MaxSessions: c.Agent.Limits.MCPSessions, SessionIdle: c.Agent.Limits.MCPSessionIdle,
 	})
 	if err != nil {
 		return nil, err
 	}
 	s.closers = append(s.closers, s.mcp.Close)
 	if c.Agent.Web {
-		if s.Web, err = web.New(&web.Options{Hub: s.Hub, Agent: s.Agent, Token: token, ShowThoughts: c.Render.ShowThoughts, Logger: s.log}); err != nil {
+		if s.Web, err = web.New(&web.Options{Hub: s.Hub, Agent: s.Agent, Token: token, ShowThoughts: c.Render.ShowThoughts, CallBytes: c.Agent.Limits.WebCallBytes, Calls: c.Agent.Limits.WebCalls, Logger: s.log}); err != nil {
 			return nil, &config.Error{Key: "agent.web", Err: err}
 		}
 		s.closers = append(s.closers, s.Web.Close)
@@ -237,6 +249,10 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	}
 	if s.devices != nil && hub.Handles(r) {
 		s.devices.ServeHTTP(w, r)
+		return
+	}
+	if s.speaks != nil && reminders.Handles(r) {
+		s.speaks.ServeHTTP(w, r)
 		return
 	}
 	if r.URL.Path == MCPPath && s.mcp != nil {

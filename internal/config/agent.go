@@ -26,7 +26,7 @@ type AgentConfig struct {
 	DeviceTokensFile string        // tokens a device may register with, one a line; empty: any
 	Web              bool          // serve the web page (agent/web) at http://ADDR/
 	Search           SearchConfig
-	// DeviceAliases names devices in the MCP server's tool names (ALIAS.amplify_volume), by
+	// DeviceAliases names devices in the MCP server's tool names (ALIAS__amplify_volume), by
 	// MAC as the protocol writes it; a device without one is named by its MAC.
 	DeviceAliases map[string]string
 	// PublicURL is the base URL clients reach the server at (behind a proxy, its public name);
@@ -43,6 +43,36 @@ type AgentConfig struct {
 	DevicesOpen bool
 	Tasks       TasksConfig
 	Limits      LimitsConfig
+	// Timezone is the IANA zone reminders are set and said in ("" is the machine's own).
+	Timezone  string
+	Reminders RemindersConfig
+}
+
+// RemindersConfig says how reminders reach devices that were away.
+type RemindersConfig struct {
+	// Grace is how long after its time a reminder still reaches a device that comes back; past
+	// it the reminder is missed, and told at the device's next turn.
+	Grace time.Duration
+}
+
+// Location is agent.timezone's zone: the machine's when it is empty.
+func (a AgentConfig) Location() *time.Location {
+	if a.Timezone == "" {
+		return time.Local
+	}
+	loc, err := time.LoadLocation(a.Timezone)
+	if err != nil {
+		return time.Local // checkTimezone refused it already
+	}
+	return loc
+}
+
+// checkTimezone accepts an IANA zone name Go can load.
+func checkTimezone(v string) (string, error) {
+	if _, err := time.LoadLocation(v); err != nil || v == "Local" {
+		return "", fmt.Errorf("%q is not an IANA time zone name, e.g. Asia/Shanghai or Europe/Berlin", v)
+	}
+	return v, nil
 }
 
 // TasksConfig says how many A2A and seed tasks the server keeps.
@@ -100,7 +130,8 @@ const agentDBName = "agent.db"
 func defaultAgent() AgentConfig {
 	return AgentConfig{
 		Listen: DefaultAgentListen, Planner: PlannerRules, TurnTimeout: 60 * time.Second,
-		Tasks: TasksConfig{KeepAge: 30 * 24 * time.Hour, KeepCount: 10000},
+		Tasks:     TasksConfig{KeepAge: 30 * 24 * time.Hour, KeepCount: 10000},
+		Reminders: RemindersConfig{Grace: 10 * time.Minute},
 		Limits: LimitsConfig{
 			Connections:           20000,
 			ConnectionsPerAddress: 20000,
@@ -139,6 +170,8 @@ func agentSettings() []setting {
 		boolKey("agent.devices_open", "", "serve: let any device register on a non-loopback agent.listen without agent.device_tokens_file (off: serve refuses to start so)", func(c *Config) *bool { return &c.Agent.DevicesOpen }),
 		boolKey("agent.web", "web", "serve: serve the web page (faces, volume, conversation, tool log) at http://ADDR/, with agent.token_file's credentials", func(c *Config) *bool { return &c.Agent.Web }),
 		stringKey("agent.search.searxng_url", "searxng-url", "serve, sim: the SearXNG instance search_web asks (its JSON API enabled), e.g. http://127.0.0.1:8888; empty: search_web answers that no backend is configured", func(c *Config) *string { return &c.Agent.Search.SearXNGURL }, checkHTTPURL),
+		stringKey("agent.timezone", "", "serve, sim: the IANA time zone reminders are set and said in, e.g. Asia/Shanghai; empty: the machine's", func(c *Config) *string { return &c.Agent.Timezone }, checkTimezone),
+		durationKey("agent.reminders.grace", "", "serve, sim: how long after its time a reminder still reaches a device that comes back; past it the reminder is missed and told at the device's next turn", func(c *Config) *time.Duration { return &c.Agent.Reminders.Grace }),
 		durationKey("agent.tasks.keep.age", "", "serve: a finished task older than this is deleted", func(c *Config) *time.Duration { return &c.Agent.Tasks.KeepAge }),
 		intKey("agent.tasks.keep.count", "", "serve: tasks kept; past it the oldest finished ones are deleted", func(c *Config) *int { return &c.Agent.Tasks.KeepCount }, 1, 1<<30),
 		intKey("agent.limits.connections", "", "serve: open connections in all; more wait in the kernel's queue", func(c *Config) *int { return &c.Agent.Limits.Connections }, 1, 1<<20),
@@ -228,16 +261,17 @@ func ReadTokens(key, path string, log *slog.Logger) ([]string, error) {
 	return tokens, nil
 }
 
-// aliasPattern is what a device alias may be: it starts an MCP tool name (ALIAS.TOOL), whose
-// charset is [A-Za-z0-9_.-]; no dot, so the first dot of a tool name ends the alias.
-var aliasPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,32}$`)
+// aliasPattern is what a device alias may be (with at most 32 bytes): it starts an MCP tool
+// name (ALIAS__TOOL), whose charset is [A-Za-z0-9_-]; no "__" and no "_" at either end, so the
+// first "__" of a tool name ends the alias.
+var aliasPattern = regexp.MustCompile(`^[A-Za-z0-9-]+(_[A-Za-z0-9-]+)*$`)
 
 // deviceAliasesKey is agent.device_aliases: {MAC: alias}, each MAC normalised, each alias
 // checked here and their uniqueness in CheckAgent.
 func deviceAliasesKey() setting {
 	return setting{
 		key: "agent.device_aliases", typ: "map",
-		usage: "serve: short names of devices in the MCP server's tool names (ALIAS.amplify_volume), by MAC, e.g. {AA-BB-CC-DD-EE-FF: desk}; a device without one is named by its MAC",
+		usage: "serve: short names of devices in the MCP server's tool names (ALIAS__amplify_volume), by MAC, e.g. {AA-BB-CC-DD-EE-FF: desk}; a device without one is named by its MAC",
 		get: func(c *Config) string {
 			m := c.Agent.DeviceAliases
 			macs := slices.Sorted(maps.Keys(m))
@@ -251,8 +285,8 @@ func deviceAliasesKey() setting {
 			if err != nil {
 				return err
 			}
-			if !aliasPattern.MatchString(alias) {
-				return fmt.Errorf("alias %q: want 1 to 32 of A-Z a-z 0-9 _ - (it starts MCP tool names)", alias)
+			if !aliasPattern.MatchString(alias) || len(alias) > 32 {
+				return fmt.Errorf("alias %q: want 1 to 32 of A-Z a-z 0-9 _ -, with no \"__\" and no \"_\" at either end (it starts MCP tool names, ALIAS__TOOL)", alias)
 			}
 			if _, err := checkMAC(alias); err == nil {
 				return fmt.Errorf("alias %q is itself a MAC: it could name another device", alias)

@@ -136,6 +136,8 @@ func TestDeviceAliases(t *testing.T) {
 	for doc, want := range map[string]string{
 		"{AA-BB-CC-DD-EE-01: 'my desk'}":                       `agent.device_aliases.AA-BB-CC-DD-EE-01: alias "my desk": want 1 to 32 of A-Z a-z 0-9 _ -`,
 		"{AA-BB-CC-DD-EE-01: desk.left}":                       `alias "desk.left"`,
+		"{AA-BB-CC-DD-EE-01: desk__left}":                      `alias "desk__left"`,
+		"{AA-BB-CC-DD-EE-01: desk_}":                           `alias "desk_"`,
 		"{AA-BB-CC-DD-EE-01: AA-BB-CC-DD-EE-02}":               "is itself a MAC",
 		"{robot: desk}":                                        `"robot" is not a MAC address`,
 		"{AA-BB-CC-DD-EE-01: a, 'aa:bb:cc:dd:ee:01': b}":       "AA-BB-CC-DD-EE-01 is given twice",

@@ -243,6 +243,12 @@ async function login(token) {
   return resp.ok;
 }
 
+// The sections show what only an authorized page can read: a locked page hides them and asks
+// for the token, rather than looking empty with a box that cannot send.
+function showSections(on) {
+  for (const id of ["devices", "talk", "tools"]) $(id).hidden = !on;
+}
+
 async function start() {
   $("say").addEventListener("submit", (e) => { say(e).catch((err) => { $("say-error").textContent = String(err); }); });
   // A link may carry the token in its fragment (never sent to the server by the browser):
@@ -255,6 +261,8 @@ async function start() {
   const probe = await fetch("/web/session", { credentials: "same-origin" });
   if (!(await probe.json()).authorized) {
     setLink("locked");
+    document.body.dataset.locked = "true";
+    showSections(false);
     const form = $("login");
     form.hidden = false;
     $("token").focus();
@@ -263,6 +271,8 @@ async function start() {
       if (await login($("token").value)) {
         $("token").value = "";
         form.hidden = true;
+        delete document.body.dataset.locked;
+        showSections(true);
         connect();
         $("say-text").focus();
       } else {
@@ -271,6 +281,7 @@ async function start() {
     });
     return;
   }
+  showSections(true);
   connect();
 }
 

@@ -1,5 +1,5 @@
 // Runs the @a2a-js/sdk clients against a devicectl A2A server: 1.3.0's ClientFactory (A2A 1.0)
-// and 0.3.14's A2AClient (A2A 0.3). Each does send, stream, get and cancel.
+// and 0.3.14's A2AClient (A2A 0.3). Each does send, stream, get and cancel; 1.0 also lists.
 //
 //   A2A_URL=http://127.0.0.1:8080 [A2A_TOKEN=...] [A2A_MAC=...] node check.mjs
 //
@@ -89,6 +89,22 @@ async function v1() {
   // get
   const got = await client.getTask({ id: taskId, tenant: '', historyLength: undefined });
   check(got.id === taskId && got.status.state === TaskState.TASK_STATE_COMPLETED, '1.0 get: the streamed task, completed', got.status);
+
+  // list: the SDK sends "status":"UNRECOGNIZED" when given no status, which filters nothing
+  await client.sendMessage(message(sayText)); // a third task, for a second page
+  const page1 = await client.listTasks({ pageSize: 2 });
+  check(page1.tasks.length === 2 && page1.totalSize >= 2 && page1.nextPageToken !== '',
+    '1.0 list: a first page of 2 with a next page', { n: page1.tasks.length, total: page1.totalSize, next: page1.nextPageToken });
+  check(page1.tasks.some((t) => t.id === taskId), '1.0 list: the streamed task on the first page', page1.tasks.map((t) => t.id));
+  const page2 = await client.listTasks({ pageSize: 2, pageToken: page1.nextPageToken });
+  const ids1 = new Set(page1.tasks.map((t) => t.id));
+  check(page2.tasks.length >= 1 && page2.tasks.every((t) => !ids1.has(t.id)), '1.0 list: the next page, other tasks',
+    page2.tasks.map((t) => t.id));
+  const completed = await client.listTasks({ status: TaskState.TASK_STATE_COMPLETED, historyLength: 0 });
+  check(completed.tasks.length >= 2 && completed.tasks.every((t) => t.status.state === TaskState.TASK_STATE_COMPLETED && t.history.length === 0),
+    '1.0 list: completed tasks, no history', completed.tasks.map((t) => [t.status.state, t.history.length]));
+  const none = await client.listTasks({ contextId: `no-such-context-${randomUUID()}` });
+  check(none.tasks.length === 0 && none.totalSize === 0, '1.0 list: an unknown context, no tasks', none);
 
   // cancel: a turn that runs until it is stopped
   const ctl = new AbortController();

@@ -1,0 +1,92 @@
+//go:build !devicectl_omit_serve
+
+package main
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The robot speaks first, in real time: serve with a device, "remind me in 2 seconds to stretch"
+// over A2A, and the device shows and speaks the reminder about two seconds later, with no turn.
+func TestServeReminder(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	inR, inW := io.Pipe()
+	defer inW.Close()
+	errR, errW := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		defer errW.Close()
+		done <- execute(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--state-dir", t.TempDir()}, inR, io.Discard, errW)
+	}()
+	banner, err := bufio.NewReader(errR).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	go io.Copy(io.Discard, errR)
+	_, url, _ := strings.Cut(banner, "listening at ")
+	url, _, _ = strings.Cut(url, ";")
+
+	dir := t.TempDir()
+	spoken := filepath.Join(dir, "spoken.txt")
+	speak := script(t, dir, "speak", "cat >> "+spoken+"; echo >> "+spoken+"\n")
+	config := filepath.Join(dir, "devicectl.yaml")
+	os.WriteFile(config, []byte("hardware:\n  speaker: {driver: sim}\n  face: {driver: sim}\n  speech: {driver: command, command: ["+speak+"]}\n"), 0o600)
+	outR, outW := io.Pipe()
+	out := newLineWaiter(outR)
+	devCtx, stopDevice := context.WithCancel(t.Context())
+	devDone := make(chan int, 1)
+	go func() {
+		defer outW.Close()
+		devDone <- execute(devCtx, []string{"run", "--config", config, "--server", url, "--mac", "02-00-00-00-00-09",
+			"--state-dir", t.TempDir(), "--log-level", "error"}, strings.NewReader(""), outW, io.Discard)
+	}()
+	defer func() { stopDevice(); <-devDone }()
+
+	api := "http" + strings.TrimPrefix(strings.TrimSuffix(url, "/"), "ws")
+	var sent time.Time
+	deadline := time.Now().Add(10 * time.Second)
+	for { // until the device has registered: a task needs it
+		sent = time.Now()
+		resp, err := http.Post(api+"/a2a", "application/json", strings.NewReader(
+			`{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"remind me in 2 seconds to stretch"}]}}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if strings.Contains(string(body), "I'll remind you to stretch in 2 seconds") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the task was not answered: %s", body)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	out.waitFor(t, "I'll remind you to stretch in 2 seconds")
+	out.waitFor(t, "Reminder: stretch")
+	heard := time.Since(sent)
+	if heard < 1900*time.Millisecond || heard > 5*time.Second {
+		t.Errorf("the reminder was shown %v after it was set, want about 2 s", heard)
+	}
+	for wait := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		b, _ := os.ReadFile(spoken)
+		if strings.Contains(string(b), "Reminder: stretch") {
+			break
+		}
+		if time.Now().After(wait) {
+			t.Fatalf("the device did not speak the reminder; it spoke %q", b)
+		}
+	}
+	inW.Close()
+	cancel()
+	<-done
+}
