@@ -26,6 +26,7 @@ type AgentConfig struct {
 	DeviceTokensFile string        // tokens a device may register with, one a line; empty: any
 	Web              bool          // serve the web page (agent/web) at http://ADDR/
 	Search           SearchConfig
+	STT              STTConfig
 	// DeviceAliases names devices in the MCP server's tool names (ALIAS__amplify_volume), by
 	// MAC as the protocol writes it; a device without one is named by its MAC.
 	DeviceAliases map[string]string
@@ -107,6 +108,23 @@ type SearchConfig struct {
 	SearXNGURL string // a SearXNG instance's root; its JSON API must be enabled
 }
 
+// STTConfig is the agent server's speech to text, for the audio devices send (mcp/user/audio).
+type STTConfig struct {
+	Engine     string   // STTAuto, STTCommand, STTOpenAI or STTNone
+	Command    []string // STTCommand: argv; {wav} and {jsgf} are replaced (agent/stt)
+	BaseURL    string   // STTOpenAI: the endpoint's base URL, e.g. http://127.0.0.1:8080/v1
+	Model      string   // STTOpenAI: e.g. whisper-1
+	APIKeyFile string   // STTOpenAI: file holding the key; empty: none
+}
+
+// agent.stt.engine's values.
+const (
+	STTAuto    = "auto" // pocketsphinx_continuous with a grammar when it is on PATH, else none
+	STTCommand = "command"
+	STTOpenAI  = "openai"
+	STTNone    = "none"
+)
+
 // LLMConfig is the OpenAI-compatible endpoint of the llm planner.
 type LLMConfig struct {
 	BaseURL    string // e.g. http://127.0.0.1:11434/v1 (Ollama)
@@ -130,6 +148,7 @@ const agentDBName = "agent.db"
 func defaultAgent() AgentConfig {
 	return AgentConfig{
 		Listen: DefaultAgentListen, Planner: PlannerRules, TurnTimeout: 60 * time.Second,
+		STT:       STTConfig{Engine: STTAuto},
 		Tasks:     TasksConfig{KeepAge: 30 * 24 * time.Hour, KeepCount: 10000},
 		Reminders: RemindersConfig{Grace: 10 * time.Minute},
 		Limits: LimitsConfig{
@@ -172,6 +191,11 @@ func agentSettings() []setting {
 		stringKey("agent.search.searxng_url", "searxng-url", "serve, sim: the SearXNG instance search_web asks (its JSON API enabled), e.g. http://127.0.0.1:8888; empty: search_web answers that no backend is configured", func(c *Config) *string { return &c.Agent.Search.SearXNGURL }, checkHTTPURL),
 		stringKey("agent.timezone", "", "serve, sim: the IANA time zone reminders are set and said in, e.g. Asia/Shanghai; empty: the machine's", func(c *Config) *string { return &c.Agent.Timezone }, checkTimezone),
 		durationKey("agent.reminders.grace", "", "serve, sim: how long after its time a reminder still reaches a device that comes back; past it the reminder is missed and told at the device's next turn", func(c *Config) *time.Duration { return &c.Agent.Reminders.Grace }),
+		enumKey("agent.stt.engine", "stt", "serve, sim: speech to text for the audio devices send: auto (pocketsphinx_continuous with a grammar of what the planner understands, when it is on PATH; else none), command (agent.stt.command), openai (an OpenAI-compatible /v1/audio/transcriptions at agent.stt.base_url), none (audio is refused)", func(c *Config) *string { return &c.Agent.STT.Engine }, STTAuto, STTCommand, STTOpenAI, STTNone),
+		listKey("agent.stt.command", "agent.stt.engine command: a program and its arguments that reads a WAV (on stdin, or the file {wav} names) and prints the text; {jsgf} is a JSGF grammar of what the planner understands", func(c *Config) *[]string { return &c.Agent.STT.Command }),
+		stringKey("agent.stt.base_url", "", "agent.stt.engine openai: the API's base URL, e.g. http://127.0.0.1:8080/v1 (whisper.cpp's server, faster-whisper, vLLM, LocalAI)", func(c *Config) *string { return &c.Agent.STT.BaseURL }, checkHTTPURL),
+		stringKey("agent.stt.model", "", "agent.stt.engine openai: the transcription model, e.g. whisper-1", func(c *Config) *string { return &c.Agent.STT.Model }, nil),
+		stringKey("agent.stt.api_key_file", "", "agent.stt.engine openai: file holding the API key (sent as Authorization: Bearer); empty: none", func(c *Config) *string { return &c.Agent.STT.APIKeyFile }, nil),
 		durationKey("agent.tasks.keep.age", "", "serve: a finished task older than this is deleted", func(c *Config) *time.Duration { return &c.Agent.Tasks.KeepAge }),
 		intKey("agent.tasks.keep.count", "", "serve: tasks kept; past it the oldest finished ones are deleted", func(c *Config) *int { return &c.Agent.Tasks.KeepCount }, 1, 1<<30),
 		intKey("agent.limits.connections", "", "serve: open connections in all; more wait in the kernel's queue", func(c *Config) *int { return &c.Agent.Limits.Connections }, 1, 1<<20),
@@ -207,6 +231,19 @@ func (c *Config) CheckAgent() error {
 	}
 	if err := checkAliasesUnique(c.Agent.DeviceAliases); err != nil {
 		return &Error{Key: "agent.device_aliases", Err: err}
+	}
+	switch c.Agent.STT.Engine {
+	case STTCommand:
+		if len(c.Agent.STT.Command) == 0 {
+			return &Error{Key: "agent.stt.command", Err: errors.New("agent.stt.engine is command and agent.stt.command is empty: name a program that reads a WAV and prints the text")}
+		}
+	case STTOpenAI:
+		if c.Agent.STT.BaseURL == "" {
+			return &Error{Key: "agent.stt.base_url", Err: errors.New("agent.stt.engine is openai and agent.stt.base_url is not set")}
+		}
+		if c.Agent.STT.Model == "" {
+			return &Error{Key: "agent.stt.model", Err: errors.New("agent.stt.engine is openai and agent.stt.model is not set")}
+		}
 	}
 	if c.Agent.Planner == PlannerLLM {
 		if c.LLM.BaseURL == "" {
