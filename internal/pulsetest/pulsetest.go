@@ -86,8 +86,8 @@ func Start(t testing.TB, extraSinks ...string) *Server {
 		"--realtime=no",
 		"--high-priority=no",
 		"--log-target=stderr",
-		"-L", "module-native-protocol-unix auth-anonymous=1 socket="+socket,
-		"-L", "module-null-sink sink_name="+Sink,
+		"-L", "module-native-protocol-unix auth-anonymous=1 socket=" + socket,
+		"-L", "module-null-sink sink_name=" + Sink,
 	}
 	for _, name := range extraSinks {
 		args = append(args, "-L", "module-null-sink sink_name="+name)
