@@ -16,20 +16,20 @@ import (
 func newSTT(c *config.Config, log *slog.Logger) (stt.Engine, error) {
 	sc := c.Agent.STT
 	switch sc.Engine {
-	case config.STTAuto, "":
+	case config.STTEngineAuto, "":
 		ps, err := stt.NewPocketSphinx()
 		if err != nil {
 			log.Info("no speech-to-text engine: audio from devices will be refused", "why", stt.PocketSphinx+" is not on PATH", "key", "agent.stt.engine")
 			return stt.None{Why: "agent.stt.engine is auto and " + stt.PocketSphinx + " is not on PATH: install pocketsphinx and pocketsphinx-en-us, or set agent.stt.engine to command or openai"}, nil
 		}
 		return ps, nil
-	case config.STTCommand:
+	case config.STTEngineCommand:
 		cmd, err := stt.NewCommand(&stt.CommandOptions{Argv: sc.Command, Key: "agent.stt.command"})
 		if err != nil {
 			return nil, &config.Error{Key: "agent.stt.command", Err: err}
 		}
 		return cmd, nil
-	case config.STTOpenAI:
+	case config.STTEngineOpenAI:
 		key := ""
 		if sc.APIKeyFile != "" {
 			var err error
@@ -42,7 +42,7 @@ func newSTT(c *config.Config, log *slog.Logger) (stt.Engine, error) {
 			return nil, &config.Error{Key: "agent.stt.base_url", Err: err}
 		}
 		return e, nil
-	case config.STTNone:
+	case config.STTEngineNone:
 		return stt.None{Why: "agent.stt.engine is none"}, nil
 	}
 	return nil, &config.Error{Key: "agent.stt.engine", Err: errors.New(sc.Engine + " is not an engine")}

@@ -83,7 +83,7 @@ func deviceFinal(t *testing.T, d *hubtest.Device) string {
 func TestVoiceTurn(t *testing.T) {
 	leakcheck.Check(t)
 	c := testConfig(t)
-	c.Agent.STT = config.STTConfig{Engine: config.STTCommand, Command: []string{"sh", "-c", "cat >/dev/null; echo set the volume to thirty"}}
+	c.Agent.STT = config.STTConfig{Engine: config.STTEngineCommand, Command: []string{"sh", "-c", "cat >/dev/null; echo set the volume to thirty"}}
 	srv, addr := startServer(t, c)
 	lines := make(chanWriter, 16)
 	con := &console.Console{Server: srv.Console(), Out: console.NewSyncWriter(lines), Prompt: "serve> "}
@@ -128,7 +128,7 @@ func TestVoiceTurn(t *testing.T) {
 // TestVoiceNoEngine: with no engine, audio is answered -32000 saying how to configure one.
 func TestVoiceNoEngine(t *testing.T) {
 	c := testConfig(t)
-	c.Agent.STT.Engine = config.STTNone
+	c.Agent.STT.Engine = config.STTEngineNone
 	_, addr := startServer(t, c)
 	d, _ := voiceDevice(t, addr)
 	m, err := d.Request(waitCtx(t), "mcp/user/audio", map[string]any{"format": "pcm_s16le", "rate": 16000, "channels": 1, "audio": base64.StdEncoding.EncodeToString(make([]byte, 320))})

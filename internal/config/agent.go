@@ -110,19 +110,19 @@ type SearchConfig struct {
 
 // STTConfig is the agent server's speech to text, for the audio devices send (mcp/user/audio).
 type STTConfig struct {
-	Engine     string   // STTAuto, STTCommand, STTOpenAI or STTNone
-	Command    []string // STTCommand: argv; {wav} and {jsgf} are replaced (agent/stt)
-	BaseURL    string   // STTOpenAI: the endpoint's base URL, e.g. http://127.0.0.1:8080/v1
-	Model      string   // STTOpenAI: e.g. whisper-1
-	APIKeyFile string   // STTOpenAI: file holding the key; empty: none
+	Engine     string   // STTEngineAuto, STTEngineCommand, STTEngineOpenAI or STTEngineNone
+	Command    []string // STTEngineCommand: argv; {wav} and {jsgf} are replaced (agent/stt)
+	BaseURL    string   // STTEngineOpenAI: the endpoint's base URL, e.g. http://127.0.0.1:8080/v1
+	Model      string   // STTEngineOpenAI: e.g. whisper-1
+	APIKeyFile string   // STTEngineOpenAI: file holding the key; empty: none
 }
 
 // agent.stt.engine's values.
 const (
-	STTAuto    = "auto" // pocketsphinx_continuous with a grammar when it is on PATH, else none
-	STTCommand = "command"
-	STTOpenAI  = "openai"
-	STTNone    = "none"
+	STTEngineAuto    = "auto" // pocketsphinx_continuous with a grammar when it is on PATH, else none
+	STTEngineCommand = "command"
+	STTEngineOpenAI  = "openai"
+	STTEngineNone    = "none"
 )
 
 // LLMConfig is the OpenAI-compatible endpoint of the llm planner.
@@ -148,7 +148,7 @@ const agentDBName = "agent.db"
 func defaultAgent() AgentConfig {
 	return AgentConfig{
 		Listen: DefaultAgentListen, Planner: PlannerRules, TurnTimeout: 60 * time.Second,
-		STT:       STTConfig{Engine: STTAuto},
+		STT:       STTConfig{Engine: STTEngineAuto},
 		Tasks:     TasksConfig{KeepAge: 30 * 24 * time.Hour, KeepCount: 10000},
 		Reminders: RemindersConfig{Grace: 10 * time.Minute},
 		Limits: LimitsConfig{
@@ -191,7 +191,7 @@ func agentSettings() []setting {
 		stringKey("agent.search.searxng_url", "searxng-url", "serve, sim: the SearXNG instance search_web asks (its JSON API enabled), e.g. http://127.0.0.1:8888; empty: search_web answers that no backend is configured", func(c *Config) *string { return &c.Agent.Search.SearXNGURL }, checkHTTPURL),
 		stringKey("agent.timezone", "", "serve, sim: the IANA time zone reminders are set and said in, e.g. Asia/Shanghai; empty: the machine's", func(c *Config) *string { return &c.Agent.Timezone }, checkTimezone),
 		durationKey("agent.reminders.grace", "", "serve, sim: how long after its time a reminder still reaches a device that comes back; past it the reminder is missed and told at the device's next turn", func(c *Config) *time.Duration { return &c.Agent.Reminders.Grace }),
-		enumKey("agent.stt.engine", "stt", "serve, sim: speech to text for the audio devices send: auto (pocketsphinx_continuous with a grammar of what the planner understands, when it is on PATH; else none), command (agent.stt.command), openai (an OpenAI-compatible /v1/audio/transcriptions at agent.stt.base_url), none (audio is refused)", func(c *Config) *string { return &c.Agent.STT.Engine }, STTAuto, STTCommand, STTOpenAI, STTNone),
+		enumKey("agent.stt.engine", "stt", "serve, sim: speech to text for the audio devices send: auto (pocketsphinx_continuous with a grammar of what the planner understands, when it is on PATH; else none), command (agent.stt.command), openai (an OpenAI-compatible /v1/audio/transcriptions at agent.stt.base_url), none (audio is refused)", func(c *Config) *string { return &c.Agent.STT.Engine }, STTEngineAuto, STTEngineCommand, STTEngineOpenAI, STTEngineNone),
 		listKey("agent.stt.command", "agent.stt.engine command: a program and its arguments that reads a WAV (on stdin, or the file {wav} names) and prints the text; {jsgf} is a JSGF grammar of what the planner understands", func(c *Config) *[]string { return &c.Agent.STT.Command }),
 		stringKey("agent.stt.base_url", "", "agent.stt.engine openai: the API's base URL, e.g. http://127.0.0.1:8080/v1 (whisper.cpp's server, faster-whisper, vLLM, LocalAI)", func(c *Config) *string { return &c.Agent.STT.BaseURL }, checkHTTPURL),
 		stringKey("agent.stt.model", "", "agent.stt.engine openai: the transcription model, e.g. whisper-1", func(c *Config) *string { return &c.Agent.STT.Model }, nil),
@@ -233,11 +233,11 @@ func (c *Config) CheckAgent() error {
 		return &Error{Key: "agent.device_aliases", Err: err}
 	}
 	switch c.Agent.STT.Engine {
-	case STTCommand:
+	case STTEngineCommand:
 		if len(c.Agent.STT.Command) == 0 {
 			return &Error{Key: "agent.stt.command", Err: errors.New("agent.stt.engine is command and agent.stt.command is empty: name a program that reads a WAV and prints the text")}
 		}
-	case STTOpenAI:
+	case STTEngineOpenAI:
 		if c.Agent.STT.BaseURL == "" {
 			return &Error{Key: "agent.stt.base_url", Err: errors.New("agent.stt.engine is openai and agent.stt.base_url is not set")}
 		}
