@@ -72,7 +72,12 @@ func (v *voice) Turn(ctx context.Context, t hub.UserTurn) {
 	}
 	for e := range v.s.Agent.Turn(ctx, agent.Request{Text: t.Text, MAC: t.MAC, SessionID: DeviceSession(t.MAC)}) {
 		show(e)
-		if e.Kind == agent.EventError {
+		switch e.Kind {
+		case agent.EventToolCall:
+			v.log.Debug("the turn calls a tool", "mac", t.MAC, "turn_id", t.ID, "tool", e.Tool, "input", e.Input)
+		case agent.EventFinal:
+			v.log.Debug("the turn replied", "mac", t.MAC, "turn_id", t.ID, "reply", e.Text)
+		case agent.EventError:
 			v.log.Info("a device's turn failed", "mac", t.MAC, "turn_id", t.ID, "err", e.Err)
 		}
 	}
