@@ -38,7 +38,7 @@ TAGS     ?=
 # Go SDK's client, +1.4 MB; toolsets.mcp is then refused). Their costs are
 # in internal/buildfeatures/doc.go (make feature-sizes measures them); they keep the stripped
 # armv6 binary under its 9 MiB budget. A command left out says so and exits 2.
-BOARD_TAGS ?= devicectl_omit_serve,devicectl_omit_sim,devicectl_omit_swarm,nethttpomithttp2,devicectl_omit_opentooltls,devicectl_omit_mcpsets
+BOARD_TAGS ?= devicectl_omit_serve,devicectl_omit_sim,devicectl_omit_swarm,nethttpomithttp2,devicectl_omit_opentooltls,devicectl_omit_mcpsets,devicectl_omit_stt,devicectl_omit_wake
 # Go files that gofmt checks: all but .git and testdata (which may hold Go that is broken on purpose).
 GOFILES   = $(shell find . -name '*.go' -not -path './.git/*' -not -path '*/testdata/*')
 

@@ -18,6 +18,7 @@ type Request struct {
 	MAC       string // the device the turn talks to; "" picks the only one registered
 	UserID    string // whose memories the turn may use; "" is the default user
 	SessionID string // turns of one session share their history; "" starts a fresh one
+	TaskID    string // the A2A task the turn runs for, "" for none: what it sets up later (a reminder) can push to it
 }
 
 // EventKind says what an Event carries.

@@ -92,8 +92,12 @@ type Agent struct {
 	next  *Options // a Restart's, waiting for the session in progress to end
 	log   *slog.Logger
 	regID uint64 // the number of the last registration's id
-	now   func() time.Time
-	rand  func() float64
+
+	userID     atomic.Uint64 // the number of the last mcp/user/* request's id
+	noVoiceMu  sync.Mutex
+	noVoiceFor string // the server URL "does not take voice" was last said of
+	now        func() time.Time
+	rand       func() float64
 }
 
 // status is the snapshot Run's goroutine publishes for the others; it is replaced, never changed.
@@ -103,6 +107,8 @@ type status struct {
 	wait    time.Duration     // the back-off being waited, while BackingOff
 	opts    *Options          // in force, for Check's bounds
 	stream  *transport.Stream // the line while one is up, for Check's LastHeard
+	line    *line             // the line while registered: the device's own requests go on it
+	voice   serverVoice       // what the server said of voice when it accepted the registration
 	changed chan struct{}     // closed when the next snapshot replaces it: a waiter wakes, not polls
 }
 
@@ -427,14 +433,17 @@ func (a *Agent) Run(ctx context.Context) error {
 		attempt++
 		a.publish(func(s *status) { s.wait = wait })
 		a.setState(BackingOff)
-		if transport.ClosedNormally(err) {
-			// A server stopping or restarting closes its lines on purpose: no fault to warn of.
-			a.log.Info("the server closed the line; reconnecting", "reason", err, "retry_in", wait.Round(time.Millisecond), "attempt", attempt)
-		} else {
+		if !transport.ClosedNormally(err) {
 			a.log.Warn("not connected; retrying", "err", err, "retry_in", wait.Round(time.Millisecond), "attempt", attempt)
 		}
 		if !a.backOff(ctx, wait) {
 			return nil
+		}
+		if transport.ClosedNormally(err) {
+			// A server stopping or restarting closes its lines on purpose: no fault to warn of. Said
+			// once the wait is over, so that one Ctrl-C stopping the server and this device together
+			// leaves no "reconnecting" behind the device's stop.
+			a.log.Info("the server closed the line; reconnecting", "reason", err, "waited", wait.Round(time.Millisecond), "attempt", attempt)
 		}
 	}
 }
@@ -479,7 +488,7 @@ func (a *Agent) session(ctx context.Context) (served bool, err error) {
 	l := newLine(stream, a.disp, a.log)
 	served, err = a.serve(ctx, l)
 	l.close()
-	a.publish(func(s *status) { s.stream = nil })
+	a.publish(func(s *status) { s.stream, s.line, s.voice = nil, nil, serverVoice{} })
 	if on := a.opts.OnLineLost; on != nil {
 		lost := err
 		if ctx.Err() != nil || errors.Is(err, errRestart) {
@@ -548,18 +557,19 @@ func (r *registration) end(l *line) {
 	l.forget(r.req)
 }
 
-// answer reads the server's answer to a registration: nil for an acceptance.
-func (r *registration) answer(m *transport.Message) error {
+// answer reads the server's answer to a registration: nil for an acceptance, with what it says
+// of voice.
+func (r *registration) answer(m *transport.Message) (serverVoice, error) {
 	if m.Error != nil {
 		// The server says why in data.details (a MAC bound to another client, a limit): without
 		// it the log would read only "Invalid params".
 		var data ErrorData
 		if m.Error.Data != nil && json.Unmarshal(*m.Error.Data, &data) == nil && data.Details != "" {
-			return fmt.Errorf("registration refused: %d %s: %s", m.Error.Code, m.Error.Message, data.Details)
+			return serverVoice{}, fmt.Errorf("registration refused: %d %s: %s", m.Error.Code, m.Error.Message, data.Details)
 		}
-		return fmt.Errorf("registration refused: %d %s", m.Error.Code, m.Error.Message)
+		return serverVoice{}, fmt.Errorf("registration refused: %d %s", m.Error.Code, m.Error.Message)
 	}
-	return nil
+	return readFeatures(m.Result), nil
 }
 
 // serve registers on l, then serves it until it is lost, ctx is cancelled or a Restart comes. The
@@ -603,7 +613,10 @@ func (a *Agent) serve(ctx context.Context, l *line) (served bool, err error) {
 		}
 		select {
 		case m := <-answered:
-			err := reg.answer(m)
+			sv, err := reg.answer(m)
+			if err == nil {
+				a.publish(func(s *status) { s.line, s.voice = l, sv })
+			}
 			if err == nil && !registered {
 				registered, registeredAt = true, a.now()
 				a.setState(Registered)

@@ -694,3 +694,29 @@ func TestServerCloseIsNoFault(t *testing.T) {
 		t.Errorf("a server's normal close was logged as:\n%s", got)
 	}
 }
+
+// One Ctrl-C stops the server and this device together: the server's close reaches the device
+// just before its own stop does. The device must stop without a "reconnecting" behind it.
+func TestStopWithTheServerLeavesNoRetryLine(t *testing.T) {
+	checkLeaks(t)
+	srv := startServer(t, nil)
+	var logs lockedBuffer
+	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	a := newAgent(t, device.Options{URL: srv.URL(), Logger: log, Sleep: func(ctx context.Context, _ time.Duration) error {
+		stop() // the device's own SIGINT, arriving as it starts to wait
+		<-ctx.Done()
+		return ctx.Err()
+	}})
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx) }()
+	d := waitDevice(t, srv)
+	d.Close() // the server's close, first
+	if err := <-done; err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if got := logs.String(); strings.Contains(got, "retrying") || strings.Contains(got, "reconnecting") {
+		t.Errorf("a device stopped with its server logged a retry:\n%s", got)
+	}
+}

@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -30,6 +32,10 @@ var update = flag.Bool("update", false, "rewrite the expected frames of testdata
 //	>binary FRAME    the server sends FRAME as a binary frame
 //	< FRAME          the device must send FRAME next (compared as JSON values)
 //	render "TEXT"    what the device has rendered so far (a JSON string)
+//	text PARAMS      the device sends what it heard as text (Agent.UserText with PARAMS)
+//	audio N          the device sends an utterance of N samples (Agent.UserAudio, lang "en")
+//	interrupt        the device says the person spoke over the reply (Agent.Interrupt)
+//	answer JSON      what the oldest text, audio or interrupt returned: {"result":...} or {"error":"..."}
 //
 // The first frame of every script is the device's mcp/registerTools; its id is the device's own
 // ("reg-1"), and the scripts answer with that id. Run with -update to rewrite the "<" lines.
@@ -93,6 +99,27 @@ func runScript(t *testing.T, file string) {
 	defer cancel()
 	l := p.accept(ctx)
 
+	// The voice steps run on goroutines of their own, as the device's listener does, and their
+	// outcomes queue up for the answer steps.
+	outcomes := make(chan []byte, 16)
+	var voiceCalls sync.WaitGroup
+	defer voiceCalls.Wait()
+	voiceCall := func(call func() (any, error)) {
+		if err := a.WaitState(ctx, device.Registered); err != nil {
+			t.Fatal(err)
+		}
+		voiceCalls.Add(1)
+		go func() {
+			defer voiceCalls.Done()
+			res, err := call()
+			var out any = map[string]any{"result": res}
+			if err != nil {
+				out = map[string]string{"error": err.Error()}
+			}
+			b, _ := json.Marshal(out)
+			outcomes <- b
+		}()
+	}
 	var rewritten bytes.Buffer
 	sc := bufio.NewScanner(bytes.NewReader(src))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
@@ -112,6 +139,36 @@ func runScript(t *testing.T, file string) {
 				keep = "< " + string(got) // lines that still match keep their own spelling
 			} else if !sameJSON(got, []byte(arg)) {
 				t.Errorf("%s:%d: device sent\n\t%s\nwant\n\t%s", file, n, got, arg)
+			}
+		case verb == "text":
+			var p device.UserTextParams
+			if err := json.Unmarshal([]byte(arg), &p); err != nil {
+				t.Fatalf("%s:%d: text wants UserTextParams: %v", file, n, err)
+			}
+			voiceCall(func() (any, error) { return a.UserText(ctx, p) })
+		case verb == "audio":
+			count, err := strconv.Atoi(arg)
+			if err != nil {
+				t.Fatalf("%s:%d: audio wants a number of samples: %v", file, n, err)
+			}
+			samples := make([]int16, count)
+			for i := range samples {
+				samples[i] = int16((i + 1) * 1000 * (1 - 2*(i%2)))
+			}
+			voiceCall(func() (any, error) { return a.UserAudio(ctx, samples, "en") })
+		case verb == "interrupt":
+			voiceCall(func() (any, error) { return nil, a.Interrupt() })
+		case verb == "answer":
+			var got []byte
+			select {
+			case got = <-outcomes:
+			case <-ctx.Done():
+				t.Fatalf("%s:%d: no answer", file, n)
+			}
+			if *update && !sameJSON(got, []byte(arg)) {
+				keep = "answer " + string(got)
+			} else if !sameJSON(got, []byte(arg)) {
+				t.Errorf("%s:%d: the call returned\n\t%s\nwant\n\t%s", file, n, got, arg)
 			}
 		case verb == "render":
 			var want string

@@ -40,6 +40,15 @@
 // counted from admission, answers -32001 if it fires first, a panic answers -32603, and a tool's
 // own error answers -32000 with its message. Each request is answered exactly once.
 //
+// # Voice
+//
+// Beyond seed 002, the device sends what the person said (user.go): UserText (mcp/user/text),
+// UserAudio (mcp/user/audio) and Interrupt (mcp/user/interrupt), from any goroutine, on the line
+// that is registered; their answers come back through the read loop like the registration's. The
+// registration answer may list the server's features; a server whose list leaves voice out is
+// not asked, and one that answers -32601 (seed 002) is asked no more on that line. Either way the
+// agent logs once per server that it does not take voice, and serves its tools as before.
+//
 // # Stopping
 //
 // Cancelling Run's context refuses new calls (-32002), waits up to DrainTimeout for running ones to

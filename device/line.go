@@ -35,6 +35,8 @@ type line struct {
 	// and the back-off starts again from its base (see Backoff.ResetAfter).
 	answered atomic.Bool
 
+	voiceState // what this server said to the device's voice requests
+
 	mu      sync.Mutex
 	pending map[string]*request // the device's requests waiting for an answer, by the id's raw bytes
 

@@ -2,6 +2,7 @@ package device
 
 import (
 	"encoding/json"
+	"time"
 
 	"github.com/devicectl/devicectl/device/turn"
 	"github.com/devicectl/devicectl/tools"
@@ -15,6 +16,18 @@ const (
 	MethodExecute = "mcp/tool/execute"
 	// MethodAIMessage is the server's notification carrying a piece of the model's reply.
 	MethodAIMessage = "mcp/ai/message"
+
+	// Beyond seed 002 (VOICE.md): what the person said, as text or as audio, and their speaking
+	// over a reply. A seed-002 server answers the requests -32601 and ignores the notification.
+	MethodUserText      = "mcp/user/text"
+	MethodUserAudio     = "mcp/user/audio"
+	MethodUserInterrupt = "mcp/user/interrupt"
+)
+
+// Features a server lists in its registration answer: the requests beyond seed 002 it takes.
+const (
+	FeatureUserText  = "user/text"
+	FeatureUserAudio = "user/audio"
 )
 
 // JSON-RPC error codes the device answers with. The first five are JSON-RPC 2.0's own; the rest are
@@ -38,9 +51,50 @@ type RegisterParams struct {
 
 // RegisterResult is the server's answer to a successful registration.
 type RegisterResult struct {
-	Status  string `json:"status"`
-	Message string `json:"message,omitempty"`
+	Status   string   `json:"status"`
+	Message  string   `json:"message,omitempty"`
+	Features []string `json:"features,omitempty"`
 }
+
+// UserTextParams are the params of mcp/user/text: what the person said, as text.
+type UserTextParams struct {
+	Text   string `json:"text"`
+	Lang   string `json:"lang,omitempty"`
+	Source string `json:"source,omitempty"` // SourceVoice when heard, not typed
+}
+
+// SourceVoice is UserTextParams.Source for text the device heard and transcribed itself.
+const SourceVoice = "voice"
+
+// UserAudioParams are the params of mcp/user/audio: one utterance, for the server to transcribe.
+type UserAudioParams struct {
+	Format   string `json:"format"` // AudioFormat
+	Rate     int    `json:"rate"`
+	Channels int    `json:"channels"`
+	Audio    []byte `json:"audio"` // base64 on the wire
+	Lang     string `json:"lang,omitempty"`
+}
+
+// The audio mcp/user/audio carries: 16 kHz mono signed 16-bit little-endian, at most
+// MaxUtterance of it.
+const (
+	AudioFormat  = "pcm_s16le"
+	AudioRate    = 16000
+	MaxUtterance = 30 * time.Second
+)
+
+// UserResult is the server's answer to mcp/user/text and mcp/user/audio.
+type UserResult struct {
+	Status string `json:"status"`         // UserAccepted or UserEmpty
+	Text   string `json:"text,omitempty"` // mcp/user/audio: what the server heard
+	TurnID string `json:"turn_id,omitempty"`
+}
+
+// The statuses of UserResult.
+const (
+	UserAccepted = "accepted"
+	UserEmpty    = "empty" // nothing was understood
+)
 
 // ExecuteParams are the params of mcp/tool/execute.
 type ExecuteParams struct {

@@ -4,7 +4,10 @@
 # library, measured in the same run), their ratio, the target, and whether it was met.
 # BENCH narrows them (a -bench regexp, default .); BENCHTIME sets -benchtime. The process-level
 # benchmarks (internal/benchproc) do a minimum of rounds whatever BENCHTIME says, and an Nx
-# BENCHTIME runs them N rounds. Missed targets are reported, not failed: the machine may be busy.
+# BENCHTIME runs them N rounds. internal/benchserve runs devicectl serve and a devicectl swarm
+# (the load generator) as two processes: tasks/s at 8, 64 and 256 callers, serve's CPU per task
+# and RSS per device at 1,000 and 16,000 devices (about 4 minutes; BENCH='^BenchmarkServe(Tasks|RSS)'
+# runs only those). Missed targets are reported, not failed: the machine may be busy.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,7 +30,7 @@ status=0
 # summary: the table. Each benchmark line is a name, N, then value-unit pairs; the last line of a
 # benchmark wins. Ratios are devicectl's figure over the floor's, whatever the figure is.
 summary() {
-	awk '
+	awk -v TASKCALLERS="8 64 256" '
 	/^goarch:/ { arch = $2 }
 	/^Benchmark/ {
 		name = $1; sub(/-[0-9]+$/, "", name)
@@ -88,6 +91,40 @@ summary() {
 		agent("BenchmarkA2ASend", "send-p99-ns", "A2A message/send p99 (ms)", 1e6, "(none)", 0)
 		agent("BenchmarkServeDevicesRSS", "KiB/device", "serve RSS per device, 1,000 (KiB)", 1, "<= 100 KiB", 100)
 		agent("BenchmarkServeDevicesRSS", "idle-KiB", "serve RSS, no device (KiB)", 1, "(none)", 0)
+		print ""
+		print "serve under load (internal/benchserve: serve, and a swarm of 100 devices sending seed"
+		print "tasks/send open loop faster than serve answers, in two processes on this machine):"
+		line("metric", "measured", "", "", "target", "met?")
+		split(TASKCALLERS, cs, " ")
+		for (i = 1; i in cs; i++) {
+			b = "BenchmarkServeTasks/callers=" cs[i]
+			floor_("tasks/s, " cs[i] " callers", b, "tasks/s", 1, ">= 1500/s", 1500)
+			agent(b, "serve-cpu-ms/task", "serve CPU per task, " cs[i] " callers (ms)", 1, "<= 0.3 ms", 0.3)
+			agent(b, "p50-ms", "task p50, " cs[i] " callers (ms)", 1, "(none)", 0)
+			agent(b, "p99-ms", "task p99, " cs[i] " callers (ms)", 1, "(none)", 0)
+			agent(b, "failed", "tasks failed, " cs[i] " callers", 1, "0", 0.5)
+		}
+		lo = "BenchmarkServeTasks/callers=" cs[1]; hi = "BenchmarkServeTasks/callers=" cs[i - 1]
+		if (has(lo, "tasks/s") && has(hi, "tasks/s") && v[lo, "tasks/s"] > 0) {
+			r = v[hi, "tasks/s"] / v[lo, "tasks/s"]
+			line("tasks/s at " cs[i - 1] " / at " cs[1] " callers", sprintf("%.2fx", r), "", "", "> 1x (grows)", verdict(r > 1))
+		} else {
+			notrun("tasks/s at " cs[i - 1] " / at " cs[1] " callers", "> 1x (grows)")
+		}
+		b = "BenchmarkServeTasks/a2a-callers=8"
+		agent(b, "tasks/s", "A2A SendMessage tasks/s, 8 callers", 1, "(none)", 0)
+		agent(b, "serve-cpu-ms/task", "A2A serve CPU per task, 8 callers (ms)", 1, "<= 0.3 ms", 0.3)
+		b = "BenchmarkServeRSSPerDevice"
+		agent(b, "idle-KiB", "serve RSS, no device (KiB)", 1, "(none)", 0)
+		agent(b, "KiB/device-1k", "serve RSS per device, 1,000 (KiB)", 1, "(none)", 0)
+		agent(b, "KiB/device-16k", "serve RSS per device, 16,000 (KiB)", 1, "<= 48 KiB", 48)
+		agent(b, "register-15k-s", "15,000 more devices registered (s)", 1, "(none)", 0)
+	}
+	# a figure that must reach a floor: value / div against a lower limit
+	function floor_(metric, b, u, div, target, limit,   d) {
+		if (!has(b, u)) { notrun(metric, target); return }
+		d = v[b, u] / div
+		line(metric, sprintf("%.0f", d), "", "", target, verdict(d >= limit))
 	}
 	# an agent figure: value / div against an upper limit (0: no target)
 	function agent(b, u, metric, div, target, limit,   d) {

@@ -15,15 +15,20 @@ BOARD_TAGS=${BOARD_TAGS-devicectl_omit_serve,devicectl_omit_sim,devicectl_omit_s
 board_tags=$TAGS${TAGS:+${BOARD_TAGS:+,}}$BOARD_TAGS
 DIST=${DIST:-dist}
 ldflags="-s -w -X main.version=$VERSION -X main.commit=$COMMIT"
+# 32-bit ARM Linux maps memory in 4 KiB pages only; Go's linker pads each segment of an arm
+# binary to 64 KiB all the same. Rounding to the page size the boards have saves that padding
+# (up to 180 KiB of the armv6 binary's 9 MiB budget) and changes nothing once it is loaded.
+arm32_ldflags="$ldflags -R 4096"
 
 mkdir -p "$DIST"
 rm -f "$DIST"/devicectl-linux-* "$DIST"/SHA256SUMS
 
 # build NAME TAGS ENV...: one target; NAME is the suffix of the binary's name.
 build() {
-	local name=$1 tags=$2
+	local name=$1 tags=$2 flags=$ldflags
 	shift 2
-	env CGO_ENABLED=0 GOOS=linux "$@" "$GO" build -trimpath -tags "$tags" -ldflags "$ldflags" \
+	case $name in armv*) flags=$arm32_ldflags ;; esac
+	env CGO_ENABLED=0 GOOS=linux "$@" "$GO" build -trimpath -tags "$tags" -ldflags "$flags" \
 		-o "$DIST/devicectl-linux-$name" ./cmd/devicectl
 }
 

@@ -2,8 +2,8 @@
 # Measures what each feature of internal/buildfeatures costs the stripped linux/armv6 binary (the
 # Pi Zero's, the one with a budget): a build with everything, one build per omit tag alone, and
 # one with the board's tags (BOARD_TAGS, as make cross uses), and the board's build with each
-# feature put back. Prints, per build, the file size and the bytes loaded from it (the sections
-# but .bss: unlike the file, not rounded to 64 KiB pages), and in loaded bytes what omitting the
+# feature put back, linked as make cross links it (segments rounded to 4 KiB pages). Prints, per
+# build, the file size and the bytes loaded from it (the sections but .bss), and in loaded bytes what omitting the
 # tag alone saves and what the feature costs the board build: the figures of
 # internal/buildfeatures/doc.go. Features can share code (serve and sim both hold the stand-in
 # server), so the savings alone add up to less than all of them together.
@@ -17,7 +17,7 @@ trap 'rm -rf "$out"' EXIT
 
 # measure TAGS: prints "FILE_BYTES LOADED_BYTES" of the stripped armv6 build with TAGS.
 measure() {
-	env CGO_ENABLED=0 GOOS=linux GOARCH=arm GOARM=6 "$GO" build -trimpath -tags "$1" -ldflags "-s -w" \
+	env CGO_ENABLED=0 GOOS=linux GOARCH=arm GOARM=6 "$GO" build -trimpath -tags "$1" -ldflags "-s -w -R 4096" \
 		-o "$out/devicectl" ./cmd/devicectl
 	local loaded
 	loaded=$(size -A "$out/devicectl" | awk '$1 ~ /^\./ && $1 != ".bss" && $1 != ".noptrbss" {s += $2} END {print s}')

@@ -29,9 +29,11 @@ type Narrator struct {
 	sentences bool
 	log       *slog.Logger
 
-	mu    sync.Mutex
-	turn  turn.Assembler // gathers the whole reply unless speaking sentences
-	split splitter       // the unspoken rest, when speaking sentences
+	mu      sync.Mutex
+	turn    turn.Assembler // gathers the whole reply unless speaking sentences
+	split   splitter       // the unspoken rest, when speaking sentences
+	inReply bool           // a reply has begun and not ended
+	muted   bool           // the person spoke over the reply: the rest of it is not said
 }
 
 // maxWhole bounds a whole reply to be spoken; the chunks past it are not said.
@@ -63,6 +65,16 @@ func (n *Narrator) Observe(m turn.Message) {
 		n.log.Debug("ignoring ai message of unknown type", "type", m.Type)
 		return
 	}
+	if st.Begin {
+		n.muted = false
+	}
+	n.inReply = !st.End && (n.inReply || st.Begin)
+	if n.muted {
+		if st.End {
+			n.muted = false
+		}
+		return
+	}
 	// A final alone with nothing to say is no reason to cut off the previous reply.
 	if st.Begin && (!st.End || speakable(st.Text)) {
 		n.voice.Interrupt()
@@ -83,4 +95,35 @@ func (n *Narrator) speak(sentences []string) {
 	for _, s := range sentences {
 		n.voice.Speak(s)
 	}
+}
+
+// Interrupt silences the reply being said and the rest of it still to come: the person spoke over
+// it (barge-in). The next reply is said as usual, as is everything after Resume. It reports
+// whether there was anything to silence: speech under way, or a reply that has not ended.
+func (n *Narrator) Interrupt() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	busy := n.inReply
+	if sp, ok := n.voice.(interface{ Speaking() bool }); ok && sp.Speaking() {
+		busy = true
+	}
+	n.voice.Interrupt()
+	n.split.reset()
+	n.muted = true
+	return busy
+}
+
+// Resume ends an Interrupt's silence: the server took what the person said next, and whatever
+// comes now is the answer to it, even from a server that never ended the interrupted reply.
+func (n *Narrator) Resume() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.muted = false
+	n.turn = turn.Assembler{Gather: n.turn.Gather}
+	n.inReply = false
+}
+
+// Say says the device's own words (not a reply), after what is queued.
+func (n *Narrator) Say(text string) {
+	n.voice.Speak(text)
 }

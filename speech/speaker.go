@@ -139,6 +139,13 @@ func (s *Speaker) interrupt() *process {
 	return p
 }
 
+// Speaking reports whether something is being said or waits to be.
+func (s *Speaker) Speaking() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !s.isIdle
+}
+
 // Halt is Interrupt that returns only once the command has been killed and waited for, so the
 // device is silent when it returns. The Speaker stays usable. It always returns nil.
 func (s *Speaker) Halt() error {

@@ -41,6 +41,11 @@
 //	unknown tool "foo"
 //	tool_input is required
 //
+// jsonschema-go decides whether the input is valid; the details are worded
+// from the keyword that failed, the schema holding it and the value, found
+// by walking the schema and the input together, not from jsonschema-go's
+// error text (testdata/details.golden has them for every keyword).
+//
 // Input nested more than 32 levels deep is refused before validation.
 //
 // A handler is therefore only called with valid input, and an error it

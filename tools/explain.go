@@ -3,11 +3,11 @@ package tools
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"math"
-	"net/url"
+	"math/big"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -17,350 +17,500 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// This file turns jsonschema-go's validation errors into ParamsError
-// details a server developer can act on.
+// This file turns a failed validation into ParamsError details a server
+// developer can act on.
 //
-// jsonschema-go reports the first failure as a chain of wrapped errors,
-// one per schema entered, each reading "validating <where>: ", where
-// <where> is "root" or a JSON Pointer into the schema
-// ("/properties/level"), ending with "<keyword>: <detail>", e.g.
-//
-//	validating root: validating /properties/level: maximum: 150/1 is greater than 100.000000
-//
-// It names schema locations, not instance locations, and prints values with
-// Go formatting. explain walks the schema pointers and the instance
-// together to find the offending value and its path, then words the
-// keyword's failure itself from the schema and the value:
+// jsonschema-go decides whether tool_input is valid, but its error is text
+// for a log: it names schema locations, not the offending value, and prints
+// values with Go formatting. So when it refuses, find walks the resolved
+// schema and the instance together, keyword by keyword in the order
+// jsonschema-go checks them, to the first failure, a schemaError holding the
+// instance path, the keyword, the schema and the value. The details are
+// worded from those fields alone:
 //
 //	tool_input.level: 150 is greater than the maximum 100
 //
-// Anything it does not recognise is passed through after the path, so a new
-// message upstream degrades to less polished wording, never to nothing.
+// The walk follows every keyword jsonschema-go validates in the schemas
+// Add accepts (FuzzFind holds the two to the same verdict). Should they
+// ever disagree, the details say the input does not match and quote
+// jsonschema-go, rather than say nothing.
 
-// explain returns the Details for err, the result of validating instance
-// against root.
-func explain(root *jsonschema.Schema, instance any, err error) string {
-	pointers, leaf := unwrapChain(err)
-	loc := locate(root, instance, pointers)
-	return instancePath(loc.at) + ": " + loc.describe(leaf)
+// parameters is a tool's schema resolved for validation, with what find
+// needs to follow it.
+type parameters struct {
+	*jsonschema.Resolved
+	refs   map[*jsonschema.Schema]*jsonschema.Schema // the target of each $ref
+	draft7 bool                                      // $ref hides its siblings; items may be a list
 }
 
-// unwrapChain splits a validation error into the schema locations it went
-// through (outermost first) and the innermost message.
-func unwrapChain(err error) (pointers []string, leaf string) {
-	for {
-		inner := errors.Unwrap(err)
-		if inner == nil {
-			break
-		}
-		where, ok := strings.CutPrefix(err.Error(), "validating ")
-		if ok {
-			where, ok = strings.CutSuffix(where, ": "+inner.Error())
-		}
-		if !ok {
-			break
-		}
-		pointers = append(pointers, where)
-		err = inner
-	}
-	return pointers, err.Error()
+// schemaError is the first keyword an instance fails.
+type schemaError struct {
+	at      []string           // path segments from tool_input to value
+	keyword string             // as spelt in JSON Schema: "maximum", "required", ...
+	schema  *jsonschema.Schema // the schema holding the keyword
+	value   any                // the instance value it failed on
+
+	names []string     // required, dependentRequired: missing; additionalProperties: unknown
+	of    string       // dependentRequired: the property that requires names
+	n, m  int          // oneOf: forms matched; contains: items matched; uniqueItems: equal items
+	cause *schemaError // propertyNames: the property name's own failure
 }
 
-// location is where in the schema and the instance validation failed.
-type location struct {
-	root   *jsonschema.Schema
-	schema *jsonschema.Schema // the schema whose keyword failed
-	value  any                // the instance value it failed on
-	at     []string           // path segments from tool_input to value
-	// lost is set when the walk could not follow the error (a $ref to
-	// another document, a keyword it does not know): schema, value and at
-	// then describe an ancestor of the offending value.
-	lost bool
+// explain returns the Details for err, jsonschema-go's refusal of instance.
+func explain(p *parameters, instance any, err error) string {
+	f := finder{parameters: p}
+	e := f.find(p.Schema(), instance, nil)
+	if e == nil { // the walk and jsonschema-go disagree: say so rather than nothing
+		first, _, _ := strings.Cut(err.Error(), "\n")
+		return instancePath(nil) + ": does not match the parameters: " + first
+	}
+	return e.details()
 }
 
-// locate follows the schema pointers of a validation error from the root
-// schema and instance down to the failing schema and value.
-func locate(root *jsonschema.Schema, instance any, pointers []string) *location {
-	loc := &location{root: root, schema: root, value: instance}
-	prev := "" // the pointer of loc.schema; "" is the root
-	// pointers[0] is the root itself ("root", or its $id).
-	for i := 1; i < len(pointers); i++ {
-		p := pointers[i]
-		if p == "root" { // a $ref to "#": recursion
-			loc.schema, prev = root, ""
-			continue
-		}
-		if !strings.HasPrefix(p, "/") {
-			loc.lost = true // a schema with its own $id: no pointer to follow
-			break
-		}
-		var ok bool
-		if rest, child := strings.CutPrefix(p, prev+"/"); child {
-			ok = loc.descend(prev, splitPointer(rest), true)
-		} else {
-			// A $ref: the schema changes, the instance does not.
-			s := loc.schema
-			loc.schema = root
-			ok = loc.descend("", splitPointer(p[1:]), false)
-			if !ok {
-				loc.schema = s
-			}
-		}
-		if !ok {
-			loc.lost = true
-			break
-		}
-		prev = p
-	}
-	return loc
+// finder walks a schema and an instance to the first failure.
+type finder struct {
+	*parameters
+	patterns map[string]*regexp.Regexp
 }
 
-func splitPointer(p string) []string {
-	segs := strings.Split(p, "/")
-	for i, s := range segs {
-		segs[i] = strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
+func (f *finder) pattern(p string) *regexp.Regexp {
+	if rx, ok := f.patterns[p]; ok {
+		return rx
 	}
-	return segs
-}
-
-// descend moves loc through the schema keywords in segs. When withValue is
-// set, keywords that apply to a part of the instance (properties, items, ...)
-// move to that part too; for a $ref target (withValue false) only the schema
-// moves. It reports false when it cannot follow.
-func (loc *location) descend(from string, segs []string, withValue bool) bool {
-	s := loc.schema
-	for i := 0; i < len(segs); i++ {
-		// here is the pointer of the schema reached so far (after arg).
-		here := func() string {
-			p := from
-			for _, seg := range segs[:i+1] {
-				p += "/" + escapePointer(seg)
-			}
-			return p
-		}
-		kw := segs[i]
-		arg := func() (string, bool) {
-			if i+1 >= len(segs) {
-				return "", false
-			}
-			i++
-			return segs[i], true
-		}
-		argIndex := func(list []*jsonschema.Schema) (*jsonschema.Schema, int, bool) {
-			a, ok := arg()
-			if !ok {
-				return nil, 0, false
-			}
-			n, err := strconv.Atoi(a)
-			if err != nil || n < 0 || n >= len(list) {
-				return nil, 0, false
-			}
-			return list[n], n, true
-		}
-		argKey := func(m map[string]*jsonschema.Schema) (*jsonschema.Schema, string, bool) {
-			a, ok := arg()
-			if !ok {
-				return nil, "", false
-			}
-			c, ok := m[a]
-			return c, a, ok
-		}
-
-		var (
-			child *jsonschema.Schema
-			ok    bool
-		)
-		switch kw {
-		case "properties":
-			var name string
-			if child, name, ok = argKey(s.Properties); ok && withValue {
-				ok = loc.toKey(name)
-			}
-		case "patternProperties":
-			var re string
-			if child, re, ok = argKey(s.PatternProperties); ok && withValue {
-				rx, err := regexp.Compile(re)
-				ok = err == nil && loc.toFailingKey(here(), func(k string) bool { return rx.MatchString(k) })
-			}
-		case "additionalProperties":
-			if child, ok = s.AdditionalProperties, s.AdditionalProperties != nil; ok && withValue {
-				ok = loc.toFailingKey(here(), func(k string) bool { return !declared(s, k) })
-			}
-		case "unevaluatedProperties":
-			if child, ok = s.UnevaluatedProperties, s.UnevaluatedProperties != nil; ok && withValue {
-				ok = loc.toFailingKey(here(), func(string) bool { return true })
-			}
-		case "items":
-			if s.ItemsArray != nil { // draft-07 tuple form
-				var n int
-				if child, n, ok = argIndex(s.ItemsArray); ok && withValue {
-					ok = loc.toIndex(n)
-				}
-			} else if child, ok = s.Items, s.Items != nil; ok && withValue {
-				ok = loc.toFailingIndex(here(), len(s.PrefixItems))
-			}
-		case "prefixItems":
-			var n int
-			if child, n, ok = argIndex(s.PrefixItems); ok && withValue {
-				ok = loc.toIndex(n)
-			}
-		case "additionalItems":
-			if child, ok = s.AdditionalItems, s.AdditionalItems != nil; ok && withValue {
-				ok = loc.toFailingIndex(here(), len(s.ItemsArray))
-			}
-		case "unevaluatedItems":
-			if child, ok = s.UnevaluatedItems, s.UnevaluatedItems != nil; ok && withValue {
-				ok = loc.toFailingIndex(here(), 0)
-			}
-		case "allOf":
-			child, _, ok = argIndex(s.AllOf)
-		case "anyOf":
-			child, _, ok = argIndex(s.AnyOf)
-		case "oneOf":
-			child, _, ok = argIndex(s.OneOf)
-		case "not":
-			child, ok = s.Not, s.Not != nil
-		case "if":
-			child, ok = s.If, s.If != nil
-		case "then":
-			child, ok = s.Then, s.Then != nil
-		case "else":
-			child, ok = s.Else, s.Else != nil
-		case "dependentSchemas":
-			child, _, ok = argKey(s.DependentSchemas)
-		case "dependencies":
-			child, _, ok = argKey(s.DependencySchemas)
-		case "$defs":
-			child, _, ok = argKey(s.Defs)
-		case "definitions":
-			child, _, ok = argKey(s.Definitions)
-		}
-		if !ok || child == nil {
-			return false
-		}
-		s = child
-		loc.schema = s
-	}
-	return true
-}
-
-// declared reports whether s names property k (properties or
-// patternProperties): the ones additionalProperties does not apply to.
-func declared(s *jsonschema.Schema, k string) bool {
-	if _, ok := s.Properties[k]; ok {
-		return true
-	}
-	for re := range s.PatternProperties {
-		if rx, err := regexp.Compile(re); err == nil && rx.MatchString(k) {
-			return true
-		}
-	}
-	return false
-}
-
-func (loc *location) toKey(k string) bool {
-	m, ok := loc.value.(map[string]any)
-	if !ok {
-		return false
-	}
-	v, ok := m[k]
-	if !ok {
-		return false
-	}
-	loc.value = v
-	loc.at = append(loc.at, keySegment(k))
-	return true
-}
-
-func (loc *location) toIndex(n int) bool {
-	a, ok := loc.value.([]any)
-	if !ok || n >= len(a) {
-		return false
-	}
-	loc.value = a[n]
-	loc.at = append(loc.at, indexSegment(n))
-	return true
-}
-
-// toFailingKey moves to the first property (in sorted order) among those
-// selected by applies whose value fails the schema at pointer child.
-// jsonschema-go does not say which one failed, so this asks that schema.
-func (loc *location) toFailingKey(child string, applies func(string) bool) bool {
-	m, ok := loc.value.(map[string]any)
-	if !ok {
-		return false
-	}
-	rs := loc.validatorFor(child)
-	if rs == nil {
-		return false
-	}
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		if applies(k) && rs.Validate(m[k]) != nil {
-			return loc.toKey(k)
-		}
-	}
-	return false
-}
-
-// toFailingIndex is toFailingKey for array items from index start on.
-func (loc *location) toFailingIndex(child string, start int) bool {
-	a, ok := loc.value.([]any)
-	if !ok {
-		return false
-	}
-	rs := loc.validatorFor(child)
-	if rs == nil {
-		return false
-	}
-	for i := start; i < len(a); i++ {
-		if rs.Validate(a[i]) != nil {
-			return loc.toIndex(i)
-		}
-	}
-	return false
-}
-
-// validatorFor returns a validator for the schema at pointer ptr of the
-// root, or nil. The schema is validated in the context of the whole root, so
-// that its references keep their meaning: the root is embedded under an $id
-// of its own in a wrapper whose $ref points at ptr inside it. (The root's
-// references are all local, "#..." pointers, see checkTree, so they resolve
-// against the embedded copy.)
-func (loc *location) validatorFor(ptr string) *jsonschema.Resolved {
-	const id = "urn:devicectl:tool-parameters"
-	inner := loc.root.CloneSchemas()
-	inner.ID = id
-	inner.Schema = ""
-	wrapper := &jsonschema.Schema{
-		Schema: loc.root.Schema, // keep the root's draft
-		Ref:    id + (&url.URL{Fragment: ptr}).String(),
-		Defs:   map[string]*jsonschema.Schema{"parameters": inner},
-	}
-	rs, err := wrapper.Resolve(nil)
+	rx, err := regexp.Compile(p) // jsonschema-go compiled it already
 	if err != nil {
+		rx = nil
+	}
+	if f.patterns == nil {
+		f.patterns = map[string]*regexp.Regexp{}
+	}
+	f.patterns[p] = rx
+	return rx
+}
+
+func (f *finder) valid(s *jsonschema.Schema, v any, at []string) bool { return f.find(s, v, at) == nil }
+
+// find returns the first keyword of s that v, at path at, fails, or nil.
+func (f *finder) find(s *jsonschema.Schema, v any, at []string) *schemaError {
+	fail := func(kw string) *schemaError { return &schemaError{at: at, keyword: kw, schema: s, value: v} }
+	if s.Ref != "" {
+		if e := f.find(f.refs[s], v, at); e != nil {
+			return e
+		}
+		if f.draft7 {
+			return nil
+		}
+	}
+	if s.Type != "" || s.Types != nil {
+		want, got := typesOf(s), jsonType(v)
+		if !slices.Contains(want, got) && !(got == "integer" && slices.Contains(want, "number")) {
+			return fail("type")
+		}
+	}
+	if s.Enum != nil && !slices.ContainsFunc(s.Enum, func(e any) bool { return jsonEqual(e, v) }) {
+		return fail("enum")
+	}
+	if s.Const != nil && !jsonEqual(*s.Const, v) {
+		return fail("const")
+	}
+	if e := f.findNumber(s, v, fail); e != nil {
+		return e
+	}
+	if str, ok := v.(string); ok {
+		n := utf8.RuneCountInString(str)
+		switch {
+		case s.MinLength != nil && n < *s.MinLength:
+			return fail("minLength")
+		case s.MaxLength != nil && n > *s.MaxLength:
+			return fail("maxLength")
+		case s.Pattern != "":
+			if rx := f.pattern(s.Pattern); rx != nil && !rx.MatchString(str) {
+				return fail("pattern")
+			}
+		}
+	}
+	for _, c := range s.AllOf {
+		if e := f.find(c, v, at); e != nil {
+			return e
+		}
+	}
+	if s.AnyOf != nil && !slices.ContainsFunc(s.AnyOf, func(c *jsonschema.Schema) bool { return f.valid(c, v, at) }) {
+		return fail("anyOf")
+	}
+	if s.OneOf != nil {
+		n := 0
+		for _, c := range s.OneOf {
+			if f.valid(c, v, at) {
+				n++
+			}
+		}
+		if n != 1 {
+			e := fail("oneOf")
+			e.n = n
+			return e
+		}
+	}
+	if s.Not != nil && f.valid(s.Not, v, at) {
+		return fail("not")
+	}
+	if s.If != nil {
+		next := s.Else
+		if f.valid(s.If, v, at) {
+			next = s.Then
+		}
+		if next != nil {
+			if e := f.find(next, v, at); e != nil {
+				return e
+			}
+		}
+	}
+	switch v := v.(type) {
+	case []any:
+		return f.findArray(s, v, at, fail)
+	case map[string]any:
+		return f.findObject(s, v, at, fail)
+	}
+	return nil
+}
+
+func (f *finder) findNumber(s *jsonschema.Schema, v any, fail func(string) *schemaError) *schemaError {
+	if s.MultipleOf == nil && s.Minimum == nil && s.Maximum == nil && s.ExclusiveMinimum == nil && s.ExclusiveMaximum == nil {
 		return nil
 	}
-	return rs
+	r, ok := ratOf(v)
+	if !ok {
+		return nil
+	}
+	if s.MultipleOf != nil {
+		nf, _ := r.Float64()
+		if _, frac := math.Modf(nf / *s.MultipleOf); frac != 0 {
+			return fail("multipleOf")
+		}
+	}
+	cmp := func(limit float64) int { return r.Cmp(new(big.Rat).SetFloat64(limit)) }
+	switch {
+	case s.Minimum != nil && cmp(*s.Minimum) < 0:
+		return fail("minimum")
+	case s.Maximum != nil && cmp(*s.Maximum) > 0:
+		return fail("maximum")
+	case s.ExclusiveMinimum != nil && cmp(*s.ExclusiveMinimum) <= 0:
+		return fail("exclusiveMinimum")
+	case s.ExclusiveMaximum != nil && cmp(*s.ExclusiveMaximum) >= 0:
+		return fail("exclusiveMaximum")
+	}
+	return nil
 }
 
-// describe words the failure of the leaf message's keyword at loc.
-func (loc *location) describe(leaf string) string {
-	if first, _, multi := strings.Cut(leaf, "\n"); multi {
-		leaf = first
-	}
-	if loc.lost {
-		return leaf
-	}
-	s, v := loc.schema, loc.value
-	kw, _, _ := strings.Cut(leaf, ": ")
-	val := render(v)
-	switch kw {
-	case "type":
-		want := s.Types
-		if s.Type != "" {
-			want = []string{s.Type}
+func (f *finder) findArray(s *jsonschema.Schema, a []any, at []string, fail func(string) *schemaError) *schemaError {
+	each := func(c *jsonschema.Schema, from, to int) *schemaError {
+		for i := from; i < min(to, len(a)); i++ {
+			if e := f.find(c, a[i], with(at, indexSegment(i))); e != nil {
+				return e
+			}
 		}
-		got := jsonType(v)
+		return nil
+	}
+	var e *schemaError
+	switch {
+	case f.draft7 && s.ItemsArray != nil:
+		for i, c := range s.ItemsArray {
+			if e = each(c, i, i+1); e != nil {
+				return e
+			}
+		}
+		if s.AdditionalItems != nil {
+			e = each(s.AdditionalItems, len(s.ItemsArray), len(a))
+		}
+	case f.draft7:
+		if s.Items != nil {
+			e = each(s.Items, 0, len(a))
+		}
+	default:
+		for i, c := range s.PrefixItems {
+			if e = each(c, i, i+1); e != nil {
+				return e
+			}
+		}
+		if s.Items != nil {
+			e = each(s.Items, len(s.PrefixItems), len(a))
+		}
+	}
+	if e != nil {
+		return e
+	}
+	if s.Contains != nil {
+		n := 0
+		for i, x := range a {
+			if f.valid(s.Contains, x, with(at, indexSegment(i))) {
+				n++
+			}
+		}
+		e := fail("contains")
+		e.n = n
+		switch {
+		case n == 0 && (s.MinContains == nil || *s.MinContains > 0):
+			return e
+		case s.MinContains != nil && n < *s.MinContains:
+			e.keyword = "minContains"
+			return e
+		case s.MaxContains != nil && n > *s.MaxContains:
+			e.keyword = "maxContains"
+			return e
+		}
+	}
+	switch {
+	case s.MinItems != nil && len(a) < *s.MinItems:
+		return fail("minItems")
+	case s.MaxItems != nil && len(a) > *s.MaxItems:
+		return fail("maxItems")
+	}
+	if s.UniqueItems {
+		if i, j, ok := equalItems(a); ok {
+			e := fail("uniqueItems")
+			e.n, e.m = i, j
+			return e
+		}
+	}
+	if s.UnevaluatedItems != nil {
+		ev := evaluation{indexes: map[int]bool{}}
+		f.evaluate(s, a, at, &ev, true)
+		for i := ev.end; i < len(a) && !ev.all; i++ {
+			if ev.indexes[i] {
+				continue
+			}
+			if e := f.find(s.UnevaluatedItems, a[i], with(at, indexSegment(i))); e != nil {
+				return e
+			}
+		}
+	}
+	return nil
+}
+
+func (f *finder) findObject(s *jsonschema.Schema, m map[string]any, at []string, fail func(string) *schemaError) *schemaError {
+	keys := slices.Sorted(maps.Keys(m))
+	evaluated := make(map[string]bool, len(m))
+	for _, k := range slices.Sorted(maps.Keys(s.Properties)) {
+		if x, ok := m[k]; ok {
+			if e := f.find(s.Properties[k], x, with(at, keySegment(k))); e != nil {
+				return e
+			}
+			evaluated[k] = true
+		}
+	}
+	if len(s.PatternProperties) > 0 {
+		patterns := slices.Sorted(maps.Keys(s.PatternProperties))
+		for _, k := range keys {
+			for _, p := range patterns {
+				if rx := f.pattern(p); rx != nil && rx.MatchString(k) {
+					if e := f.find(s.PatternProperties[p], m[k], with(at, keySegment(k))); e != nil {
+						return e
+					}
+					evaluated[k] = true
+				}
+			}
+		}
+	}
+	if s.AdditionalProperties != nil {
+		var extra []string
+		for _, k := range keys {
+			if !evaluated[k] {
+				extra = append(extra, k)
+			}
+		}
+		if isFalse(s.AdditionalProperties) && len(extra) > 0 {
+			e := fail("additionalProperties")
+			e.names = extra
+			return e
+		}
+		for _, k := range extra {
+			if e := f.find(s.AdditionalProperties, m[k], with(at, keySegment(k))); e != nil {
+				return e
+			}
+		}
+	}
+	if s.PropertyNames != nil {
+		for _, k := range keys {
+			if cause := f.find(s.PropertyNames, k, at); cause != nil {
+				e := fail("propertyNames")
+				e.cause = cause
+				return e
+			}
+		}
+	}
+	switch {
+	case s.MinProperties != nil && len(m) < *s.MinProperties:
+		return fail("minProperties")
+	case s.MaxProperties != nil && len(m) > *s.MaxProperties:
+		return fail("maxProperties")
+	}
+	missing := func(names []string) []string {
+		var out []string
+		for _, n := range names {
+			if _, ok := m[n]; !ok {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+	if names := missing(s.Required); len(names) > 0 {
+		e := fail("required")
+		e.names = names
+		return e
+	}
+	requires, schemas := s.DependentRequired, s.DependentSchemas
+	if f.draft7 {
+		requires, schemas = s.DependencyStrings, s.DependencySchemas
+	}
+	for _, k := range slices.Sorted(maps.Keys(requires)) {
+		if _, ok := m[k]; !ok {
+			continue
+		}
+		if names := missing(requires[k]); len(names) > 0 {
+			e := fail("dependentRequired")
+			e.names, e.of = names, k
+			return e
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(schemas)) {
+		if _, ok := m[k]; ok {
+			if e := f.find(schemas[k], m, at); e != nil {
+				return e
+			}
+		}
+	}
+	if s.UnevaluatedProperties != nil {
+		ev := evaluation{props: map[string]bool{}}
+		f.evaluate(s, m, at, &ev, true)
+		var extra []string
+		for _, k := range keys {
+			if !ev.props[k] {
+				extra = append(extra, k)
+			}
+		}
+		if isFalse(s.UnevaluatedProperties) && len(extra) > 0 {
+			e := fail("unevaluatedProperties")
+			e.names = extra
+			return e
+		}
+		for _, k := range extra {
+			if e := f.find(s.UnevaluatedProperties, m[k], with(at, keySegment(k))); e != nil {
+				return e
+			}
+		}
+	}
+	return nil
+}
+
+// evaluation is what a schema and the schemas applying in its place
+// evaluate of an instance, as unevaluatedProperties and unevaluatedItems
+// count it.
+type evaluation struct {
+	props   map[string]bool // properties
+	all     bool            // every item
+	end     int             // the items before end
+	indexes map[int]bool    // items contains matched
+}
+
+// evaluate adds to ev what s evaluates of v, which is valid against s, and
+// what the schemas applying to v in its place and valid for it evaluate. top
+// is set for the schema whose unevaluated keyword asks.
+func (f *finder) evaluate(s *jsonschema.Schema, v any, at []string, ev *evaluation, top bool) {
+	if s.Ref != "" {
+		f.evaluate(f.refs[s], v, at, ev, false)
+		if f.draft7 {
+			return
+		}
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		for k := range v {
+			if _, ok := s.Properties[k]; ok || s.AdditionalProperties != nil || (s.UnevaluatedProperties != nil && !top) {
+				ev.props[k] = true
+				continue
+			}
+			for p := range s.PatternProperties {
+				if rx := f.pattern(p); rx != nil && rx.MatchString(k) {
+					ev.props[k] = true
+				}
+			}
+		}
+	case []any:
+		switch {
+		case f.draft7 && s.ItemsArray != nil:
+			ev.end = max(ev.end, min(len(s.ItemsArray), len(v)))
+			ev.all = ev.all || s.AdditionalItems != nil
+		case f.draft7:
+			ev.all = ev.all || s.Items != nil
+		default:
+			ev.end = max(ev.end, min(len(s.PrefixItems), len(v)))
+			ev.all = ev.all || s.Items != nil
+		}
+		ev.all = ev.all || (s.UnevaluatedItems != nil && !top)
+		if s.Contains != nil {
+			for i, x := range v {
+				if f.valid(s.Contains, x, with(at, indexSegment(i))) {
+					ev.indexes[i] = true
+				}
+			}
+		}
+	}
+	inPlace := slices.Concat(s.AllOf, s.AnyOf, s.OneOf)
+	if s.If != nil {
+		if f.valid(s.If, v, at) {
+			inPlace = append(inPlace, s.If, s.Then)
+		} else {
+			inPlace = append(inPlace, s.Else)
+		}
+	}
+	if m, ok := v.(map[string]any); ok {
+		deps := s.DependentSchemas
+		if f.draft7 {
+			deps = s.DependencySchemas
+		}
+		for k, c := range deps {
+			if _, ok := m[k]; ok {
+				inPlace = append(inPlace, c)
+			}
+		}
+	}
+	for _, c := range inPlace {
+		if c != nil && f.valid(c, v, at) {
+			f.evaluate(c, v, at, ev, false)
+		}
+	}
+}
+
+// with returns at extended by seg, leaving at's array alone: sibling paths
+// share their prefix.
+func with(at []string, seg string) []string {
+	return append(at[:len(at):len(at)], seg)
+}
+
+// isFalse reports whether s is the schema false, which jsonschema-go reads
+// as {"not": {}}.
+func isFalse(s *jsonschema.Schema) bool {
+	return s.Not != nil && reflect.ValueOf(*s.Not).IsZero()
+}
+
+func typesOf(s *jsonschema.Schema) []string {
+	if s.Type != "" {
+		return []string{s.Type}
+	}
+	return s.Types
+}
+
+// details words e: the path to the value, then what is wrong with it.
+func (e *schemaError) details() string {
+	return instancePath(e.at) + ": " + e.describe()
+}
+
+// describe words what is wrong with e.value, without the path.
+func (e *schemaError) describe() string {
+	s, v := e.schema, e.value
+	val := render(v)
+	switch e.keyword {
+	case "type":
+		want, got := typesOf(s), jsonType(v)
 		switch {
 		case got == "number" && slices.Equal(want, []string{"integer"}):
 			return val + " is not an integer"
@@ -371,107 +521,111 @@ func (loc *location) describe(leaf string) string {
 		}
 	case "enum":
 		vals := make([]string, len(s.Enum))
-		for i, e := range s.Enum {
-			if str, ok := e.(string); ok {
+		for i, x := range s.Enum {
+			if str, ok := x.(string); ok {
 				vals[i] = str
 			} else {
-				vals[i] = render(e)
+				vals[i] = render(x)
 			}
 		}
 		return fmt.Sprintf("%s is not one of %s", val, strings.Join(vals, ", "))
 	case "const":
-		if s.Const != nil {
-			return fmt.Sprintf("%s is not %s", val, render(*s.Const))
-		}
+		return fmt.Sprintf("%s is not %s", val, render(*s.Const))
 	case "minimum":
-		return bound(val, "is less than the minimum", s.Minimum)
+		return bound(val, "is less than the minimum", *s.Minimum)
 	case "maximum":
-		return bound(val, "is greater than the maximum", s.Maximum)
+		return bound(val, "is greater than the maximum", *s.Maximum)
 	case "exclusiveMinimum":
-		return bound(val, "is not greater than", s.ExclusiveMinimum)
+		return bound(val, "is not greater than", *s.ExclusiveMinimum)
 	case "exclusiveMaximum":
-		return bound(val, "is not less than", s.ExclusiveMaximum)
+		return bound(val, "is not less than", *s.ExclusiveMaximum)
 	case "multipleOf":
-		return bound(val, "is not a multiple of", s.MultipleOf)
+		return bound(val, "is not a multiple of", *s.MultipleOf)
 	case "minLength":
-		if s.MinLength != nil {
-			return fmt.Sprintf("%s is shorter than the minimum length %d", val, *s.MinLength)
-		}
+		return fmt.Sprintf("%s is shorter than the minimum length %d", val, *s.MinLength)
 	case "maxLength":
-		if s.MaxLength != nil {
-			return fmt.Sprintf("%s is longer than the maximum length %d", val, *s.MaxLength)
-		}
+		return fmt.Sprintf("%s is longer than the maximum length %d", val, *s.MaxLength)
 	case "pattern":
 		return fmt.Sprintf("%s does not match the pattern %q", val, s.Pattern)
-	case "minItems", "maxItems":
-		if a, ok := v.([]any); ok && s.MinItems != nil && len(a) < *s.MinItems {
-			return fmt.Sprintf("has %d items, fewer than the minimum %d", len(a), *s.MinItems)
-		} else if ok && s.MaxItems != nil && len(a) > *s.MaxItems {
-			return fmt.Sprintf("has %d items, more than the maximum %d", len(a), *s.MaxItems)
-		}
-	case "minProperties", "maxProperties":
-		if m, ok := v.(map[string]any); ok && s.MinProperties != nil && len(m) < *s.MinProperties {
-			return fmt.Sprintf("has %d properties, fewer than the minimum %d", len(m), *s.MinProperties)
-		} else if ok && s.MaxProperties != nil && len(m) > *s.MaxProperties {
-			return fmt.Sprintf("has %d properties, more than the maximum %d", len(m), *s.MaxProperties)
-		}
-	case "required":
-		if m, ok := v.(map[string]any); ok {
-			var missing []string
-			for _, r := range s.Required {
-				if _, ok := m[r]; !ok {
-					missing = append(missing, strconv.Quote(r))
-				}
-			}
-			switch len(missing) {
-			case 0:
-			case 1:
-				return "missing required property " + missing[0]
-			default:
-				return "missing required properties " + strings.Join(missing, ", ")
-			}
-		}
 	case "anyOf":
 		return val + " does not match any of the allowed forms"
 	case "oneOf":
-		if strings.HasPrefix(leaf, "oneOf: validated against both") {
+		if e.n > 1 {
 			return val + " matches more than one of the allowed forms"
 		}
 		return val + " does not match any of the allowed forms"
 	case "not":
-		return val + " matches a form that is not allowed"
-	}
-	if strings.HasPrefix(leaf, "unexpected additional properties") {
-		if msg := unknownProperties(s, v); msg != "" {
-			return msg
+		if isFalse(s) {
+			return val + " is not allowed"
 		}
+		return val + " matches a form that is not allowed"
+	case "contains":
+		return "has no item of the required form"
+	case "minContains":
+		return fmt.Sprintf("has %s of the required form, fewer than the minimum %d", count(e.n, "item"), *s.MinContains)
+	case "maxContains":
+		return fmt.Sprintf("has %s of the required form, more than the maximum %d", count(e.n, "item"), *s.MaxContains)
+	case "minItems":
+		return fmt.Sprintf("has %s, fewer than the minimum %d", count(len(v.([]any)), "item"), *s.MinItems)
+	case "maxItems":
+		return fmt.Sprintf("has %s, more than the maximum %d", count(len(v.([]any)), "item"), *s.MaxItems)
+	case "uniqueItems":
+		return fmt.Sprintf("items %d and %d are equal (items must be unique)", e.n, e.m)
+	case "additionalProperties":
+		return unknownProperties(s, e.names)
+	case "unevaluatedProperties":
+		return unknownProperties(nil, e.names)
+	case "propertyNames":
+		return "property name " + e.cause.describe()
+	case "minProperties":
+		return fmt.Sprintf("has %s, fewer than the minimum %d", properties1(len(v.(map[string]any))), *s.MinProperties)
+	case "maxProperties":
+		return fmt.Sprintf("has %s, more than the maximum %d", properties1(len(v.(map[string]any))), *s.MaxProperties)
+	case "required":
+		return "missing required " + properties(e.names)
+	case "dependentRequired":
+		return fmt.Sprintf("missing %s, required when %q is present", properties(e.names), e.of)
 	}
-	return leaf
+	return e.keyword + ": " + val // a keyword find returns but this does not word
+}
+
+func properties1(n int) string {
+	if n == 1 {
+		return "1 property"
+	}
+	return strconv.Itoa(n) + " properties"
+}
+
+// properties words property names: `property "a"`, `properties "a", "b"`.
+func properties(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(abbreviate(n))
+	}
+	if len(q) == 1 {
+		return "property " + q[0]
+	}
+	return "properties " + strings.Join(q, ", ")
 }
 
 // unknownProperties words an additionalProperties: false failure, listing
-// what the schema does accept so that the sender can correct itself.
-func unknownProperties(s *jsonschema.Schema, v any) string {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return ""
-	}
-	var extra []string
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		if !declared(s, k) {
-			extra = append(extra, strconv.Quote(abbreviate(k)))
-		}
+// what s does accept so that the sender can correct itself (s nil: no list).
+func unknownProperties(s *jsonschema.Schema, extra []string) string {
+	q := make([]string, len(extra))
+	for i, k := range extra {
+		q[i] = strconv.Quote(abbreviate(k))
 	}
 	var msg string
-	switch n := len(extra); {
-	case n == 0:
-		return ""
+	switch n := len(q); {
 	case n == 1:
-		msg = "unknown property " + extra[0]
+		msg = "unknown property " + q[0]
 	case n > maxListed:
-		msg = fmt.Sprintf("unknown properties %s and %d more", strings.Join(extra[:maxListed], ", "), n-maxListed)
+		msg = fmt.Sprintf("unknown properties %s and %d more", strings.Join(q[:maxListed], ", "), n-maxListed)
 	default:
-		msg = "unknown properties " + strings.Join(extra, ", ")
+		msg = "unknown properties " + strings.Join(q, ", ")
+	}
+	if s == nil {
+		return msg // the schemas that declare properties are not one
 	}
 	switch known := slices.Sorted(maps.Keys(s.Properties)); {
 	case len(known) > 0:
@@ -482,11 +636,119 @@ func unknownProperties(s *jsonschema.Schema, v any) string {
 	return msg
 }
 
-func bound(val, relation string, limit *float64) string {
-	if limit == nil {
-		return val + " " + relation + " the limit"
+// bound words a failed numeric limit, an integral one in full (100, not 1e+02).
+func bound(val, relation string, limit float64) string {
+	lim := formatNumber(limit)
+	if limit == math.Trunc(limit) && math.Abs(limit) < 1e21 {
+		lim = strconv.FormatFloat(limit, 'f', -1, 64)
 	}
-	return val + " " + relation + " " + formatNumber(*limit)
+	return val + " " + relation + " " + lim
+}
+
+// count words n things: "1 item", "2 items".
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return strconv.Itoa(n) + " " + thing + "s"
+}
+
+// ratOf returns v as an exact rational when it is a number.
+func ratOf(v any) (*big.Rat, bool) {
+	switch n := v.(type) {
+	case int64:
+		return new(big.Rat).SetInt64(n), true
+	case float64:
+		return new(big.Rat).SetFloat64(n), !math.IsInf(n, 0) && !math.IsNaN(n)
+	}
+	rv := reflect.ValueOf(v)
+	switch {
+	case !rv.IsValid():
+	case rv.CanInt():
+		return new(big.Rat).SetInt64(rv.Int()), true
+	case rv.CanUint():
+		return new(big.Rat).SetUint64(rv.Uint()), true
+	case rv.CanFloat():
+		return ratOf(rv.Float())
+	}
+	return nil, false
+}
+
+// jsonEqual reports whether two decoded values are the same JSON value, as
+// jsonschema-go compares them for enum, const and uniqueItems: numbers by
+// value (1 and 1.0 are equal), objects whatever their key order.
+func jsonEqual(a, b any) bool {
+	if ra, ok := ratOf(a); ok {
+		rb, ok := ratOf(b)
+		return ok && ra.Cmp(rb) == 0
+	}
+	switch a := a.(type) {
+	case nil:
+		return b == nil
+	case bool, string:
+		return a == b
+	case []any:
+		b, ok := b.([]any)
+		return ok && slices.EqualFunc(a, b, jsonEqual)
+	case map[string]any:
+		b, ok := b.(map[string]any)
+		return ok && maps.EqualFunc(a, b, jsonEqual)
+	}
+	return false
+}
+
+// equalItems finds the first item of a equal to an earlier one: i, the
+// earlier, and j. Items are grouped by a key that equal values share, so
+// that a long array costs one pass.
+func equalItems(a []any) (i, j int, ok bool) {
+	seen := map[string][]int{}
+	for j, x := range a {
+		k := hashKey(x)
+		for _, i := range seen[k] {
+			if jsonEqual(a[i], x) {
+				return i, j, true
+			}
+		}
+		seen[k] = append(seen[k], j)
+	}
+	return 0, 0, false
+}
+
+// hashKey writes v with every number as a float64, so that equal values
+// give the same key (distinct ones may too: jsonEqual decides).
+func hashKey(v any) string {
+	var b strings.Builder
+	var write func(v any)
+	write = func(v any) {
+		switch x := v.(type) {
+		case []any:
+			b.WriteByte('[')
+			for _, e := range x {
+				write(e)
+				b.WriteByte(',')
+			}
+			b.WriteByte(']')
+		case map[string]any:
+			b.WriteByte('{')
+			for _, k := range slices.Sorted(maps.Keys(x)) {
+				b.WriteString(strconv.Quote(k))
+				write(x[k])
+				b.WriteByte(',')
+			}
+			b.WriteByte('}')
+		case string:
+			b.WriteString(strconv.Quote(x))
+		default:
+			if r, ok := ratOf(x); ok {
+				f, _ := r.Float64()
+				b.WriteString(strconv.FormatFloat(f, 'g', -1, 64))
+			} else {
+				fmt.Fprint(&b, x)
+			}
+		}
+	}
+	write(v)
+	return b.String()
 }
 
 // jsonType is the JSON Schema type of a decoded value, as jsonschema-go

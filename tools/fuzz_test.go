@@ -31,8 +31,8 @@ const nestedSchema = `{
 
 // FuzzValidate feeds arbitrary execute inputs to a registry of the builtin
 // tools' shapes plus hand-written nested and recursive schemas. Whatever arrives, Validate
-// must not panic, must fail only with a one-line *ParamsError, and input it
-// accepts must decode into the typed tools' inputs.
+// must not panic, must fail only with a one-line *ParamsError worded from the
+// schema, and input it accepts must decode into the typed tools' inputs.
 func FuzzValidate(f *testing.F) {
 	r := newRegistry(f)
 	for name, schema := range map[string]string{"nested": nestedSchema, "tree": treeSchema} {
@@ -58,6 +58,10 @@ func FuzzValidate(f *testing.F) {
 			}
 			if pe.Details == "" || strings.Contains(pe.Details, "\n") || !utf8.ValidString(pe.Details) {
 				t.Fatalf("Validate(%q, %q): bad details %q", name, input, pe.Details)
+			}
+			// The details come from the walk of the schema, not jsonschema-go's text.
+			if strings.HasPrefix(pe.Details, "tool_input: does not match the parameters: ") {
+				t.Fatalf("Validate(%q, %q): details %q not worded from the schema", name, input, pe.Details)
 			}
 			return
 		}

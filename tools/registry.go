@@ -3,8 +3,6 @@ package tools
 import (
 	"fmt"
 	"sync"
-
-	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // Registry holds the tools a device declares and serves. Add tools during
@@ -24,7 +22,7 @@ type Registry struct {
 // entry is a registered tool with its resolved schema.
 type entry struct {
 	tool   *Tool
-	schema *jsonschema.Resolved
+	schema *parameters
 	quick  *quickCheck // nil: the parameters need the full validation
 }
 
@@ -60,7 +58,7 @@ func (r *Registry) Add(t *Tool) error {
 
 // checkTool reports what is wrong with t; it is shared by Add and Func so
 // that an invalid definition fails as early as possible.
-func checkTool(t *Tool) (*jsonschema.Resolved, error) {
+func checkTool(t *Tool) (*parameters, error) {
 	if err := t.Declaration.check(); err != nil {
 		return nil, fmt.Errorf("tools: tool %q: %w", t.Name, err)
 	}

@@ -19,7 +19,7 @@ import (
 // It resolves a private clone: jsonschema-go requires that a schema not
 // change after Resolve (its resolved form is keyed by the *Schema pointers
 // of the tree), and the caller still holds the original.
-func resolve(params *jsonschema.Schema) (*jsonschema.Resolved, error) {
+func resolve(params *jsonschema.Schema) (*parameters, error) {
 	if params == nil {
 		return nil, errors.New(`parameters are missing (a tool without inputs declares {"type":"object","properties":{}})`)
 	}
@@ -49,10 +49,15 @@ func resolve(params *jsonschema.Schema) (*jsonschema.Resolved, error) {
 	}
 	// Resolve has checked that the schemas form a tree without nils, so
 	// walks over it terminate.
-	if err := checkTree(rs.Schema()); err != nil {
+	refs, err := checkTree(rs.Schema())
+	if err != nil {
 		return nil, fmt.Errorf("parameters%w", err)
 	}
-	return rs, nil
+	switch rs.Schema().Schema {
+	case "http://json-schema.org/draft-07/schema#", "https://json-schema.org/draft-07/schema#":
+		return &parameters{Resolved: rs, refs: refs, draft7: true}, nil
+	}
+	return &parameters{Resolved: rs, refs: refs}, nil
 }
 
 var jsonTypes = map[string]bool{
@@ -87,8 +92,8 @@ type node struct {
 //     stack overflows, which no recover can catch.
 //
 // Its errors start with the pointer of the offending schema ("/properties/x:
-// ..."), or ": " for the root.
-func checkTree(root *jsonschema.Schema) error {
+// ..."), or ": " for the root. It returns the schema each $ref points at.
+func checkTree(root *jsonschema.Schema) (map[*jsonschema.Schema]*jsonschema.Schema, error) {
 	nodes := map[string]*node{}
 	var problem error
 	walkSchemas(root, "", func(ptr, parent, keyword string, s *jsonschema.Schema) bool {
@@ -119,8 +124,9 @@ func checkTree(root *jsonschema.Schema) error {
 		return true
 	})
 	if problem != nil {
-		return problem
+		return nil, problem
 	}
+	refs := map[*jsonschema.Schema]*jsonschema.Schema{}
 	for _, ptr := range slices.Sorted(maps.Keys(nodes)) {
 		n := nodes[ptr]
 		if n.s.Ref == "" {
@@ -129,13 +135,14 @@ func checkTree(root *jsonschema.Schema) error {
 		u, err := url.Parse(n.s.Ref)
 		if err != nil || u.Scheme != "" || u.Host != "" || u.Path != "" || u.RawQuery != "" ||
 			!strings.HasPrefix(n.s.Ref, "#") || (u.Fragment != "" && !strings.HasPrefix(u.Fragment, "/")) {
-			return fmt.Errorf(`%s: $ref %q: only local references ("#" or "#/...") are supported in tool parameters`, ptr, n.s.Ref)
+			return nil, fmt.Errorf(`%s: $ref %q: only local references ("#" or "#/...") are supported in tool parameters`, ptr, n.s.Ref)
 		}
 		target := n.base + u.Fragment
 		if nodes[target] == nil {
-			return fmt.Errorf("%s: $ref %q: no such schema", ptr, n.s.Ref)
+			return nil, fmt.Errorf("%s: $ref %q: no such schema", ptr, n.s.Ref)
 		}
 		n.next = append(n.next, target)
+		refs[n.s] = nodes[target].s
 	}
 	// Depth-first search for a cycle in the same-value graph.
 	const (
@@ -163,10 +170,10 @@ func checkTree(root *jsonschema.Schema) error {
 	}
 	for _, ptr := range slices.Sorted(maps.Keys(nodes)) {
 		if err := visit(ptr); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return refs, nil
 }
 
 var (

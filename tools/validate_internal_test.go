@@ -39,7 +39,7 @@ func resolvedFor(t testing.TB, src string) *jsonschema.Resolved {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return rs
+	return rs.Resolved
 }
 
 // quickAgrees checks that whatever quickCheck accepts, the full validation accepts too.

@@ -176,7 +176,7 @@ func TestValidateDetailsHandWritten(t *testing.T) {
 		{"t", `{"weird key/~":"1"}`, `tool_input["weird key/~"]: "1" is a string, not an integer`},
 		{"t", `{"leds":[],"gains":{},"pos":{"x":1},"mode":"auto","step":1.5,"name":"ab","tags":null}`, ``},
 		{"tree", `{"value":1,"children":[{"value":2},{"value":"x"}]}`, `tool_input.children[1].value: "x" is a string, not an integer`},
-		{"ext", `{"id":"abc"}`, `tool_input: type: abc has type "string", want "integer"`},
+		{"ext", `{"id":"abc"}`, `tool_input.id: "abc" is a string, not an integer`},
 	}
 	for _, tt := range tests {
 		_, err := r.Validate(tt.tool, json.RawMessage(tt.input))
@@ -193,8 +193,7 @@ func TestValidateDetailsHandWritten(t *testing.T) {
 }
 
 // treeSchema refers to itself; extSchema has a sub-schema with its own $id,
-// which jsonschema-go names by that id rather than a pointer: the details
-// then fall back to its own wording at the deepest path known.
+// which jsonschema-go names by that id rather than a pointer.
 const (
 	treeSchema = `{"type":"object","properties":{"value":{"type":"integer"},"children":{"type":"array","items":{"$ref":"#"}}}}`
 	extSchema  = `{"type":"object","properties":{"id":{"$id":"https://example.com/id","type":"integer"}}}`

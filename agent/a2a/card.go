@@ -42,7 +42,7 @@ func (h *Handler) a2aCard(ctx context.Context) (*a2a.AgentCard, error) {
 		},
 		DefaultInputModes:  []string{"text/plain"},
 		DefaultOutputModes: []string{"text/plain"},
-		Capabilities:       a2a.AgentCapabilities{Streaming: true},
+		Capabilities:       a2a.AgentCapabilities{Streaming: true, PushNotifications: true},
 		Skills:             skills,
 	}, nil
 }

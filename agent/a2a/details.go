@@ -28,7 +28,8 @@ import (
 type detailer struct {
 	a2asrv.PassthroughCallInterceptor
 	store    *sqlTaskStore
-	maxTurns int // the turn limit, to explain a2a-go's limiter; 0: none
+	turns    *turns // the turns in flight, of both doors
+	maxTurns int    // the turn limit, to explain a2a-go's limiter; 0: none
 }
 
 type payloadKey struct{}
@@ -36,6 +37,11 @@ type payloadKey struct{}
 func (d *detailer) Before(ctx context.Context, _ *a2asrv.CallContext, req *a2asrv.Request) (context.Context, any, error) {
 	ctx = context.WithValue(ctx, payloadKey{}, req.Payload)
 	if send, ok := req.Payload.(*a2a.SendMessageRequest); ok && send.Message != nil && send.Message.TaskID != "" {
+		// Refused before a2a-go adds the message to the task, which would fail it.
+		if d.turns.running(string(send.Message.TaskID)) {
+			details := fmt.Sprintf("Task %s is still working; wait for it or cancel it", send.Message.TaskID)
+			return ctx, nil, a2a.NewError(a2a.ErrInvalidParams, details).WithDetails(map[string]any{"details": details})
+		}
 		// A task unknown or unreadable here is a2a-go's to answer.
 		if st, err := d.store.Get(ctx, send.Message.TaskID); err == nil && st.Task.Status.State.Terminal() {
 			details := fmt.Sprintf("Task %s is %s and takes no more messages; send the message without taskId to start a new task",
@@ -77,7 +83,7 @@ func (d *detailer) detailsOf(err error, payload any) string {
 	}
 	switch {
 	case errors.Is(err, a2a.ErrTaskNotFound) && id != "":
-		return "Unknown task id: " + string(id)
+		return unknownTaskDetails(string(id))
 	case errors.Is(err, a2a.ErrTaskNotCancelable) && id != "":
 		return fmt.Sprintf("Task %s is finished and cannot be canceled", id)
 	case errors.Is(err, a2a.ErrInvalidParams) && strings.HasPrefix(err.Error(), "message is required"):

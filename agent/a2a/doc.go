@@ -66,13 +66,25 @@
 // The seed routes answer seed 004's table: -32700 "Invalid JSON payload", -32600 "Request
 // payload validation error", -32601 "Method not found", -32602 "Invalid parameters", -32603
 // "Internal error", with data.details naming the problem ("Missing required parameter: message",
-// "Unknown task id: x", the registered MACs, ...). Unknown task ids are -32602 (404 on GET). On
+// "Unknown task id: x", the registered MACs, ...), mapped from a2a-go's errors in one place
+// (seedError): what the two doors refuse alike (no such device, past the turn limit, an unknown
+// task) they refuse with the same details. Unknown task ids are -32602 (404 on GET). On
 // the A2A paths the protocol's codes apply (an unknown task is -32001 there) and a2a-go writes
 // data as a list of typed details: the first, a google.protobuf.Struct, carries the same
 // {"details": ...}. Every answer there is application/json. A JSON-RPC notification (no id
 // member) is not run and gets 204 with no body: JSON-RPC 2.0 forbids an answer, every A2A method
 // answers something, and a turn nobody hears would only cost. A body that is not UTF-8 is not
 // JSON (RFC 8259) and its id could not be echoed: -32700 with id null.
+//
+// # Push notifications
+//
+// A2A push notifications are on (capabilities.pushNotifications): a client registers a receiver
+// for a task (CreateTaskPushNotificationConfig, 0.3 tasks/pushNotificationConfig/set) and a2a-go
+// posts the task's later events to it; Handler.Notify sends it a status update carrying a text
+// from the agent, which the server uses when a reminder set during the task comes due (the turn
+// knows its task as agent.Request.TaskID). The registrations are kept in memory, not in the
+// database: they are lost on restart, and a client registers again. A receiver is any URL the
+// client names: with Options.Token set, only holders of the token can register one.
 //
 // # ListTasks
 //
@@ -87,15 +99,23 @@
 //
 // # Tasks and credentials
 //
-// Tasks of both kinds are kept in the SQLite database given as Options.DB (tables a2a_tasks and
-// a2a_seed_tasks), so they survive a restart; tasks a previous run left working are marked failed
-// when the next one starts. On the seed routes a message's text is at most Options.MessageBytes
-// and a task's history Options.TaskHistory messages (a send adds two: the message, the reply):
-// past either, -32600 naming the limit. Each new seed task deletes the finished ones (completed,
-// canceled, failed) older than Options.TasksKeepAge, then the oldest past Options.TasksKeepCount;
-// working tasks are kept. Finished A2A tasks are deleted by the same two limits (checked as tasks are
-// created, the age at most once a minute); a running task never is. With Options.Token set, every
-// route but the two cards requires
+// Tasks of both kinds are kept in one table of the SQLite database given as Options.DB
+// (a2a_tasks, as A2A tasks: a seed task is a view of one), so they survive a restart and either
+// door reads the other's; tasks a previous run left working are marked failed when the next
+// one starts. A database from before the seed routes shared the table has their table
+// (a2a_seed_tasks) moved into it at start (versioned through agent/memory.Migrate, component
+// "a2a"). A task is written when its state changes, not per piece of its reply: the pieces of
+// a running task are merged in memory, where GetTask and ListTasks read them, and stored with
+// the next state. Writes go through one connection with statements prepared once, so that
+// concurrent tasks queue in Go rather than spin on SQLITE_BUSY. The database is in WAL mode
+// with synchronous=NORMAL (agent/memory.OpenDB): a crash of the process loses nothing written,
+// a power cut the last writes before SQLite's checkpoint (a task may then read as it was a
+// state earlier, or be missing), never the file. On the seed routes a message's text is at most
+// Options.MessageBytes and a task's history Options.TaskHistory messages (a send adds two: the
+// message, the reply): past either, -32600 naming the limit. Finished tasks (completed,
+// canceled, failed) are deleted past Options.TasksKeepAge and, oldest first, past
+// Options.TasksKeepCount, checked as tasks are created (the age at most once a minute); a
+// running task never is. With Options.Token set, every route but the two cards requires
 // "Authorization: Bearer <token>" and answers 401 otherwise. The card does not declare the
 // scheme: a2a-go v2.3.1's 1.0 card parser cannot read a union card that has security schemes.
 package a2a

@@ -7,7 +7,6 @@ import (
 	"iter"
 	"log/slog"
 	"strings"
-	"sync"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
@@ -23,12 +22,8 @@ const replyArtifactName = "reply"
 type executor struct {
 	run      Runner
 	log      *slog.Logger
-	maxTurns int // the Runner's turn limit, for the details of a refusal
-
-	mu      sync.Mutex
-	running map[a2a.TaskID]context.CancelFunc // turns in flight, for Cancel and Close
-	closed  bool                              // Close was called: no new turns
-	wg      sync.WaitGroup                    // one per Execute in flight; Close waits
+	maxTurns int    // the Runner's turn limit, for the details of a refusal
+	turns    *turns // the turns in flight of both doors, for Cancel and Close
 }
 
 // errClosing is a message that arrives after Close.
@@ -37,13 +32,30 @@ var errClosing = fmt.Errorf("the server is shutting down: %w", a2a.ErrServerErro
 var _ a2asrv.AgentExecutor = (*executor)(nil)
 
 func newExecutor(run Runner, maxTurns int, log *slog.Logger) *executor {
-	return &executor{run: run, log: log, maxTurns: maxTurns, running: make(map[a2a.TaskID]context.CancelFunc)}
+	return &executor{run: run, log: log, maxTurns: maxTurns, turns: newTurns()}
 }
 
 // invalidParams is a -32602 whose first data entry carries {"details": details}.
 func invalidParams(details string) error {
 	return a2a.NewError(a2a.ErrInvalidParams, "Invalid parameters: "+details).
 		WithDetails(map[string]any{"details": details})
+}
+
+// refusal is the answer, on either door, to a turn the agent refused at once: -32602 naming
+// the devices for want of one, -32603 naming agent.limits.turns past it (maxTurns; 0: the
+// agent's words), else -32603.
+func refusal(err error, maxTurns int) error {
+	if device, ok := deviceDetails(err); ok {
+		return invalidParams(device)
+	}
+	if errors.Is(err, agent.ErrTurnLimit) {
+		details := err.Error()
+		if maxTurns > 0 {
+			details = turnLimitDetails(maxTurns)
+		}
+		return withDetails(a2a.ErrInternalError, details)
+	}
+	return fmt.Errorf("%w: the turn could not start: %w", a2a.ErrInternalError, err)
 }
 
 // requestOf reads the agent request out of an A2A message: its text parts, metadata.mac and
@@ -69,7 +81,7 @@ func requestOf(ec *a2asrv.ExecutorContext) (agent.Request, error) {
 	if err != nil {
 		return agent.Request{}, invalidParams(err.Error())
 	}
-	return agent.Request{Text: strings.Join(texts, "\n"), MAC: mac, UserID: user, SessionID: ec.ContextID}, nil
+	return agent.Request{Text: strings.Join(texts, "\n"), MAC: mac, UserID: user, SessionID: ec.ContextID, TaskID: string(ec.TaskID)}, nil
 }
 
 // Execute runs one turn: the task (when new), working, the reply as artifact chunks, then
@@ -84,29 +96,23 @@ func (e *executor) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter
 		// a2a-go runs executions detached from the HTTP request; Cancel and Close end them here.
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		if !e.track(ec.TaskID, cancel) {
+		run, err := e.turns.start(string(ec.TaskID), cancel)
+		switch {
+		case errors.Is(err, errTurnBusy):
+			// Running on the seed routes: the tasks are one table.
+			yield(nil, a2a.NewError(a2a.ErrInvalidParams, err.Error()))
+			return
+		case err != nil:
 			yield(nil, errClosing)
 			return
 		}
-		defer e.untrack(ec.TaskID)
+		defer e.turns.finish(string(ec.TaskID), run)
 
 		// The agent accepts or refuses a turn at once; the planner may take seconds to its first
 		// word, and the caller has the task and its working status meanwhile.
 		t, err := startTurn(ctx, e.run, req)
 		if err != nil {
-			device, isDevice := deviceDetails(err)
-			switch {
-			case isDevice:
-				yield(nil, invalidParams(device))
-			case errors.Is(err, agent.ErrTurnLimit):
-				details := err.Error()
-				if e.maxTurns > 0 {
-					details = turnLimitDetails(e.maxTurns)
-				}
-				yield(nil, a2a.NewError(a2a.ErrInternalError, details).WithDetails(map[string]any{"details": details}))
-			default:
-				yield(nil, fmt.Errorf("%w: %w", a2a.ErrInternalError, err))
-			}
+			yield(nil, refusal(err, e.maxTurns))
 			return
 		}
 		defer t.stop()
@@ -155,44 +161,9 @@ func (e *executor) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter
 // Cancel stops the task's turn, if one runs, and reports the task canceled.
 func (e *executor) Cancel(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
-		e.mu.Lock()
-		cancel := e.running[ec.TaskID]
-		e.mu.Unlock()
-		if cancel != nil {
-			cancel()
-		}
+		e.turns.cancel(string(ec.TaskID))
 		yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateCanceled, nil), nil)
 	}
-}
-
-// track registers a starting turn; false after Close.
-func (e *executor) track(id a2a.TaskID, cancel context.CancelFunc) bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.closed {
-		return false
-	}
-	e.running[id] = cancel
-	e.wg.Add(1)
-	return true
-}
-
-func (e *executor) untrack(id a2a.TaskID) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	delete(e.running, id)
-	e.wg.Done()
-}
-
-// close ends every running turn, refuses new ones and waits until the Executes have returned.
-func (e *executor) close() {
-	e.mu.Lock()
-	e.closed = true
-	for _, cancel := range e.running {
-		cancel()
-	}
-	e.mu.Unlock()
-	e.wg.Wait()
 }
 
 // artifactEvent is one piece of the reply: the first creates the artifact, the rest append.

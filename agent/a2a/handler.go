@@ -17,6 +17,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"github.com/a2aproject/a2a-go/v2/a2asrv/limiter"
+	"github.com/a2aproject/a2a-go/v2/a2asrv/push"
 
 	"github.com/devicectl/devicectl/agent"
 	authbearer "github.com/devicectl/devicectl/internal/bearer"
@@ -86,8 +87,8 @@ type Options struct {
 	TaskHistory int
 	// TasksKeepAge and TasksKeepCount bound the tasks kept (agent.tasks.keep.age and .count): a
 	// finished task (completed, canceled, failed) older than TasksKeepAge is deleted, and past
-	// TasksKeepCount tasks the oldest finished ones are, on both protocols' tables; a running task
-	// never is. 0 is 30 days and 10000 tasks.
+	// TasksKeepCount tasks the oldest finished ones are (the tasks of both protocols, at most
+	// once a minute for the age); a running task never is. 0 is 30 days and 10000 tasks.
 	TasksKeepAge   time.Duration
 	TasksKeepCount int
 }
@@ -97,14 +98,19 @@ type Handler struct {
 	o    Options
 	mux  *http.ServeMux
 	exec *executor
-	a2a  *sqlTaskStore
-	seed *seedTasks
+	rh   a2asrv.RequestHandler // a2a-go's, behind both A2A paths; the seed routes read tasks through it
+	a2a  *sqlTaskStore         // the tasks of both protocols
 	// closing is canceled by Close: seed-route turns run under it, not under their request, so
 	// that a client that hangs up does not cut a task short.
 	closing  context.Context
 	closeAll context.CancelFunc
-	running  *runningTurns
+	// pushes are the push notification configs, by task; notifier sends Notify's pushes.
+	pushes   *push.InMemoryPushConfigStore
+	notifier push.Sender
 }
+
+// pushTimeout bounds one push notification's POST.
+const pushTimeout = 10 * time.Second
 
 // New builds the handler and creates its tables in o.DB when missing.
 func New(o *Options) (*Handler, error) {
@@ -141,13 +147,11 @@ func New(o *Options) (*Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	seed, err := newSeedTasks(ctx, opts.DB)
-	if err != nil {
-		return nil, err
-	}
-	h := &Handler{o: opts, a2a: store, seed: seed, running: newRunningTurns()}
+	h := &Handler{o: opts, a2a: store, pushes: push.NewInMemoryStore(),
+		notifier: push.NewHTTPPushSender(&push.HTTPSenderConfig{Timeout: pushTimeout, FailOnError: true})}
 	h.closing, h.closeAll = context.WithCancel(context.Background())
 	if err := h.failInterrupted(ctx); err != nil {
+		store.close()
 		return nil, err
 	}
 	maxTurns := 0
@@ -159,12 +163,15 @@ func New(o *Options) (*Handler, error) {
 	handlerOpts := []a2asrv.RequestHandlerOption{
 		a2asrv.WithTaskStore(store),
 		a2asrv.WithLogger(opts.Logger),
-		a2asrv.WithCallInterceptors(&detailer{store: store, maxTurns: maxTurns}),
+		a2asrv.WithCallInterceptors(&detailer{store: store, turns: h.exec.turns, maxTurns: maxTurns}),
+		// A receiver that fails is logged; the task goes on.
+		a2asrv.WithPushNotifications(h.pushes, push.NewHTTPPushSender(&push.HTTPSenderConfig{Timeout: pushTimeout})),
 	}
 	if maxTurns > 0 {
 		handlerOpts = append(handlerOpts, a2asrv.WithConcurrencyConfig(limiter.ConcurrencyConfig{MaxExecutions: maxTurns}))
 	}
 	reqHandler := a2asrv.NewHandler(h.exec, handlerOpts...)
+	h.rh = reqHandler
 	mux := http.NewServeMux()
 	mux.Handle(PathAgentCard, a2asrv.NewAgentCardHandler(a2av0.NewAgentCardProducer(a2asrv.AgentCardProducerFn(h.a2aCard))))
 	mux.HandleFunc("GET "+PathSeedCard, h.serveSeedCard)
@@ -192,13 +199,13 @@ func (h *Handler) Handles(r *http.Request) bool {
 }
 
 // Close cancels the turns still running (seed-route requests then end with their tasks stored
-// failed) and waits for the A2A executions to return; messages that arrive later are refused.
+// failed) and waits for them to return; messages that arrive later are refused.
 // Call it while shutting the HTTP server down (which waits for the request goroutines), before
 // closing the DB.
 func (h *Handler) Close() error {
 	h.closeAll()
-	h.exec.close()
-	return nil
+	h.exec.turns.close()
+	return h.a2a.close()
 }
 
 type baseURLKey struct{}
@@ -242,14 +249,8 @@ func (h *Handler) auth(next http.Handler) http.Handler {
 
 // failInterrupted marks the tasks a previous run left working as failed: their turns died with it.
 func (h *Handler) failInterrupted(ctx context.Context) error {
-	const why = "the server restarted while the task was running"
-	if err := h.a2a.failUnfinished(ctx, why); err != nil {
-		return err
-	}
-	return h.seed.failUnfinished(ctx, why, h.now)
+	return h.a2a.failUnfinished(ctx, "the server restarted while the task was running")
 }
-
-func (h *Handler) now() string { return h.o.Now().UTC().Format(time.RFC3339) }
 
 func randomID() string {
 	var b [16]byte

@@ -10,8 +10,9 @@ import (
 	"iter"
 	"net/http"
 	"strings"
-	"sync"
 	"unicode/utf8"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/devicectl/devicectl/agent"
 )
@@ -357,10 +358,6 @@ func parseTaskIDParams(raw json.RawMessage) (id string, historyLength *int, e *r
 	return id, historyLength, nil
 }
 
-func unknownTask(id string) *rpcError {
-	return newRPCError(codeInvalidParams, "Unknown task id: %s", id)
-}
-
 // serveSeedSend answers POST /tasks/send: tasks/send runs a turn and answers the task once the
 // turn is over; tasks/get and tasks/cancel read and stop tasks.
 func (h *Handler) serveSeedSend(w http.ResponseWriter, r *http.Request) {
@@ -385,7 +382,7 @@ func (h *Handler) serveSeedSend(w http.ResponseWriter, r *http.Request) {
 		if e = pe; e == nil {
 			var t *seedTask
 			if req.Method == methodGet {
-				t, e = h.seedTask(r.Context(), taskID)
+				t, e = h.seedTask(r.Context(), taskID, hl)
 			} else {
 				t, e = h.cancelSeedTask(r.Context(), taskID)
 			}
@@ -447,7 +444,7 @@ func (h *Handler) serveSeedStream(w http.ResponseWriter, r *http.Request) {
 // serveSeedGet answers GET /tasks/{id} with the bare task, or 404 and a -32602.
 func (h *Handler) serveSeedGet(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	t, e := h.seedTask(r.Context(), id)
+	t, e := h.seedTask(r.Context(), id, nil)
 	if e != nil {
 		status := http.StatusInternalServerError
 		if e.Code == codeInvalidParams {
@@ -459,15 +456,17 @@ func (h *Handler) serveSeedGet(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, t)
 }
 
-func (h *Handler) seedTask(ctx context.Context, id string) (*seedTask, *rpcError) {
-	t, err := h.seed.get(ctx, id)
-	if errors.Is(err, errSeedNotFound) {
-		return nil, unknownTask(id)
+// seedTask reads a task through the request handler the A2A paths use (its GetTask, with
+// historyLength trimming the history alike), in the seed's shape.
+func (h *Handler) seedTask(ctx context.Context, id string, historyLength *int) (*seedTask, *rpcError) {
+	t, err := h.rh.GetTask(ctx, &a2a.GetTaskRequest{ID: a2a.TaskID(id), HistoryLength: historyLength})
+	if errors.Is(err, a2a.ErrTaskNotFound) {
+		return nil, seedError(withDetails(err, unknownTaskDetails(id)))
 	}
 	if err != nil {
 		return nil, newRPCError(codeInternal, "Could not read task %s: %v", id, err)
 	}
-	return t, nil
+	return seedView(t), nil
 }
 
 func trimHistory(t *seedTask, n *int) *seedTask {
@@ -499,22 +498,28 @@ func (h *Handler) runSeedTask(ctx context.Context, p *seedParams, emit func(even
 	// does not cut the task short. tasks/cancel and Close stop it.
 	turnCtx, cancel := context.WithCancel(h.closing)
 	defer cancel()
-	run, e := h.running.start(p.ID, cancel)
-	if e != nil {
-		return nil, e
+	run, err := h.exec.turns.start(p.ID, cancel)
+	switch {
+	case errors.Is(err, errTurnBusy):
+		return nil, newRPCError(codeInvalidParams, "Task %s is still working; wait for it or cancel it", p.ID)
+	case err != nil:
+		return nil, newRPCError(codeInternal, "The server is shutting down")
 	}
-	defer h.running.finish(p.ID, run)
+	defer h.exec.turns.finish(p.ID, run)
 
 	// Read with the id claimed, so that no other send changes the task in between.
-	prior, err := h.seed.get(ctx, p.ID)
+	prior, version, err := h.loadSeedTask(ctx, p.ID)
 	held := 0
 	switch {
-	case errors.Is(err, errSeedNotFound):
+	case errors.Is(err, a2a.ErrTaskNotFound):
 		prior = nil
 	case err != nil:
 		return nil, newRPCError(codeInternal, "Could not read task %s: %v", p.ID, err)
 	case prior.SessionID != p.SessionID:
 		return nil, newRPCError(codeInvalidParams, "Task %s belongs to session %s, not %s", p.ID, prior.SessionID, p.SessionID)
+	case prior.Status.State == stateSubmitted || prior.Status.State == stateWorking:
+		// Running on the A2A routes: the tasks are one table.
+		return nil, newRPCError(codeInvalidParams, "Task %s is still working; wait for it or cancel it", p.ID)
 	default:
 		held = len(prior.History)
 	}
@@ -522,15 +527,12 @@ func (h *Handler) runSeedTask(ctx context.Context, p *seedParams, emit func(even
 		return nil, e
 	}
 
-	req := agent.Request{Text: p.Text, MAC: p.MAC, UserID: p.UserID, SessionID: p.SessionID}
+	req := agent.Request{Text: p.Text, MAC: p.MAC, UserID: p.UserID, SessionID: p.SessionID, TaskID: p.ID}
 	var events iter.Seq[agent.Event]
 	if emit == nil {
 		t, err := startTurn(turnCtx, h.o.Runner, req)
 		if err != nil {
-			if details, ok := deviceDetails(err); ok {
-				return nil, newRPCError(codeInvalidParams, "%s", details)
-			}
-			return nil, newRPCError(codeInternal, "The turn could not start: %v", err)
+			return nil, seedError(refusal(err, h.exec.maxTurns))
 		}
 		defer t.stop()
 		events = t.events()
@@ -551,7 +553,7 @@ func (h *Handler) runSeedTask(ctx context.Context, p *seedParams, emit func(even
 	task.History = append(task.History, p.Message)
 	at := h.o.Now()
 	task.Status = seedStatus{State: stateWorking, Timestamp: stamp(at)}
-	if err := h.storeSeedTask(ctx, task, at, prior == nil); err != nil {
+	if version, err = h.storeSeedTask(ctx, task, at, version); err != nil {
 		return nil, newRPCError(codeInternal, "Could not store task %s: %v", p.ID, err)
 	}
 	if emit != nil {
@@ -615,7 +617,7 @@ func (h *Handler) runSeedTask(ctx context.Context, p *seedParams, emit func(even
 	final.Timestamp = stamp(at)
 	task.Status = final
 	// Stored even when the client has gone: the task outlives its request.
-	if err := h.storeSeedTask(context.WithoutCancel(ctx), task, at, false); err != nil {
+	if _, err := h.storeSeedTask(context.WithoutCancel(ctx), task, at, version); err != nil {
 		h.o.Logger.Error("a2a: storing a finished task", "task", task.ID, "err", err)
 		return nil, newRPCError(codeInternal, "Could not store task %s: %v", task.ID, err)
 	}
@@ -632,7 +634,7 @@ func (h *Handler) runSeedTask(ctx context.Context, p *seedParams, emit func(even
 // cancelSeedTask stops a running task and answers it once stored canceled; a finished task
 // cannot be canceled.
 func (h *Handler) cancelSeedTask(ctx context.Context, id string) (*seedTask, *rpcError) {
-	run := h.running.cancel(id)
+	run := h.exec.turns.cancel(id)
 	if run != nil {
 		select {
 		case <-run.done:
@@ -640,7 +642,7 @@ func (h *Handler) cancelSeedTask(ctx context.Context, id string) (*seedTask, *rp
 			return nil, newRPCError(codeInternal, "Gave up waiting for task %s to stop: %v", id, ctx.Err())
 		}
 	}
-	t, e := h.seedTask(ctx, id)
+	t, e := h.seedTask(ctx, id, nil)
 	if e != nil {
 		return nil, e
 	}
@@ -648,61 +650,4 @@ func (h *Handler) cancelSeedTask(ctx context.Context, id string) (*seedTask, *rp
 		return nil, newRPCError(codeInvalidParams, "Task %s is %s and cannot be canceled", id, t.Status.State)
 	}
 	return t, nil
-}
-
-// runningTurns are the seed-route tasks whose turn is in flight, by task id. Being the
-// handler's one place for the seed routes' state, it also holds what pruning keeps (keep).
-type runningTurns struct {
-	mu   sync.Mutex
-	byID map[string]*runningTurn
-	keep seedKeep // guarded by its own mutex, not mu
-}
-
-type runningTurn struct {
-	cancelFn context.CancelFunc
-	done     chan struct{}
-	mu       sync.Mutex
-	stopped  bool // tasks/cancel asked
-}
-
-func (r *runningTurn) canceled() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.stopped
-}
-
-func newRunningTurns() *runningTurns { return &runningTurns{byID: make(map[string]*runningTurn)} }
-
-// start claims the task id for a turn; a task whose turn still runs cannot take another message.
-func (rt *runningTurns) start(id string, cancel context.CancelFunc) (*runningTurn, *rpcError) {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	if _, busy := rt.byID[id]; busy {
-		return nil, newRPCError(codeInvalidParams, "Task %s is still working; wait for it or cancel it", id)
-	}
-	run := &runningTurn{cancelFn: cancel, done: make(chan struct{})}
-	rt.byID[id] = run
-	return run, nil
-}
-
-func (rt *runningTurns) finish(id string, run *runningTurn) {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	delete(rt.byID, id)
-	close(run.done)
-}
-
-// cancel stops the task's turn and returns it, or nil when none runs.
-func (rt *runningTurns) cancel(id string) *runningTurn {
-	rt.mu.Lock()
-	run := rt.byID[id]
-	rt.mu.Unlock()
-	if run == nil {
-		return nil
-	}
-	run.mu.Lock()
-	run.stopped = true
-	run.mu.Unlock()
-	run.cancelFn()
-	return run
 }

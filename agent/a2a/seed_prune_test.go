@@ -27,11 +27,11 @@ func (c *stepClock) advance(d time.Duration) {
 	c.t = c.t.Add(d)
 }
 
-// storedSeedTasks is how many rows the seed task table holds.
+// storedSeedTasks is how many rows the task table (both protocols' tasks) holds.
 func storedSeedTasks(t *testing.T, ts *testServer) int {
 	t.Helper()
 	var n int
-	if err := ts.db.QueryRow(`SELECT count(*) FROM a2a_seed_tasks`).Scan(&n); err != nil {
+	if err := ts.db.QueryRow(`SELECT count(*) FROM a2a_tasks`).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n

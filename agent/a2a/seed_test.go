@@ -287,9 +287,9 @@ func TestSeedStreamClientGone(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-run.started
-	ts.h.running.mu.Lock()
-	turn := ts.h.running.byID["task-id-1"]
-	ts.h.running.mu.Unlock()
+	ts.h.exec.turns.mu.Lock()
+	turn := ts.h.exec.turns.byID["task-id-1"]
+	ts.h.exec.turns.mu.Unlock()
 	if turn == nil {
 		t.Fatal("no running turn for task-id-1")
 	}

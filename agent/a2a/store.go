@@ -16,6 +16,8 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv/taskstore"
+
+	"github.com/devicectl/devicectl/agent/memory"
 )
 
 // The tables are prefixed a2a_ because the database is shared with the agent's memory.
@@ -30,17 +32,18 @@ CREATE TABLE IF NOT EXISTS a2a_tasks (
 	status_ns  INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS a2a_tasks_context ON a2a_tasks(context_id, updated_ns);
-CREATE TABLE IF NOT EXISTS a2a_seed_tasks (
-	id         TEXT PRIMARY KEY,
-	state      TEXT NOT NULL,
-	updated_ns INTEGER NOT NULL,
-	task       TEXT NOT NULL
-);
 `
 
 // sqlTaskStore is a2a-go's taskstore.Store over SQLite: tasks as JSON, with a version column for
 // the optimistic concurrency a2a-go asks of a store. status_ns is the status's timestamp, for
 // ListTasks' statusTimestampAfter.
+//
+// A task is written when its state changes (created, working, completed, ...), not on every
+// event: a2a-go updates the store for each piece of a streamed reply, and a task rewritten whole
+// per piece costs O(n²) bytes for a reply of n pieces. Between state changes the task lives in
+// memory (live), where Get and List read it; a crash meanwhile loses only the pieces since the
+// last state change, and the next start marks the task failed anyway. Writes go through one
+// connection (writer) with statements prepared once.
 //
 // It keeps finished tasks (completed, failed, canceled, rejected) for keepAge and at most
 // keepCount tasks in all, deleting the oldest finished ones past it; a task still running is
@@ -48,15 +51,26 @@ CREATE TABLE IF NOT EXISTS a2a_seed_tasks (
 // is kept in memory), the age check runs at most once per agePruneEvery; both delete through
 // the index on updated_ns.
 type sqlTaskStore struct {
-	db        *sql.DB
+	db        *sql.DB // reads
+	w         *writer
 	now       func() time.Time
 	keepAge   time.Duration // 0: no limit
 	keepCount int           // 0: no limit
 	log       *slog.Logger
 
-	mu        sync.Mutex // orders pruning; guards rows and agePruned
-	rows      int        // rows in a2a_tasks
-	agePruned time.Time  // when the age check last ran
+	// Guarded by w.mu: rows in a2a_tasks and when the age check last ran.
+	rows      int
+	agePruned time.Time
+
+	liveMu sync.Mutex // guards live; changed with w.mu held too, so Updates may read it under w.mu
+	live   map[a2a.TaskID]*liveTask
+}
+
+// liveTask is a running task whose newest version is in memory only.
+type liveTask struct {
+	task    *a2a.Task // the newest; not changed once stored here (a2a-go copies before it changes one)
+	version int64
+	stored  a2a.TaskState // the state last written
 }
 
 // agePruneEvery spaces the deletions of tasks past keepAge: a task may outlive it by as much.
@@ -80,17 +94,30 @@ func newSQLTaskStore(ctx context.Context, db *sql.DB, now func() time.Time, keep
 	if _, err := db.ExecContext(ctx, `CREATE INDEX IF NOT EXISTS a2a_tasks_updated ON a2a_tasks(updated_ns, state)`); err != nil {
 		return nil, fmt.Errorf("a2a: creating the task index: %w", err)
 	}
-	s := &sqlTaskStore{db: db, now: now, keepAge: keepAge, keepCount: keepCount, log: log}
+	if err := memory.Migrate(ctx, db, "a2a", migrations); err != nil {
+		return nil, fmt.Errorf("a2a: migrating the task tables: %w", err)
+	}
+	w, err := newWriter(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	s := &sqlTaskStore{db: db, w: w, now: now, keepAge: keepAge, keepCount: keepCount, log: log,
+		live: make(map[a2a.TaskID]*liveTask)}
 	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM a2a_tasks`).Scan(&s.rows); err != nil {
+		w.close()
 		return nil, fmt.Errorf("a2a: counting the tasks: %w", err)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.pruneLocked(ctx); err != nil {
+	s.w.mu.Lock()
+	defer s.w.mu.Unlock()
+	if err := s.pruneLocked(ctx, now()); err != nil {
+		w.close()
 		return nil, err
 	}
 	return s, nil
 }
+
+// close releases the writer; the DB stays open.
+func (s *sqlTaskStore) close() error { return s.w.close() }
 
 // addStatusNs adds status_ns to a table made before it existed, filled from the stored tasks.
 func addStatusNs(ctx context.Context, db *sql.DB) error {
@@ -156,12 +183,18 @@ func statusNs(t *a2a.Task, now time.Time) int64 {
 }
 
 func (s *sqlTaskStore) Create(ctx context.Context, task *a2a.Task) (taskstore.TaskVersion, error) {
+	return s.createAt(ctx, task, s.now())
+}
+
+// createAt is Create as of now, the clock read once by the caller.
+func (s *sqlTaskStore) createAt(ctx context.Context, task *a2a.Task, now time.Time) (taskstore.TaskVersion, error) {
 	b, err := json.Marshal(task)
 	if err != nil {
 		return 0, fmt.Errorf("a2a: encoding task %s: %w", task.ID, err)
 	}
-	now := s.now()
-	res, err := s.db.ExecContext(ctx,
+	s.w.mu.Lock()
+	defer s.w.mu.Unlock()
+	res, err := s.w.execLocked(ctx,
 		`INSERT INTO a2a_tasks(id, context_id, state, version, updated_ns, task, status_ns) VALUES(?, ?, ?, 1, ?, ?, ?)
 		 ON CONFLICT(id) DO NOTHING`,
 		string(task.ID), task.ContextID, string(task.Status.State), now.UnixNano(), string(b), statusNs(task, now))
@@ -171,22 +204,58 @@ func (s *sqlTaskStore) Create(ctx context.Context, task *a2a.Task) (taskstore.Ta
 	if n, _ := res.RowsAffected(); n == 0 {
 		return 0, fmt.Errorf("a2a: task %s: %w", task.ID, taskstore.ErrTaskAlreadyExists)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	if !task.Status.State.Terminal() {
+		s.setLive(task.ID, &liveTask{task: task, version: 1, stored: task.Status.State})
+	}
 	s.rows++
 	// A task that could not be pruned stays; the next creation tries again.
-	if err := s.pruneLocked(context.WithoutCancel(ctx)); err != nil {
+	if err := s.pruneLocked(ctx, now); err != nil {
 		s.log.Warn("a2a: pruning the tasks", "err", err)
 	}
 	return 1, nil
 }
 
+// setLive keeps lt as the newest version of task id; nil forgets it (its newest is stored).
+func (s *sqlTaskStore) setLive(id a2a.TaskID, lt *liveTask) {
+	s.liveMu.Lock()
+	defer s.liveMu.Unlock()
+	if lt == nil {
+		delete(s.live, id)
+	} else {
+		s.live[id] = lt
+	}
+}
+
+// liveCopy is a copy of the task's newest version when it is live; callers may change it.
+func (s *sqlTaskStore) liveCopy(id a2a.TaskID) (*a2a.Task, int64, bool, error) {
+	s.liveMu.Lock()
+	lt := s.live[id]
+	s.liveMu.Unlock()
+	if lt == nil {
+		return nil, 0, false, nil
+	}
+	t, err := copyTask(lt.task)
+	return t, lt.version, true, err
+}
+
+func copyTask(t *a2a.Task) (*a2a.Task, error) {
+	b, err := json.Marshal(t)
+	if err != nil {
+		return nil, fmt.Errorf("a2a: copying task %s: %w", t.ID, err)
+	}
+	var c a2a.Task
+	if err := json.Unmarshal(b, &c); err != nil {
+		return nil, fmt.Errorf("a2a: copying task %s: %w", t.ID, err)
+	}
+	return &c, nil
+}
+
 // pruneLocked deletes the finished tasks past keepAge (at most once per agePruneEvery) and the
 // oldest finished ones past keepCount.
-func (s *sqlTaskStore) pruneLocked(ctx context.Context) error {
+func (s *sqlTaskStore) pruneLocked(ctx context.Context, now time.Time) error {
 	if s.keepAge > 0 {
-		if now := s.now(); now.Sub(s.agePruned) >= agePruneEvery {
-			res, err := s.db.ExecContext(ctx, `DELETE FROM a2a_tasks WHERE updated_ns < ? AND `+finishedIn,
+		if now.Sub(s.agePruned) >= agePruneEvery {
+			res, err := s.w.execLocked(ctx, `DELETE FROM a2a_tasks WHERE updated_ns < ? AND `+finishedIn,
 				slices.Concat([]any{now.Add(-s.keepAge).UnixNano()}, finishedStates)...)
 			if err != nil {
 				return fmt.Errorf("a2a: deleting the tasks older than agent.tasks.keep.age %v: %w", s.keepAge, err)
@@ -197,7 +266,7 @@ func (s *sqlTaskStore) pruneLocked(ctx context.Context) error {
 		}
 	}
 	if s.keepCount > 0 && s.rows > s.keepCount {
-		res, err := s.db.ExecContext(ctx, `DELETE FROM a2a_tasks WHERE id IN
+		res, err := s.w.execLocked(ctx, `DELETE FROM a2a_tasks WHERE id IN
 			(SELECT id FROM a2a_tasks WHERE `+finishedIn+` ORDER BY updated_ns, id LIMIT ?)`,
 			slices.Concat(finishedStates, []any{s.rows - s.keepCount})...)
 		if err != nil {
@@ -209,8 +278,41 @@ func (s *sqlTaskStore) pruneLocked(ctx context.Context) error {
 	return nil
 }
 
+// Update keeps the task in memory while its state stays the same (a reply's pieces), and writes
+// it when the state changes; a finished task leaves memory once written.
 func (s *sqlTaskStore) Update(ctx context.Context, u *taskstore.UpdateRequest) (taskstore.TaskVersion, error) {
+	return s.updateAt(ctx, u, s.now)
+}
+
+// updateAt is Update with the clock it reads, if it writes.
+func (s *sqlTaskStore) updateAt(ctx context.Context, u *taskstore.UpdateRequest, clock func() time.Time) (taskstore.TaskVersion, error) {
 	task := u.Task
+	s.w.mu.Lock()
+	defer s.w.mu.Unlock()
+	s.liveMu.Lock()
+	lt := s.live[task.ID]
+	s.liveMu.Unlock()
+	if lt != nil {
+		if u.PrevVersion != taskstore.TaskVersionMissing && int64(u.PrevVersion) != lt.version {
+			return 0, fmt.Errorf("a2a: task %s is at version %d, not %d: %w", task.ID, lt.version, u.PrevVersion, taskstore.ErrConcurrentModification)
+		}
+		next := &liveTask{task: task, version: lt.version + 1, stored: lt.stored}
+		if task.Status.State == lt.stored && !task.Status.State.Terminal() {
+			s.setLive(task.ID, next)
+			return taskstore.TaskVersion(next.version), nil
+		}
+		if err := s.writeLocked(ctx, task, next.version, clock()); err != nil {
+			return 0, err
+		}
+		if task.Status.State.Terminal() {
+			s.setLive(task.ID, nil)
+		} else {
+			next.stored = task.Status.State
+			s.setLive(task.ID, next)
+		}
+		return taskstore.TaskVersion(next.version), nil
+	}
+
 	b, err := json.Marshal(task)
 	if err != nil {
 		return 0, fmt.Errorf("a2a: encoding task %s: %w", task.ID, err)
@@ -218,14 +320,17 @@ func (s *sqlTaskStore) Update(ctx context.Context, u *taskstore.UpdateRequest) (
 	// One statement: the version check and the write are atomic without a transaction.
 	query := `UPDATE a2a_tasks SET context_id = ?, state = ?, version = version + 1, updated_ns = ?, task = ?, status_ns = ?
 		WHERE id = ?`
-	now := s.now()
+	now := clock()
 	args := []any{task.ContextID, string(task.Status.State), now.UnixNano(), string(b), statusNs(task, now), string(task.ID)}
 	if u.PrevVersion != taskstore.TaskVersionMissing {
 		query += ` AND version = ?`
 		args = append(args, int64(u.PrevVersion))
 	}
 	var version int64
-	err = s.db.QueryRowContext(ctx, query+` RETURNING version`, args...).Scan(&version)
+	row, err := s.w.queryRowLocked(ctx, query+` RETURNING version`, args...)
+	if err == nil {
+		err = row.Scan(&version)
+	}
 	if errors.Is(err, sql.ErrNoRows) {
 		// Either no such task or another version: tell which.
 		var stored int64
@@ -243,7 +348,32 @@ func (s *sqlTaskStore) Update(ctx context.Context, u *taskstore.UpdateRequest) (
 	return taskstore.TaskVersion(version), nil
 }
 
+// writeLocked stores a live task at version: its row exists, and the versions were checked in
+// memory.
+func (s *sqlTaskStore) writeLocked(ctx context.Context, task *a2a.Task, version int64, now time.Time) error {
+	b, err := json.Marshal(task)
+	if err != nil {
+		return fmt.Errorf("a2a: encoding task %s: %w", task.ID, err)
+	}
+	res, err := s.w.execLocked(ctx,
+		`UPDATE a2a_tasks SET context_id = ?, state = ?, version = ?, updated_ns = ?, task = ?, status_ns = ? WHERE id = ?`,
+		task.ContextID, string(task.Status.State), version, now.UnixNano(), string(b), statusNs(task, now), string(task.ID))
+	if err != nil {
+		return fmt.Errorf("a2a: updating task %s: %w", task.ID, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("a2a: task %s: %w", task.ID, a2a.ErrTaskNotFound)
+	}
+	return nil
+}
+
 func (s *sqlTaskStore) Get(ctx context.Context, id a2a.TaskID) (*taskstore.StoredTask, error) {
+	if t, version, ok, err := s.liveCopy(id); ok || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		return &taskstore.StoredTask{Task: t, Version: taskstore.TaskVersion(version)}, nil
+	}
 	var version int64
 	var raw string
 	err := s.db.QueryRowContext(ctx, `SELECT version, task FROM a2a_tasks WHERE id = ?`, string(id)).Scan(&version, &raw)
@@ -344,6 +474,12 @@ func (s *sqlTaskStore) List(ctx context.Context, req *a2a.ListTasksRequest) (*a2
 		if err := json.Unmarshal([]byte(raw), &t); err != nil {
 			return nil, fmt.Errorf("a2a: decoding a listed task: %w", err)
 		}
+		// A running task's newest pieces are in memory.
+		if lt, _, ok, err := s.liveCopy(t.ID); err != nil {
+			return nil, err
+		} else if ok {
+			t = *lt
+		}
 		if !req.IncludeArtifacts {
 			t.Artifacts = nil
 		}
@@ -411,82 +547,6 @@ func (s *sqlTaskStore) failUnfinished(ctx context.Context, why string) error {
 			Timestamp: &now,
 		}
 		if _, err := s.Update(ctx, &taskstore.UpdateRequest{Task: st.Task, PrevVersion: st.Version}); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// errSeedNotFound is a seed-route task id that is not stored.
-var errSeedNotFound = errors.New("a2a: no such task")
-
-// seedTasks keeps seed 004's tasks, in the seed's own JSON shape.
-type seedTasks struct{ db *sql.DB }
-
-func newSeedTasks(ctx context.Context, db *sql.DB) (*seedTasks, error) {
-	if _, err := db.ExecContext(ctx, schema); err != nil {
-		return nil, fmt.Errorf("a2a: creating the task tables: %w", err)
-	}
-	return &seedTasks{db: db}, nil
-}
-
-func (s *seedTasks) get(ctx context.Context, id string) (*seedTask, error) {
-	var raw string
-	err := s.db.QueryRowContext(ctx, `SELECT task FROM a2a_seed_tasks WHERE id = ?`, id).Scan(&raw)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("task %s: %w", id, errSeedNotFound)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("a2a: reading task %s: %w", id, err)
-	}
-	var t seedTask
-	if err := json.Unmarshal([]byte(raw), &t); err != nil {
-		return nil, fmt.Errorf("a2a: decoding task %s: %w", id, err)
-	}
-	return &t, nil
-}
-
-func (s *seedTasks) put(ctx context.Context, t *seedTask) error {
-	b, err := json.Marshal(t)
-	if err != nil {
-		return fmt.Errorf("a2a: encoding task %s: %w", t.ID, err)
-	}
-	_, err = s.db.ExecContext(ctx,
-		`INSERT INTO a2a_seed_tasks(id, state, updated_ns, task) VALUES(?, ?, ?, ?)
-		 ON CONFLICT(id) DO UPDATE SET state = excluded.state, updated_ns = excluded.updated_ns, task = excluded.task`,
-		t.ID, t.Status.State, time.Now().UnixNano(), string(b))
-	if err != nil {
-		return fmt.Errorf("a2a: storing task %s: %w", t.ID, err)
-	}
-	return nil
-}
-
-// failUnfinished marks the tasks a previous run left submitted or working as failed.
-func (s *seedTasks) failUnfinished(ctx context.Context, why string, now func() string) error {
-	rows, err := s.db.QueryContext(ctx, `SELECT id FROM a2a_seed_tasks WHERE state IN (?, ?)`, stateSubmitted, stateWorking)
-	if err != nil {
-		return fmt.Errorf("a2a: finding unfinished tasks: %w", err)
-	}
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return fmt.Errorf("a2a: finding unfinished tasks: %w", err)
-		}
-		ids = append(ids, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("a2a: finding unfinished tasks: %w", err)
-	}
-	for _, id := range ids {
-		t, err := s.get(ctx, id)
-		if err != nil {
-			return err
-		}
-		t.Status = seedStatus{State: stateFailed, Message: textMessage("agent", why), Timestamp: now()}
-		if err := s.put(ctx, t); err != nil {
 			return err
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"strings"
+	"sync"
 
 	"github.com/devicectl/devicectl/agent"
 )
@@ -100,4 +101,89 @@ func metaString(key string, maps ...map[string]any) (string, error) {
 		return s, nil
 	}
 	return "", nil
+}
+
+// turns are the turns in flight, of both doors, by task id: a task runs one turn at a time,
+// tasks/cancel and CancelTask stop it, and Close stops them all and waits.
+type turns struct {
+	mu     sync.Mutex
+	byID   map[string]*runningTurn
+	closed bool           // close was called: no new turns
+	wg     sync.WaitGroup // one per turn in flight; close waits
+}
+
+type runningTurn struct {
+	cancelFn context.CancelFunc
+	done     chan struct{} // closed when the turn's task is stored
+	mu       sync.Mutex
+	stopped  bool // a cancel asked
+}
+
+// errTurnBusy is a message to a task whose turn still runs.
+var errTurnBusy = errors.New("a2a: the task is still working; wait for it or cancel it")
+
+func (r *runningTurn) canceled() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stopped
+}
+
+func newTurns() *turns { return &turns{byID: make(map[string]*runningTurn)} }
+
+// start claims the task id for a turn that cancel stops: errTurnBusy while another runs on it,
+// errClosing after close.
+func (ts *turns) start(id string, cancel context.CancelFunc) (*runningTurn, error) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if ts.closed {
+		return nil, errClosing
+	}
+	if _, busy := ts.byID[id]; busy {
+		return nil, fmt.Errorf("task %s: %w", id, errTurnBusy)
+	}
+	run := &runningTurn{cancelFn: cancel, done: make(chan struct{})}
+	ts.byID[id] = run
+	ts.wg.Add(1)
+	return run, nil
+}
+
+func (ts *turns) finish(id string, run *runningTurn) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	delete(ts.byID, id)
+	close(run.done)
+	ts.wg.Done()
+}
+
+// running reports whether a turn runs on the task.
+func (ts *turns) running(id string) bool {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.byID[id] != nil
+}
+
+// cancel stops the task's turn and returns it, or nil when none runs.
+func (ts *turns) cancel(id string) *runningTurn {
+	ts.mu.Lock()
+	run := ts.byID[id]
+	ts.mu.Unlock()
+	if run == nil {
+		return nil
+	}
+	run.mu.Lock()
+	run.stopped = true
+	run.mu.Unlock()
+	run.cancelFn()
+	return run
+}
+
+// close stops every turn, refuses new ones and waits until those running have returned.
+func (ts *turns) close() {
+	ts.mu.Lock()
+	ts.closed = true
+	for _, run := range ts.byID {
+		run.cancelFn()
+	}
+	ts.mu.Unlock()
+	ts.wg.Wait()
 }

@@ -313,7 +313,7 @@ func (h *Hub) Close() error {
 	// dead peers must not add up.
 	var closing sync.WaitGroup
 	for _, l := range lines {
-		closing.Go(func() { l.s.Close() })
+		closing.Go(func() { l.s.Shutdown() }) // 1001: the device reconnects without a warning
 	}
 	closing.Wait()
 	h.wg.Wait()

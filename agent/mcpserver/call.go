@@ -113,20 +113,46 @@ func (s *Server) deviceError(t deviceTool, err error) (*mcp.CallToolResult, erro
 	return nil, err
 }
 
+// callAnnounce runs DEVICE__announce: the local announce tool, for t's device.
+func (s *Server) callAnnounce(ctx context.Context, t deviceTool, args json.RawMessage) (*mcp.CallToolResult, error) {
+	var in struct {
+		Text *string `json:"text"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(objectArgs(args)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil || in.Text == nil {
+		details := `arguments must be {"text": "..."}`
+		if err != nil {
+			details += ": " + err.Error()
+		}
+		return toolError(fmt.Sprintf("%s: Invalid params (-32602): %s", t.name(), details)), nil
+	}
+	local, err := json.Marshal(map[string]string{"text": *in.Text, "mac": t.mac})
+	if err != nil {
+		return nil, err
+	}
+	return s.callLocalAs(ctx, t.name(), AnnounceTool, local)
+}
+
 // callLocal runs one of the server's own tools, with the same validation as a device's.
-func (s *Server) callLocal(ctx context.Context, name string, args json.RawMessage) (res *mcp.CallToolResult, err error) {
+func (s *Server) callLocal(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
+	return s.callLocalAs(ctx, name, name, args)
+}
+
+// callLocalAs is callLocal for a tool listed as shown, which is what its errors name.
+func (s *Server) callLocalAs(ctx context.Context, shown, name string, args json.RawMessage) (res *mcp.CallToolResult, err error) {
 	p, err := s.opts.Local.Prepare(name, objectArgs(args))
 	if err != nil {
 		var pe *tools.ParamsError
 		if errors.As(err, &pe) {
-			return toolError(invalidParams(name, pe)), nil
+			return toolError(invalidParams(shown, pe)), nil
 		}
 		return nil, err
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			s.log.Error("local tool panicked", "tool", name, "panic", r, "stack", string(debug.Stack()))
-			res, err = toolError(fmt.Sprintf("%s: Internal error (-32603): %v", name, r)), nil
+			s.log.Error("local tool panicked", "tool", shown, "panic", r, "stack", string(debug.Stack()))
+			res, err = toolError(fmt.Sprintf("%s: Internal error (-32603): %v", shown, r)), nil
 		}
 	}()
 	v, err := p.Invoke(ctx)
@@ -134,12 +160,12 @@ func (s *Server) callLocal(ctx context.Context, name string, args json.RawMessag
 		if ctx.Err() != nil {
 			return nil, err
 		}
-		return toolError(fmt.Sprintf("%s: %v", name, err)), nil
+		return toolError(fmt.Sprintf("%s: %v", shown, err)), nil
 	}
 	raw, ok := v.(json.RawMessage)
 	if !ok {
 		if raw, err = json.Marshal(v); err != nil {
-			return toolError(fmt.Sprintf("%s: Internal error (-32603): the result is not JSON: %v", name, err)), nil
+			return toolError(fmt.Sprintf("%s: Internal error (-32603): the result is not JSON: %v", shown, err)), nil
 		}
 	}
 	return toolResult(raw), nil

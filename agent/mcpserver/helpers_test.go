@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/internal/agentd"
 	"github.com/devicectl/devicectl/internal/config"
 	devhw "github.com/devicectl/devicectl/internal/hardware"
@@ -71,20 +72,52 @@ func writeToken(t *testing.T, token string) string {
 type simSpeaker struct {
 	*simdevice.Device
 	volumes chan int
+	finals  chan string // what the device was given to show and speak as a final
 }
 
 func startSim(t *testing.T, addr, mac string) *simSpeaker {
 	t.Helper()
-	d := &simSpeaker{volumes: make(chan int, 64)}
+	d := &simSpeaker{volumes: make(chan int, 64), finals: make(chan string, 64)}
 	c := config.Defaults()
 	c.Device.StateDir = t.TempDir()
-	dev, err := simdevice.Start(t.Context(), c, "ws://"+addr+"/", mac, "test", &devhw.SimHooks{OnVolume: func(p int) { d.volumes <- p }}, nil, nil)
+	dev, err := simdevice.Start(t.Context(), c, "ws://"+addr+"/", mac, "test", &devhw.SimHooks{OnVolume: func(p int) { d.volumes <- p }}, d.render, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { dev.Close() })
 	d.Device = dev
 	return d
+}
+
+// render keeps the device's finals; past the channel's room they are dropped, and a test
+// expecting one fails.
+func (d *simSpeaker) render(m device.AIMessage) {
+	if m.Type == "final" {
+		select {
+		case d.finals <- m.Content:
+		default:
+		}
+	}
+}
+
+// waitFinal waits for the device to be given want as a final, failing on any final in refuse.
+func (d *simSpeaker) waitFinal(t *testing.T, want string, refuse ...string) {
+	t.Helper()
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for {
+		select {
+		case got := <-d.finals:
+			if got == want {
+				return
+			}
+			if slices.Contains(refuse, got) {
+				t.Fatalf("the device was given %q, which was not for it", got)
+			}
+		case <-timer.C:
+			t.Fatalf("the device was not given %q within %s", want, wait)
+		}
+	}
 }
 
 // waitVolume waits for the speaker to be set to want.

@@ -17,7 +17,8 @@ import (
 // TestInspector points the MCP Inspector 0.15.0's CLI (npm @modelcontextprotocol/inspector,
 // installed in testdata/inspector by scripts/mcp-inspector.sh) at serve's /mcp with a sim device
 // attached: tools/list shows the device's tools, tools/call of its amplify_volume moves the sim
-// speaker, and a bad level is an MCP tool error carrying the detail. Opt in with
+// speaker, robot__announce has the device say a text, and a bad level is an MCP tool error
+// carrying the detail. Opt in with
 // DEVICECTL_MCP_INSPECTOR=1; with it set, a missing node or Inspector fails the test.
 func TestInspector(t *testing.T) {
 	if os.Getenv("DEVICECTL_MCP_INSPECTOR") != "1" {
@@ -78,7 +79,7 @@ func TestInspector(t *testing.T) {
 	for _, tool := range list.Tools {
 		names = append(names, tool.Name)
 	}
-	for _, want := range []string{"robot__amplify_volume", "robot__get_device_status", "calculate"} {
+	for _, want := range []string{"robot__amplify_volume", "robot__get_device_status", "robot__announce", "calculate"} {
 		if !slices.Contains(names, want) {
 			t.Errorf("the Inspector's tools/list lacks %s: %v", want, names)
 		}
@@ -90,6 +91,13 @@ func TestInspector(t *testing.T) {
 		t.Errorf("tools/call robot__amplify_volume level=30: %+v, want the success of a control call", ok)
 	}
 	robot.waitVolume(t, 30)
+
+	var said result
+	inspect(&said, "--method", "tools/call", "--tool-name", "robot__announce", "--tool-arg", "text=Dinner is ready")
+	if said.IsError || len(said.Content) != 1 || said.Content[0].Text != `["`+deskMAC+`"]` {
+		t.Errorf("tools/call robot__announce: %+v, want the device that said it", said)
+	}
+	robot.waitFinal(t, "Dinner is ready")
 
 	var bad result
 	inspect(&bad, "--method", "tools/call", "--tool-name", "robot__amplify_volume", "--tool-arg", "level=150")

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/devicectl/devicectl/agent/hub"
@@ -76,9 +77,11 @@ type Server struct {
 
 	mu     sync.Mutex
 	closed bool
-	later  int                   // control calls running that nobody waits for, at most maxLater
-	listed map[string]deviceTool // MCP tool name -> the device's tool, as listed now
-	gone   map[string]goneDevice // device name -> why its tools went
+	later  int // control calls running that nobody waits for, at most maxLater
+	// announces is whether Local has AnnounceTool, so that each device gets DEVICE__announce.
+	announces bool
+	listed    map[string]deviceTool // MCP tool name -> the device's tool, as listed now
+	gone      map[string]goneDevice // device name -> why its tools went
 }
 
 // deviceTool is one device's tool as the MCP server lists it.
@@ -86,6 +89,28 @@ type deviceTool struct {
 	mac    string
 	device string // its name in tool names: the alias, else the MAC
 	decl   tools.Declaration
+	// announce marks the server's DEVICE__announce, which the local announce tool runs for the
+	// device, rather than one the device declared.
+	announce bool
+}
+
+// AnnounceTool is the local tool that makes a device speak first. When Options.Local has it,
+// every device also gets DEVICE__announce {text}, which calls it with the device's MAC.
+const AnnounceTool = "announce"
+
+// announceDecl is DEVICE__announce as listed: one value, so that sync sees it unchanged.
+var announceDecl = tools.Declaration{
+	Name: AnnounceTool,
+	Description: "Make this device say something now, without being asked: it shows and speaks text as it is, " +
+		"outside any conversation. Returns the device that said it.",
+	MainType: tools.Local,
+	SubType:  tools.Control,
+	Parameters: &jsonschema.Schema{
+		Type:                 "object",
+		Properties:           map[string]*jsonschema.Schema{"text": {Type: "string", Description: "what the device says"}},
+		Required:             []string{"text"},
+		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
+	},
 }
 
 // name is the tool's MCP name.
@@ -175,6 +200,7 @@ func New(o *Options) (*Server, error) {
 	})
 	s.mcp.AddReceivingMiddleware(s.goneDevices)
 	if opts.Local != nil {
+		_, s.announces = opts.Local.Lookup(AnnounceTool)
 		for _, t := range opts.Local.Tools() {
 			if err := s.addLocal(t.Declaration); err != nil {
 				s.cancel()
@@ -199,7 +225,7 @@ func New(o *Options) (*Server, error) {
 
 // instructions tell a host's model what the tools are; one of the control sentences follows.
 const (
-	instructions     = `The tools of the devices (robots, speakers, desk companions) registered with this devicectl agent server, named DEVICE__TOOL (DEVICE is a short alias or the device's MAC; the Title says "TOOL on DEVICE"), and the server's own tools (calculate, search_web, memory, ...). The list changes as devices connect and disconnect.`
+	instructions     = `The tools of the devices (robots, speakers, desk companions) registered with this devicectl agent server, named DEVICE__TOOL (DEVICE is a short alias or the device's MAC; the Title says "TOOL on DEVICE"), and the server's own tools (calculate, search_web, memory, ...). DEVICE__announce makes that device say a text now. The list changes as devices connect and disconnect.`
 	controlNotWaited = `A device's control tool (one that changes the device) answers {"status":"success"} once sent, without waiting for the device; its query tools answer with the device's result.`
 	controlWaited    = `A device's tools answer with the device's result.`
 )
@@ -287,6 +313,10 @@ func (s *Server) sync(reasons map[string]error) {
 				continue
 			}
 			want[n] = deviceTool{mac: d.MAC, device: name, decl: decl}
+		}
+		// A device that declares an announce tool of its own keeps it under the name.
+		if n := ToolName(name, AnnounceTool); s.announces && want[n].decl.Name == "" {
+			want[n] = deviceTool{mac: d.MAC, device: name, decl: announceDecl, announce: true}
 		}
 	}
 
@@ -378,6 +408,18 @@ func validLocalName(n string) bool {
 
 // addDevice lists a device's tool.
 func (s *Server) addDevice(t deviceTool) {
+	if t.announce {
+		s.mcp.AddTool(&mcp.Tool{
+			Name:        t.name(),
+			Title:       AnnounceTool + " on " + t.device,
+			Description: t.decl.Description,
+			InputSchema: t.decl.Parameters,
+			Meta:        mcp.Meta{"devicectl/mac": t.mac, "devicectl/tool": AnnounceTool, "devicectl/server": true},
+		}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return s.callAnnounce(ctx, t, req.Params.Arguments)
+		})
+		return
+	}
 	s.mcp.AddTool(&mcp.Tool{
 		Name:        t.name(),
 		Title:       t.decl.Name + " on " + t.device,

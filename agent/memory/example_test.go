@@ -48,7 +48,7 @@ func ExampleStore() {
 	fmt.Println(deleted, err)
 	// Output:
 	// memory-1
-	// memory-1 用户喜欢科技相关话题 [兴趣 偏好 科技] 0.54
-	// memory-2 用户住在上海 [住址] 0.17
+	// memory-1 用户喜欢科技相关话题 [兴趣 偏好 科技] 0.75
+	// memory-2 用户住在上海 [住址] 0.29
 	// true <nil>
 }

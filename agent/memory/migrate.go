@@ -17,6 +17,26 @@ import (
 // A database whose version for component is newer than len(steps) was
 // written by a newer devicectl; Migrate refuses it rather than guess.
 func Migrate(ctx context.Context, db *sql.DB, component string, steps []string) error {
+	funcs := make([]Step, len(steps))
+	for i, q := range steps {
+		funcs[i] = sqlStep(q)
+	}
+	return MigrateSteps(ctx, db, component, funcs)
+}
+
+func sqlStep(q string) Step {
+	return func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, q)
+		return err
+	}
+}
+
+// Step is one migration that needs Go, not only SQL: rebuilding derived
+// data from existing rows, say. It runs inside the step's transaction.
+type Step func(ctx context.Context, tx *sql.Tx) error
+
+// MigrateSteps is Migrate with steps written in Go.
+func MigrateSteps(ctx context.Context, db *sql.DB, component string, steps []Step) error {
 	if component == "" {
 		return errors.New("memory: Migrate: empty component")
 	}
@@ -40,7 +60,7 @@ func Migrate(ctx context.Context, db *sql.DB, component string, steps []string) 
 // migrateStep applies the next step, if any, and reports whether the schema
 // is now current. Reading the version inside the write transaction makes two
 // processes migrating at once take turns rather than apply a step twice.
-func migrateStep(ctx context.Context, db *sql.DB, component string, steps []string) (done bool, err error) {
+func migrateStep(ctx context.Context, db *sql.DB, component string, steps []Step) (done bool, err error) {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return false, fmt.Errorf("memory: migrating %s: %w", component, err)
@@ -67,7 +87,7 @@ func migrateStep(ctx context.Context, db *sql.DB, component string, steps []stri
 	case version == len(steps):
 		return true, tx.Commit()
 	}
-	if _, err = tx.ExecContext(ctx, steps[version]); err != nil {
+	if err = steps[version](ctx, tx); err != nil {
 		return false, fmt.Errorf("memory: migrating %s to version %d: %w", component, version+1, err)
 	}
 	if _, err = tx.ExecContext(ctx, `UPDATE schema_migrations SET version = ? WHERE component = ?`, version+1, component); err != nil {

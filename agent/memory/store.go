@@ -29,6 +29,9 @@ const (
 // maxQueryTerms bounds the distinct terms a search looks up.
 const maxQueryTerms = 256
 
+// topicWeight is how much more a topic hit counts than a content hit.
+const topicWeight = 2
+
 // ErrInvalid is input the Store refuses (an empty user, an oversized memory).
 var ErrInvalid = errors.New("invalid input")
 
@@ -36,17 +39,16 @@ var ErrInvalid = errors.New("invalid input")
 // sequence number, which SQLite never reuses (AUTOINCREMENT).
 const idPrefix = "memory-"
 
-// schema is the memory tables' migrations; see Migrate. Terms are kept in an
-// inverted index (memory_terms) so that a search reads only the postings of
-// its own terms; memory_users keeps each user's count and total length for
-// the ranking's idf and average length.
-var schema = []string{
-	`CREATE TABLE memory_users (
+// schema is the memory tables' migrations; see Migrate. Version 1 kept a
+// hand-made inverted index (memory_terms) and per-user statistics for its
+// ranker; version 2 replaces them with FTS5.
+var schema = []Step{
+	sqlStep(`CREATE TABLE memory_users (
 		uid       INTEGER PRIMARY KEY,
 		user_id   TEXT NOT NULL UNIQUE,
 		memories  INTEGER NOT NULL,
 		total_len INTEGER NOT NULL,
-		version   INTEGER NOT NULL -- counts changes, for the cached index (index.go)
+		version   INTEGER NOT NULL
 	);
 	CREATE TABLE memory_items (
 		seq        INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -63,10 +65,113 @@ var schema = []string{
 		seq        INTEGER NOT NULL REFERENCES memory_items (seq) ON DELETE CASCADE,
 		tf_content INTEGER NOT NULL,
 		tf_topic   INTEGER NOT NULL,
-		doc_len    INTEGER NOT NULL, -- copied from memory_items: ranking reads only this table
+		doc_len    INTEGER NOT NULL,
 		PRIMARY KEY (uid, term, seq)
 	) WITHOUT ROWID;
-	CREATE INDEX memory_terms_by_item ON memory_terms (seq);`,
+	CREATE INDEX memory_terms_by_item ON memory_terms (seq);`),
+	toFTS,
+}
+
+// ftsTable indexes the memories' terms. It is contentless (the text is in
+// memory_items) and the ascii tokenizer splits only at ASCII punctuation and
+// spaces, which no term holds, so the terms are indexed exactly as
+// tokenize.go made them (unicode61 would fold diacritics and split at
+// combining marks). '_' joins a term to its user's uid (see ftsTerms). The
+// default detail=full and columnsize stay: bm25() needs each term's count
+// and each memory's length (with detail=column it ranks wrongly).
+const ftsTable = `CREATE VIRTUAL TABLE memory_fts USING fts5 (
+	tokens, topics,
+	content = '', contentless_delete = 1,
+	tokenize = "ascii tokenchars '_'"
+)`
+
+// toFTS replaces the hand-made inverted index of version 1 with the terms
+// column and the FTS5 table, built from the existing memories.
+func toFTS(ctx context.Context, tx *sql.Tx) error {
+	for _, q := range []string{
+		`DROP TABLE memory_terms`,
+		`ALTER TABLE memory_items DROP COLUMN doc_len`,
+		`ALTER TABLE memory_users DROP COLUMN memories`,
+		`ALTER TABLE memory_users DROP COLUMN total_len`,
+		`ALTER TABLE memory_users DROP COLUMN version`,
+		`ALTER TABLE memory_items ADD COLUMN tokens TEXT NOT NULL DEFAULT ''`,
+		`ALTER TABLE memory_items ADD COLUMN topic_tokens TEXT NOT NULL DEFAULT ''`,
+		ftsTable,
+	} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	const batch = 500
+	for after := int64(0); ; {
+		type row struct {
+			seq, uid        int64
+			content, topics string
+		}
+		var rows []row
+		err := func() error {
+			rs, err := tx.QueryContext(ctx, `SELECT seq, uid, content, topics FROM memory_items
+				WHERE seq > ? ORDER BY seq LIMIT ?`, after, batch)
+			if err != nil {
+				return err
+			}
+			defer rs.Close()
+			for rs.Next() {
+				var r row
+				if err := rs.Scan(&r.seq, &r.uid, &r.content, &r.topics); err != nil {
+					return err
+				}
+				rows = append(rows, r)
+			}
+			return rs.Err()
+		}()
+		if err != nil || len(rows) == 0 {
+			return err
+		}
+		for _, r := range rows {
+			var topics []string
+			if err := json.Unmarshal([]byte(r.topics), &topics); err != nil {
+				return fmt.Errorf("memory %d: topics: %w", r.seq, err)
+			}
+			tokens, topicTokens := memoryTokens(r.content, topics)
+			if _, err := tx.ExecContext(ctx, `UPDATE memory_items SET tokens = ?, topic_tokens = ? WHERE seq = ?`,
+				tokens, topicTokens, r.seq); err != nil {
+				return err
+			}
+			if err := indexMemory(ctx, tx, r.uid, r.seq, tokens, topicTokens); err != nil {
+				return err
+			}
+			after = r.seq
+		}
+	}
+}
+
+// memoryTokens returns a memory's content and topic terms, space-separated.
+func memoryTokens(content string, topics []string) (string, string) {
+	var topicTokens []string
+	for _, t := range topics {
+		topicTokens = append(topicTokens, docTokens(t)...)
+	}
+	return strings.Join(docTokens(content), " "), strings.Join(topicTokens, " ")
+}
+
+// ftsTerms prefixes each space-separated term with the user's uid: a search
+// then reads only its user's postings, and bm25's document frequencies are
+// the user's own, so what other users' memories say does not move the
+// scores (the count of memories and their average length stay the table's).
+func ftsTerms(uid int64, tokens string) string {
+	if tokens == "" {
+		return ""
+	}
+	prefix := strconv.FormatInt(uid, 10) + "_"
+	return prefix + strings.ReplaceAll(tokens, " ", " "+prefix)
+}
+
+// indexMemory adds memory seq to the FTS table.
+func indexMemory(ctx context.Context, tx *sql.Tx, uid, seq int64, tokens, topicTokens string) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO memory_fts (rowid, tokens, topics) VALUES (?, ?, ?)`,
+		seq, ftsTerms(uid, tokens), ftsTerms(uid, topicTokens))
+	return err
 }
 
 // Store keeps users' memories in a database opened by OpenDB. It is safe for
@@ -76,12 +181,6 @@ type Store struct {
 	// mu makes this process's writes take turns instead of spinning on
 	// SQLite's busy timeout; that timeout still covers other processes.
 	mu sync.Mutex
-
-	cacheMu   sync.Mutex
-	cache     map[int64]*userIndex // by uid; see index.go
-	cacheSize int                  // postings in cache
-	maxCached int                  // bound of cacheSize: maxCachedPostings
-	tick      uint64               // for cache's least recently used
 }
 
 // Hit is one memory Search found.
@@ -89,16 +188,16 @@ type Hit struct {
 	ID        string   `json:"id"`
 	Memory    string   `json:"memory"`
 	Topics    []string `json:"topics"`
-	Relevance float64  `json:"relevance"` // in [0, 1]; see the package documentation
+	Relevance float64  `json:"relevance"` // in [0, 1]; see Search
 }
 
 // New returns a Store on db, creating or upgrading its tables. db stays the
 // caller's to close.
 func New(ctx context.Context, db *sql.DB) (*Store, error) {
-	if err := Migrate(ctx, db, "memory", schema); err != nil {
+	if err := MigrateSteps(ctx, db, "memory", schema); err != nil {
 		return nil, err
 	}
-	return &Store{db: db, cache: map[int64]*userIndex{}, maxCached: maxCachedPostings}, nil
+	return &Store{db: db}, nil
 }
 
 // Add stores a memory of userID and returns its id ("memory-<n>"). content
@@ -120,14 +219,7 @@ func (s *Store) Add(ctx context.Context, userID, content string, topics []string
 	if err != nil {
 		return "", err
 	}
-	counts := map[string]int{}
-	contentLen := docTerms(content, counts)
-	topicCounts := map[string]int{}
-	topicLen := 0
-	for _, t := range topics {
-		topicLen += docTerms(t, topicCounts)
-	}
-	docLen := contentLen + topicWeight*topicLen
+	tokens, topicTokens := memoryTokens(content, topics)
 	topicsJSON, err := json.Marshal(topics)
 	if err != nil {
 		return "", fmt.Errorf("memory: %w", err)
@@ -140,58 +232,28 @@ func (s *Store) Add(ctx context.Context, userID, content string, topics []string
 		return "", fmt.Errorf("memory: add: %w", err)
 	}
 	defer tx.Rollback() // after Commit it does nothing
-	var uid, version int64
-	err = tx.QueryRowContext(ctx, `INSERT INTO memory_users (user_id, memories, total_len, version) VALUES (?, 1, ?, 1)
-		ON CONFLICT (user_id) DO UPDATE SET memories = memories + 1, total_len = total_len + excluded.total_len,
-			version = version + 1
-		RETURNING uid, version`, userID, docLen).Scan(&uid, &version)
+	var uid int64
+	// DO UPDATE, not DO NOTHING, so that RETURNING gives an existing uid.
+	err = tx.QueryRowContext(ctx, `INSERT INTO memory_users (user_id) VALUES (?)
+		ON CONFLICT (user_id) DO UPDATE SET user_id = excluded.user_id
+		RETURNING uid`, userID).Scan(&uid)
 	if err != nil {
 		return "", fmt.Errorf("memory: add: %w", err)
 	}
 	var seq int64
-	err = tx.QueryRowContext(ctx, `INSERT INTO memory_items (uid, content, topics, doc_len, created_at)
-		VALUES (?, ?, ?, ?, ?) RETURNING seq`, uid, content, string(topicsJSON), docLen, time.Now().UnixMilli()).Scan(&seq)
+	err = tx.QueryRowContext(ctx, `INSERT INTO memory_items (uid, content, topics, tokens, topic_tokens, created_at)
+		VALUES (?, ?, ?, ?, ?, ?) RETURNING seq`, uid, content, string(topicsJSON), tokens, topicTokens,
+		time.Now().UnixMilli()).Scan(&seq)
 	if err != nil {
 		return "", fmt.Errorf("memory: add: %w", err)
 	}
-	if err := insertTerms(ctx, tx, uid, seq, docLen, counts, topicCounts); err != nil {
+	if err := indexMemory(ctx, tx, uid, seq, tokens, topicTokens); err != nil {
 		return "", fmt.Errorf("memory: add: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
 		return "", fmt.Errorf("memory: add: %w", err)
 	}
-	s.apply(change{uid: uid, version: version, seq: seq, docLen: docLen, added: true, content: counts, topics: topicCounts})
 	return idPrefix + strconv.FormatInt(seq, 10), nil
-}
-
-// insertTerms writes a memory's postings, many rows per statement.
-func insertTerms(ctx context.Context, tx *sql.Tx, uid, seq int64, docLen int, content, topics map[string]int) error {
-	terms := make([]string, 0, len(content)+len(topics))
-	for t := range content {
-		terms = append(terms, t)
-	}
-	for t := range topics {
-		if _, ok := content[t]; !ok {
-			terms = append(terms, t)
-		}
-	}
-	const perStatement = 200 // 6 parameters each, far below SQLite's limit
-	for chunk := range slices.Chunk(terms, perStatement) {
-		var q strings.Builder
-		q.WriteString(`INSERT INTO memory_terms (uid, term, seq, tf_content, tf_topic, doc_len) VALUES `)
-		args := make([]any, 0, 6*len(chunk))
-		for i, t := range chunk {
-			if i > 0 {
-				q.WriteString(",")
-			}
-			q.WriteString("(?,?,?,?,?,?)")
-			args = append(args, uid, t, seq, content[t], topics[t], docLen)
-		}
-		if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 func checkUser(userID string) error {
@@ -226,8 +288,14 @@ func cleanTopics(topics []string) ([]string, error) {
 
 // Search returns userID's memories that match query, best first, at most
 // limit of them (DefaultLimit when limit <= 0, never more than MaxLimit).
-// Memories that share nothing with the query are not returned, so the
-// result may be empty. The ranking is described in rank.go.
+// Memories that share no term with the query are not returned, so the
+// result may be empty.
+//
+// FTS5 ranks the memories that hold any of the query's terms with bm25(),
+// a topic hit counting topicWeight content hits. Relevance maps that to
+// [0, 1]: the best memory's relevance is the share of the query (Latin
+// words, CJK characters) its terms cover, and every other memory's is that
+// times its bm25 score over the best one's.
 func (s *Store) Search(ctx context.Context, userID, query string, limit int) ([]Hit, error) {
 	if err := checkUser(userID); err != nil {
 		return nil, err
@@ -241,94 +309,99 @@ func (s *Store) Search(ctx context.Context, userID, query string, limit int) ([]
 	limit = min(limit, MaxLimit)
 
 	spans, units := queryTerms(query)
-	index := map[string]int{}
 	var terms []string
-	var termIdx []int
 	for _, sp := range spans {
-		i, ok := index[sp.term]
-		if !ok {
+		if !slices.Contains(terms, sp.term) {
 			if len(terms) == maxQueryTerms {
 				break
 			}
-			i = len(terms)
-			index[sp.term] = i
 			terms = append(terms, sp.term)
 		}
-		termIdx = append(termIdx, i)
 	}
-	spans = spans[:len(termIdx)]
 	if len(terms) == 0 {
 		return []Hit{}, nil
 	}
-
-	var uid, version int64
-	err := s.db.QueryRowContext(ctx, `SELECT uid, version FROM memory_users WHERE user_id = ?`, userID).Scan(&uid, &version)
+	var uid int64
+	err := s.db.QueryRowContext(ctx, `SELECT uid FROM memory_users WHERE user_id = ?`, userID).Scan(&uid)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return []Hit{}, nil
 	case err != nil:
 		return nil, fmt.Errorf("memory: search: %w", err)
 	}
-	idx, err := s.index(ctx, uid, version, terms)
+	// Every term is quoted, so nothing in the user's text is FTS5 syntax;
+	// the uid prefix keeps the match to the user's own memories, and the
+	// join on uid makes sure of it.
+	match := make([]string, len(terms))
+	for i, t := range terms {
+		match[i] = `"` + strings.ReplaceAll(ftsTerms(uid, t), `"`, `""`) + `"`
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT f.rowid, f.score, i.content, i.topics, i.tokens, i.topic_tokens
+		FROM (SELECT rowid, bm25(memory_fts, 1, ?) AS score FROM memory_fts
+			WHERE memory_fts MATCH ? ORDER BY score, rowid DESC LIMIT ?) AS f
+		JOIN memory_items AS i ON i.seq = f.rowid AND i.uid = ?
+		ORDER BY f.score, f.rowid DESC`, topicWeight, strings.Join(match, " OR "), limit, uid)
 	if err != nil {
 		return nil, fmt.Errorf("memory: search: %w", err)
-	}
-	ranked := idx.top(spans, units, termIdx, terms, limit)
-	if len(ranked) == 0 {
-		return []Hit{}, nil
-	}
-	seqs := make([]int64, len(ranked))
-	for i, sc := range ranked {
-		seqs[i] = sc.seq
-	}
-	items, err := s.items(ctx, uid, seqs)
-	if err != nil {
-		return nil, fmt.Errorf("memory: search: %w", err)
-	}
-	hits := make([]Hit, 0, len(ranked))
-	for _, sc := range ranked {
-		h, ok := items[sc.seq]
-		if !ok {
-			continue // deleted since the postings were read
-		}
-		h.Relevance = sc.relevance
-		hits = append(hits, h)
-	}
-	return hits, nil
-}
-
-// items reads the memories seqs of user uid.
-func (s *Store) items(ctx context.Context, uid int64, seqs []int64) (map[int64]Hit, error) {
-	q := `SELECT seq, content, topics FROM memory_items WHERE uid = ? AND seq IN (` +
-		strings.Repeat("?,", len(seqs)-1) + `?)`
-	args := make([]any, 0, 1+len(seqs))
-	args = append(args, uid)
-	for _, seq := range seqs {
-		args = append(args, seq)
-	}
-	rows, err := s.db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, err
 	}
 	defer rows.Close()
-	out := make(map[int64]Hit, len(seqs))
+	hits := []Hit{}
+	var best, cover float64
 	for rows.Next() {
 		var seq int64
+		var score float64
 		var h Hit
-		var topics string
-		if err := rows.Scan(&seq, &h.Memory, &topics); err != nil {
-			return nil, err
+		var topics, tokens, topicTokens string
+		if err := rows.Scan(&seq, &score, &h.Memory, &topics, &tokens, &topicTokens); err != nil {
+			return nil, fmt.Errorf("memory: search: %w", err)
 		}
 		if err := json.Unmarshal([]byte(topics), &h.Topics); err != nil {
-			return nil, fmt.Errorf("memory %d: topics: %w", seq, err)
+			return nil, fmt.Errorf("memory: search: memory %d: topics: %w", seq, err)
 		}
 		if h.Topics == nil {
 			h.Topics = []string{}
 		}
 		h.ID = idPrefix + strconv.FormatInt(seq, 10)
-		out[seq] = h
+		if len(hits) == 0 {
+			// bm25() is negative, lower is better.
+			best, cover = score, coverage(spans, units, tokens+" "+topicTokens)
+		}
+		h.Relevance = cover
+		if best != 0 {
+			h.Relevance = min(1, max(0, cover*score/best))
+		}
+		hits = append(hits, h)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("memory: search: %w", err)
+	}
+	return hits, nil
+}
+
+// coverage returns the share of the query's units (Latin words, CJK
+// characters) covered by its terms that are among tokens.
+func coverage(spans []span, units int, tokens string) float64 {
+	if units == 0 {
+		return 0
+	}
+	held := map[string]bool{}
+	for _, t := range strings.Fields(tokens) {
+		held[t] = true
+	}
+	covered := make([]bool, units)
+	n := 0
+	for _, sp := range spans {
+		if !held[sp.term] {
+			continue
+		}
+		for u := sp.first; u < sp.first+sp.n; u++ {
+			if !covered[u] {
+				covered[u] = true
+				n++
+			}
+		}
+	}
+	return float64(n) / float64(units)
 }
 
 // Delete removes memory id of userID. It reports false, without error, when
@@ -349,32 +422,22 @@ func (s *Store) Delete(ctx context.Context, userID, id string) (bool, error) {
 		return false, fmt.Errorf("memory: delete: %w", err)
 	}
 	defer tx.Rollback()
-	// Write first, so the transaction holds the write lock from its first
-	// statement (see Migrate). The terms go before the item, so that ON
-	// DELETE CASCADE has nothing left to do and RETURNING sees them all.
-	terms, err := deleteTerms(ctx, tx, seq, userID)
-	if err != nil {
-		return false, fmt.Errorf("memory: delete: %w", err)
-	}
-	var uid, docLen int64
+	var uid int64
 	err = tx.QueryRowContext(ctx, `DELETE FROM memory_items
 		WHERE seq = ? AND uid = (SELECT uid FROM memory_users WHERE user_id = ?)
-		RETURNING uid, doc_len`, seq, userID).Scan(&uid, &docLen)
+		RETURNING uid`, seq, userID).Scan(&uid)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return false, nil // the deferred Rollback keeps the terms
+		return false, nil
 	case err != nil:
 		return false, fmt.Errorf("memory: delete: %w", err)
 	}
-	var version int64
-	if err := tx.QueryRowContext(ctx, `UPDATE memory_users SET memories = memories - 1, total_len = total_len - ?,
-		version = version + 1 WHERE uid = ? RETURNING version`, docLen, uid).Scan(&version); err != nil {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM memory_fts WHERE rowid = ?`, seq); err != nil {
 		return false, fmt.Errorf("memory: delete: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
 		return false, fmt.Errorf("memory: delete: %w", err)
 	}
-	s.apply(change{uid: uid, version: version, seq: seq, docLen: int(docLen), terms: terms})
 	return true, nil
 }
 
@@ -386,25 +449,4 @@ func parseID(id string) (int64, bool) {
 	}
 	seq, err := strconv.ParseInt(rest, 10, 64)
 	return seq, err == nil && seq > 0
-}
-
-// deleteTerms deletes the postings of memory seq when it is userID's, and
-// returns their terms.
-func deleteTerms(ctx context.Context, tx *sql.Tx, seq int64, userID string) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, `DELETE FROM memory_terms
-		WHERE seq = ? AND uid = (SELECT uid FROM memory_users WHERE user_id = ?)
-		RETURNING term`, seq, userID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var terms []string
-	for rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
-			return nil, err
-		}
-		terms = append(terms, t)
-	}
-	return terms, rows.Err()
 }

@@ -20,7 +20,8 @@ import (
 //
 // Bigrams need no dictionary and match any Chinese word of two characters or
 // more; the price is bigrams that straddle two words (题感), which simply
-// match nothing.
+// match nothing. A memory's terms are stored space-separated (see store.go)
+// and indexed as they are.
 
 // A span is one term of a query and the units of the query it covers: a
 // Latin word is one unit, a CJK character is one unit.
@@ -50,26 +51,24 @@ func queryTerms(s string) (spans []span, units int) {
 	return spans, units
 }
 
-// docTerms adds the terms of a memory's text to counts and returns how many
-// it added: bigrams and single characters of CJK pieces, folded Latin words.
-func docTerms(s string, counts map[string]int) int {
-	n := 0
+// docTokens returns the terms of a memory's text, in order: bigrams and
+// single characters of CJK pieces, folded Latin words. A term holds only
+// letters, digits and combining marks, so a space separates terms.
+func docTokens(s string) []string {
+	var out []string
 	walk(s, func(word string) {
 		if w := foldLatin(word); w != "" {
-			counts[w]++
-			n++
+			out = append(out, w)
 		}
 	}, func(piece []rune) {
 		for i := range piece {
-			counts[string(piece[i])]++
-			n++
+			out = append(out, string(piece[i]))
 			if i+1 < len(piece) {
-				counts[string(piece[i:i+2])]++
-				n++
+				out = append(out, string(piece[i:i+2]))
 			}
 		}
 	})
-	return n
+	return out
 }
 
 // walk calls latin for each Latin word of s and cjk for each CJK piece left

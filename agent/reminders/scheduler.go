@@ -133,29 +133,36 @@ func (s *Scheduler) fireDue(ctx context.Context, now time.Time) error {
 
 func (s *Scheduler) settle(ctx context.Context, r Reminder, now time.Time) error {
 	log := s.log.With("id", r.ID, "mac", r.MAC)
+	retry := now.Add(retryAway)
+	if end := r.Due.Add(s.o.Grace + time.Millisecond); end.Before(retry) {
+		retry = end // the last try is just past the grace: then it is missed
+	}
 	if s.o.Devices.Online(r.MAC) {
-		if err := s.o.Devices.Say(r.MAC, Announcement(r)); err == nil {
+		// Recorded as said before it is said, so that a person who hears it and asks at once what
+		// reminders are left is not told of it; put back if it did not reach the device.
+		moved, err := s.o.Store.Settle(ctx, r, false, now, s.o.Location)
+		if err != nil || !moved {
+			return err
+		}
+		err = s.o.Devices.Say(r.MAC, Announcement(r))
+		if err == nil {
 			log.Info("reminder said", "text", r.Text, "due", r.Due.Format(time.RFC3339))
-			if err := s.o.Store.Settle(ctx, r, false, now, s.o.Location); err != nil {
-				return err
-			}
 			if s.o.OnSaid != nil {
 				s.o.OnSaid(r)
 			}
 			return nil
-		} else {
-			log.Debug("reminder not said", "err", err)
+		}
+		log.Debug("reminder not said", "err", err)
+		if err := s.o.Store.Unsettle(ctx, r, retry); err != nil {
+			return err
 		}
 	}
 	if now.Sub(r.Due) <= s.o.Grace {
-		retry := now.Add(retryAway)
-		if end := r.Due.Add(s.o.Grace + time.Millisecond); end.Before(retry) {
-			retry = end // the last try is just past the grace: then it is missed
-		}
 		return s.o.Store.Release(ctx, r, retry)
 	}
 	log.Info("reminder missed: its device was away", "text", r.Text, "due", r.Due.Format(time.RFC3339), "grace", s.o.Grace)
-	return s.o.Store.Settle(ctx, r, true, now, s.o.Location)
+	_, err := s.o.Store.Settle(ctx, r, true, now, s.o.Location)
+	return err
 }
 
 // Announcement is what a device says when r is due.

@@ -3,6 +3,7 @@ package reminders
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -20,6 +21,7 @@ type devices struct {
 	mu     sync.Mutex
 	online map[string]bool
 	said   []said
+	fail   int // the next this many Says fail, as a line dropping mid-send does
 }
 
 type said struct {
@@ -30,6 +32,10 @@ type said struct {
 func (d *devices) Say(m, text string) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.fail > 0 {
+		d.fail--
+		return errors.New("the line dropped")
+	}
 	d.said = append(d.said, said{m, text, time.Now()})
 	return nil
 }
@@ -349,6 +355,28 @@ func TestTwoProcessesOneStore(t *testing.T) {
 		}
 		if counts["提醒：one-off"] != 20 || counts["提醒：daily"] != 3 {
 			t.Errorf("said %v; want each one-off once (20) and the daily once a day (3)", counts)
+		}
+	})
+}
+
+// A reminder that does not reach a device that looked online is put back and said on the next
+// try; a list asked for once it is said no longer shows it.
+func TestSayFailsThenRetried(t *testing.T) {
+	path := dbPath(t)
+	synctest.Test(t, func(t *testing.T) {
+		dev := online()
+		dev.fail = 1
+		r := newRig(t, path, dev, time.UTC)
+		defer r.stop()
+		start := time.Now()
+		r.add(Reminder{Text: "喝水", Due: start.Add(time.Minute)})
+		sleepTo(start.Add(time.Minute + retryAway + time.Second))
+		got := dev.heard()
+		if len(got) != 1 || got[0].text != "提醒：喝水" || !got[0].at.Equal(start.Add(time.Minute+retryAway)) {
+			t.Fatalf("said %v; want 提醒：喝水 once, %v after its time", got, retryAway)
+		}
+		if l, _ := r.store.List(context.Background(), "u", time.UTC); len(l) != 0 {
+			t.Errorf("still listed once said: %v", l)
 		}
 	})
 }

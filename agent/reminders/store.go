@@ -191,7 +191,7 @@ func (s *Store) Cancel(ctx context.Context, userID, id string) (bool, error) {
 
 // Due returns pending occurrences due by now that no process holds a claim on.
 func (s *Store) Due(ctx context.Context, now time.Time, loc *time.Location) ([]Reminder, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+columns+` FROM reminders WHERE state = ? AND due_ms <= ? AND claimed_until < ? ORDER BY due_ms LIMIT 100`,
+	rows, err := s.db.QueryContext(ctx, `SELECT `+columns+` FROM reminders WHERE state = ? AND due_ms <= ? AND claimed_until <= ? ORDER BY due_ms LIMIT 100`,
 		string(Pending), now.UnixMilli(), now.UnixMilli())
 	if err != nil {
 		return nil, fmt.Errorf("reminders: due: %w", err)
@@ -212,7 +212,7 @@ func (s *Store) NextDue(ctx context.Context) (time.Time, bool, error) {
 // store, exactly one gets true for an occurrence, so it is said once. The claim lapses at until
 // if its holder dies before settling it.
 func (s *Store) Claim(ctx context.Context, r Reminder, now, until time.Time) (bool, error) {
-	res, err := s.db.ExecContext(ctx, `UPDATE reminders SET claimed_until = ? WHERE id = ? AND state = ? AND due_ms = ? AND claimed_until < ?`,
+	res, err := s.db.ExecContext(ctx, `UPDATE reminders SET claimed_until = ? WHERE id = ? AND state = ? AND due_ms = ? AND claimed_until <= ?`,
 		until.UnixMilli(), r.ID, string(Pending), r.Due.UnixMilli(), now.UnixMilli())
 	if err != nil {
 		return false, fmt.Errorf("reminders: claiming %s: %w", r.ID, err)
@@ -232,17 +232,18 @@ func (s *Store) Release(ctx context.Context, r Reminder, retry time.Time) error 
 }
 
 // Settle ends a claimed occurrence: said, or missed (then recorded for the device's next turn).
-// A repeating reminder moves to its next occurrence after now; a one-off is done or missed.
-func (s *Store) Settle(ctx context.Context, r Reminder, missed bool, now time.Time, loc *time.Location) error {
+// A repeating reminder moves to its next occurrence after now; a one-off is done or missed. It
+// reports false when the reminder was canceled meanwhile: then nothing is to be said.
+func (s *Store) Settle(ctx context.Context, r Reminder, missed bool, now time.Time, loc *time.Location) (bool, error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("reminders: settling %s: %w", r.ID, err)
+		return false, fmt.Errorf("reminders: settling %s: %w", r.ID, err)
 	}
 	defer tx.Rollback()
 	if missed {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO reminders_missed (id, mac, user_id, text, timer, length_ms, lang, due_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 			r.ID, r.MAC, r.UserID, r.Text, r.Timer, r.Length.Milliseconds(), r.Lang, r.Due.UnixMilli()); err != nil {
-			return fmt.Errorf("reminders: recording %s as missed: %w", r.ID, err)
+			return false, fmt.Errorf("reminders: recording %s as missed: %w", r.ID, err)
 		}
 	}
 	var res sql.Result
@@ -259,12 +260,26 @@ func (s *Store) Settle(ctx context.Context, r Reminder, missed bool, now time.Ti
 			string(state), r.ID, r.Due.UnixMilli(), string(Pending))
 	}
 	if err != nil {
-		return fmt.Errorf("reminders: settling %s: %w", r.ID, err)
+		return false, fmt.Errorf("reminders: settling %s: %w", r.ID, err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return nil // canceled while it was being said: nothing to move on
+		return false, nil // canceled meanwhile: nothing to move on
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return false, fmt.Errorf("reminders: settling %s: %w", r.ID, err)
+	}
+	return true, nil
+}
+
+// Unsettle puts back an occurrence Settle moved on as said, which did not reach its device after
+// all, claimed until retry. A reminder canceled meanwhile stays canceled.
+func (s *Store) Unsettle(ctx context.Context, r Reminder, retry time.Time) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE reminders SET state = ?, due_ms = ?, claimed_until = ? WHERE id = ? AND state IN (?, ?)`,
+		string(Pending), r.Due.UnixMilli(), retry.UnixMilli(), r.ID, string(Pending), string(Done))
+	if err != nil {
+		return fmt.Errorf("reminders: putting back %s: %w", r.ID, err)
+	}
+	return nil
 }
 
 // TakeMissed returns the missed occurrences of mac not yet told, and marks them told: of several

@@ -23,6 +23,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/hal"
 	"github.com/devicectl/devicectl/hal/faces"
 	"github.com/devicectl/devicectl/hal/sim"
@@ -60,6 +61,7 @@ type simServer struct {
 	c       *config.Config
 	speaker atomic.Int64 // the simulated speaker's volume, as its hook saw it
 	dev     *simdevice.Device
+	finals  chan string // what the device was given to show and speak as a final
 }
 
 func startSim(t *testing.T, token string) *simServer {
@@ -86,7 +88,7 @@ func startSim(t *testing.T, token string) *simServer {
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	s := &simServer{t: t, srv: srv, url: ln.Addr().String(), c: c}
+	s := &simServer{t: t, srv: srv, url: ln.Addr().String(), c: c, finals: make(chan string, 64)}
 	s.speaker.Store(-1)
 	t.Cleanup(func() {
 		if s.dev != nil {
@@ -108,11 +110,23 @@ func (s *simServer) connect() {
 	// The device runs until disconnect or the cleanup closes it; Start itself waits at most
 	// simdevice.RegisterWait for the registration.
 	dev, err := simdevice.Start(context.WithoutCancel(s.t.Context()), s.c, "ws://"+s.url+"/", testMAC, "test",
-		&devhw.SimHooks{OnVolume: func(v int) { s.speaker.Store(int64(v)) }}, nil, slog.New(slog.DiscardHandler))
+		&devhw.SimHooks{OnVolume: func(v int) { s.speaker.Store(int64(v)) }}, s.render, slog.New(slog.DiscardHandler))
 	if err != nil {
 		s.t.Fatal(err)
 	}
 	s.dev = dev
+}
+
+// render keeps the device's finals for the test to read; past the channel's room they are
+// dropped, and a test expecting one fails.
+func (s *simServer) render(m device.AIMessage) {
+	if m.Type != "final" {
+		return
+	}
+	select {
+	case s.finals <- m.Content:
+	default:
+	}
 }
 
 // disconnect stops the device: its line closes.
@@ -335,6 +349,11 @@ func TestPage(t *testing.T) {
 	// The device goes, and comes back.
 	s.disconnect()
 	waitFor(t, ctx, "the device is shown disconnected", jsConn+`?.startsWith("disconnected") && `+jsCard+`.classList.contains("offline")`)
+	// Each sim device has a Client-Id of its own, and the hub binds the MAC to the first: the
+	// operator forgets the binding, as for a device replaced.
+	if _, err := s.srv.Hub.Forget(t.Context(), testMAC); err != nil {
+		t.Fatal(err)
+	}
 	s.connect()
 	waitFor(t, ctx, "the device is shown connected again", jsConn+` === "connected" && !`+jsCard+`.classList.contains("offline")`)
 	// The returning device is a new sim device, at its defaults: the page shows what it read

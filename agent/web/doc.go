@@ -8,6 +8,13 @@
 // snapshot when it connects, then each change. What it says goes to the agent by POST /web/say;
 // the turn's chunks, thoughts and tool calls come back on the stream, to every open page.
 //
+// With Options.Reminders set, each device's card lists its reminders and timers (what, when,
+// once or how it repeats) with a Cancel button (POST /web/reminders/{id}/cancel), and an
+// Announce button beside Send has the device say the text as it is (POST /web/announce, the
+// announce tool's path) instead of starting a turn. The list is read from GET /web/reminders:
+// every Options.RemindersEvery, at once after a tool call the page shows or a cancel, and just
+// after the soonest is due; each device's answer holds at most 50, then a count of the rest.
+//
 // Where the data comes from:
 //   - devices and their connection: the hub's Registered and Disconnected events;
 //   - the tool log: the hub's CallDone events (every device call, whoever made it: the page, the

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -91,6 +92,8 @@ type state struct {
 	callBytes    int // what a call keeps of its input, its result and its error
 	keepCalls    int // calls kept per device, and of the server's own tools
 	queueBytes   int // what a page may fall behind by, in bytes
+	reminders    bool
+	remindEvery  time.Duration
 
 	mu       sync.Mutex
 	devices  map[string]*deviceView
@@ -110,9 +113,9 @@ type client struct {
 }
 
 // newState keeps at most keepCalls calls per device, each cut to callBytes.
-func newState(showThoughts bool, callBytes, keepCalls int) *state {
+func newState(showThoughts bool, callBytes, keepCalls int, reminders bool, remindEvery time.Duration) *state {
 	return &state{
-		showThoughts: showThoughts, callBytes: callBytes, keepCalls: keepCalls,
+		showThoughts: showThoughts, callBytes: callBytes, keepCalls: keepCalls, reminders: reminders, remindEvery: remindEvery,
 		// Room for a few of the largest call events, so that one alone never drops a page.
 		queueBytes: max(clientBytes, 8*(3*callBytes+4<<10)),
 		devices:    make(map[string]*deviceView), calls: make(map[string][]callView), clients: make(map[*client]struct{}),
@@ -406,6 +409,17 @@ type snapshot struct {
 	Calls        []callView   `json:"calls"`
 	Turns        []*turnView  `json:"turns"`
 	ShowThoughts bool         `json:"show_thoughts"`
+	// Reminders says whether the page lists reminders and may announce, and how often (in ms)
+	// it reads them again.
+	Reminders        bool  `json:"reminders"`
+	RemindersEveryMS int64 `json:"reminders_every_ms,omitempty"`
+}
+
+// macs are the devices the pages show, connected or not, in order.
+func (s *state) macs() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Sorted(maps.Keys(s.devices))
 }
 
 // subscribe registers a page and returns the snapshot it starts from, atomically: no event is
@@ -413,7 +427,10 @@ type snapshot struct {
 func (s *state) subscribe() (*client, []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	snap := snapshot{Devices: []deviceView{}, Calls: []callView{}, Turns: s.turns, ShowThoughts: s.showThoughts}
+	snap := snapshot{Devices: []deviceView{}, Calls: []callView{}, Turns: s.turns, ShowThoughts: s.showThoughts, Reminders: s.reminders}
+	if s.reminders {
+		snap.RemindersEveryMS = s.remindEvery.Milliseconds()
+	}
 	for _, d := range s.devices {
 		snap.Devices = append(snap.Devices, d.now())
 	}

@@ -10,7 +10,7 @@ import (
 // Devices that came and went under ever new MACs do not pile up: the page keeps the connected
 // ones and the maxGone that left last, and the calls of those only.
 func TestGoneDevicesBounded(t *testing.T) {
-	s := newState(false, DefaultCallBytes, DefaultCalls)
+	s := newState(false, DefaultCallBytes, DefaultCalls, false, 0)
 	const n = maxGone + 40
 	mac := func(i int) string { return fmt.Sprintf("02-00-00-00-%02X-%02X", i/256, i%256) }
 	s.registered(hub.Device{MAC: "AA-AA-AA-AA-AA-AA"}) // stays connected throughout

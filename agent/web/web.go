@@ -58,8 +58,37 @@ type Options struct {
 	CallBytes int64
 	// Calls is how many calls the page keeps per device, and of the server's own tools
 	// (agent.limits.web_calls). 0 is DefaultCalls.
-	Calls  int
-	Logger *slog.Logger // nil discards
+	Calls int
+	// Reminders lists and cancels each device's reminders and makes a device speak; nil: the
+	// page shows no reminders and has no Announce button.
+	Reminders Reminders
+	// RemindersEvery is how often an open page reads the reminders again, for those set, said
+	// or canceled elsewhere; it also reads them at once after a tool call it shows and after a
+	// cancel. 0 is DefaultRemindersEvery.
+	RemindersEvery time.Duration
+	Logger         *slog.Logger // nil discards
+}
+
+// Reminders is what the page needs of the agent's reminders and announcements. The page's
+// routes check the token and the origin; these are called only for a page that may.
+type Reminders interface {
+	// Reminders returns what is to come on the device mac, soonest first.
+	Reminders(ctx context.Context, mac string) ([]Reminder, error)
+	// CancelReminder cancels one; false when there was no such reminder still to come.
+	CancelReminder(ctx context.Context, id string) (bool, error)
+	// Announce makes the device mac ("" the only one, "all" every one) show and speak text now,
+	// as the announce tool does, and returns the devices that said it. An *agent.ToolError with
+	// agent.CodeInvalidParams is the caller's mistake (the page answers 400).
+	Announce(ctx context.Context, mac, text string) ([]string, error)
+}
+
+// Reminder is one reminder or timer as the page lists it.
+type Reminder struct {
+	ID    string
+	Text  string // "" for a plain timer
+	Timer bool
+	Due   time.Time // in the agent's time zone: the page shows its clock time
+	Every string    // "every day at 08:00"; "" for a one-off
 }
 
 // Defaults of Options.
@@ -68,6 +97,9 @@ const (
 	DefaultMaxTurns  = 4
 	DefaultCallBytes = 4 << 10
 	DefaultCalls     = 100
+	// DefaultRemindersEvery is Options.RemindersEvery's default: a reminder set by voice or by
+	// a script shows within it, and a page costs the store a read per device that often.
+	DefaultRemindersEvery = 10 * time.Second
 )
 
 // maxCallBytes bounds Options.CallBytes: a page holds calls by the hundred.
@@ -75,16 +107,18 @@ const maxCallBytes = 16 << 20
 
 // Paths the handler serves; Handles reports whether a request is for one of them.
 const (
-	PathPage    = "/"             // the page (also at /web/)
-	pathPrefix  = "/web/"         // everything else
-	pathEvents  = "/web/events"   // GET: the Server-Sent Events stream
-	pathSay     = "/web/say"      // POST {"text","mac"}: start a turn
-	pathSession = "/web/session"  // GET: {"authorized":bool}; POST with the bearer token: the cookie
-	pathFace    = "/web/face/"    // GET /web/face/{expression}.png
-	pathStatic  = "/web/static/"  // the embedded CSS and JS
-	cookieName  = "devicectl_web" // the session cookie
-	faceW       = 128             // the face PNG's size: an OLED's, scaled up by the page
-	faceH       = 64
+	PathPage      = "/"              // the page (also at /web/)
+	pathPrefix    = "/web/"          // everything else
+	pathEvents    = "/web/events"    // GET: the Server-Sent Events stream
+	pathSay       = "/web/say"       // POST {"text","mac"}: start a turn
+	pathAnnounce  = "/web/announce"  // POST {"text","mac"}: the device says it now
+	pathReminders = "/web/reminders" // GET: each device's reminders; POST .../{id}/cancel
+	pathSession   = "/web/session"   // GET: {"authorized":bool}; POST with the bearer token: the cookie
+	pathFace      = "/web/face/"     // GET /web/face/{expression}.png
+	pathStatic    = "/web/static/"   // the embedded CSS and JS
+	cookieName    = "devicectl_web"  // the session cookie
+	faceW         = 128              // the face PNG's size: an OLED's, scaled up by the page
+	faceH         = 64
 )
 
 // statusTimeout bounds the status read made when a device registers.
@@ -140,6 +174,9 @@ func New(o *Options) (*Handler, error) {
 	if opts.Calls <= 0 {
 		opts.Calls = DefaultCalls
 	}
+	if opts.RemindersEvery <= 0 {
+		opts.RemindersEvery = DefaultRemindersEvery
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -147,7 +184,7 @@ func New(o *Options) (*Handler, error) {
 		opts:  opts,
 		log:   opts.Logger.With("component", "web"),
 		faces: make(map[hal.Expression][]byte),
-		st:    newState(opts.ShowThoughts, int(opts.CallBytes), opts.Calls),
+		st:    newState(opts.ShowThoughts, int(opts.CallBytes), opts.Calls, opts.Reminders != nil, opts.RemindersEvery),
 		turns: make(chan struct{}, opts.MaxTurns),
 	}
 	for _, e := range hal.Expressions() {
@@ -176,6 +213,11 @@ func New(o *Options) (*Handler, error) {
 	mux.Handle("POST "+pathSession, cop.Handler(http.HandlerFunc(h.serveLogin)))
 	mux.Handle("GET "+pathEvents, h.auth(http.HandlerFunc(h.serveEvents)))
 	mux.Handle("POST "+pathSay, cop.Handler(h.auth(http.HandlerFunc(h.serveSay))))
+	if opts.Reminders != nil {
+		mux.Handle("GET "+pathReminders, h.auth(http.HandlerFunc(h.serveReminders)))
+		mux.Handle("POST "+pathReminders+"/{id}/cancel", cop.Handler(h.auth(http.HandlerFunc(h.serveCancel))))
+		mux.Handle("POST "+pathAnnounce, cop.Handler(h.auth(http.HandlerFunc(h.serveAnnounce))))
+	}
 	h.mux = mux
 
 	h.closing, h.stop = context.WithCancel(context.Background())

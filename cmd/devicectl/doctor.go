@@ -15,6 +15,7 @@ import (
 	"github.com/devicectl/devicectl/hal"
 	"github.com/devicectl/devicectl/hal/driverreg"
 	"github.com/devicectl/devicectl/hal/hostbus"
+	"github.com/devicectl/devicectl/hal/mic"
 	"github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/internal/doctor"
 	devhw "github.com/devicectl/devicectl/internal/hardware"
@@ -29,7 +30,9 @@ func newDoctorCmd() *cobra.Command {
 with what to do about each problem: the config file, the MAC address and the token; the
 server's name (DNS), its port (TCP), its certificate (TLS) and whether it accepts the device's
 handshake and token; then each configured part of the hardware, opened and read back (the
-speaker's volume, the face's expression, the speech program). It does not register with the
+speaker's volume, the face's expression, the speech program, the level the microphone hears
+over a second and, for PulseAudio, whether its source is echo-cancelled); when the device
+listens, whether the server takes voice (mcp/user/text). It does not register with the
 server, and it leaves an ALSA or PulseAudio volume as it is. A display on a bus is
 re-initialised and a MAX9744 set to its start-up volume, as run does, so for parts on I2C or
 SPI stop the service first (two programs on one bus interleave). It exits 1 if a check fails;
@@ -103,6 +106,7 @@ func runDoctor(ctx context.Context, c *config.Config, configPath string, getenv 
 			TokenRemedy:      "check server.token_file or $" + config.TokenEnv,
 			Register:         register,
 			ClientID:         keptClientID(c.Device, getenv),
+			Voice:            c.Voice.Listen != config.ListenOff,
 		})...)
 		if running {
 			results = append(results, doctor.Result{Name: "register", Detail: "not tried: run is running (" + sock + " answers); its log says whether the server accepts it, and why not"})
@@ -156,11 +160,26 @@ func checkHardware(ctx context.Context, c *config.Config, log *slog.Logger) []do
 	if h.Speech.Driver != "none" {
 		speech = func() (doctor.Speech, error) { return devhw.OpenSpeech(h.Speech, c.Device.Language, log) }
 	}
-	return []doctor.Result{
+	return append([]doctor.Result{
 		doctor.Speaker(ctx, doctor.Part[hal.Speaker]{Driver: h.Speaker.Driver, Optional: h.Speaker.Optional,
 			Open: func(ctx context.Context) (hal.Speaker, error) { return devhw.OpenSpeaker(ctx, h.Speaker, env, true) }}),
 		doctor.Face(ctx, doctor.Part[hal.Face]{Driver: h.Face.Driver, Optional: h.Face.Optional,
 			Open: func(ctx context.Context) (hal.Face, error) { return devhw.OpenFace(ctx, h.Face, env) }}, h.Face.Connection),
 		doctor.CheckSpeech(speech),
+	}, checkMicrophone(ctx, h.Microphone, log)...)
+}
+
+// checkMicrophone listens to the microphone for a second and, for PulseAudio, says whether its
+// source is echo-cancelled.
+func checkMicrophone(ctx context.Context, m config.MicrophoneConfig, log *slog.Logger) []doctor.Result {
+	if m.Driver == config.MicrophoneOff {
+		return nil
 	}
+	results := []doctor.Result{doctor.Microphone(ctx, func(ctx context.Context) (hal.Microphone, error) {
+		return mic.Open(ctx, m.Mic(), log)
+	}, time.Second)}
+	if m.Driver == mic.DriverPulse {
+		results = append(results, doctor.EchoCancel(ctx, m.Device, doctor.RunPactl))
+	}
+	return results
 }

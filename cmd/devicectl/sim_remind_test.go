@@ -36,6 +36,7 @@ func TestSimReminderTour(t *testing.T) {
 		}
 		re := regexp.MustCompile(step.want)
 		for line := out.waitFor(t, ""); !re.MatchString(line); line = out.waitFor(t, "") {
+			t.Logf("step %q: %q", step.say, line)
 		}
 	}
 	inW.Close()

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -21,6 +22,7 @@ import (
 	"time"
 
 	"github.com/devicectl/devicectl/device/agenttest"
+	"github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/internal/leakcheck"
 	"github.com/devicectl/devicectl/internal/swarm"
 )
@@ -197,6 +199,11 @@ func TestSwarmBadFlags(t *testing.T) {
 		{"zero interval", []string{"-n", "3", "--server", "ws://h/", "--interval", "0s"}, "--interval 0s: want a positive duration"},
 		{"bad language", []string{"-n", "3", "--server", "ws://h/", "--language", "fr"}, `"fr" is not one of zh, en`},
 		{"argument", []string{"-n", "3", "--server", "ws://h/", "now"}, "takes no arguments"},
+		{"negative talk", []string{"-n", "3", "--server", "ws://h/", "--talk", "-5"}, "--talk -5: want a positive number of tasks a second"},
+		{"unknown route", []string{"-n", "3", "--server", "ws://h/", "--talk", "5", "--route", "rest"}, `--route "rest": want seed (POST /tasks/send) or a2a`},
+		{"no callers", []string{"-n", "3", "--server", "ws://h/", "--talk", "5", "--callers", "0"}, "--callers 0: want at least 1 task in flight"},
+		{"empty text", []string{"-n", "3", "--server", "ws://h/", "--talk", "5", "--text", ""}, "--text: want something for the tasks to say"},
+		{"no token file", []string{"-n", "3", "--server", "ws://h/", "--talk", "5", "--talk-token-file", "/nonexistent/agent.token"}, "--talk-token-file: open /nonexistent/agent.token"},
 	}
 	if soft, _, ok := swarm.OpenFileLimit(); ok && soft < 2_000_000_000 {
 		// Refused before anything is allocated or dialled.
@@ -460,3 +467,50 @@ func raceBuild() bool {
 }
 
 func kib(b int64) string { return fmt.Sprintf("%.1f KiB", float64(b)/1024) }
+
+// --talk sends tasks through serve's HTTP API with the token of --talk-token-file, else
+// $DEVICECTL_AGENT_TOKEN: the right one completes tasks, a wrong one is counted as http 401.
+func TestSwarmTalk(t *testing.T) {
+	swarmCheckLeaks(t)
+	addr, tokenFile := startAgent(t, config.Defaults(), "talk-token")
+	tasks := regexp.MustCompile(`registered 2/2  calls (\d+) .*  tasks (\d+) \(`)
+	for _, tc := range []struct {
+		name string
+		args []string
+		env  string
+		want string // a line of the summary
+	}{
+		{"token file", []string{"--talk-token-file", tokenFile}, "", "; 0 failed"},
+		{"token env", nil, "talk-token", "; 0 failed"},
+		{"wrong token", nil, "not-the-token", " failed: http 401 "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("DEVICECTL_AGENT_TOKEN", tc.env)
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			outR, outW := io.Pipe()
+			out := newLineWaiter(outR)
+			var stderr lockedBuffer
+			done := make(chan int, 1)
+			go func() {
+				defer outW.Close()
+				done <- execute(ctx, append([]string{"swarm", "-n", "2", "--server", "ws://" + addr + "/", "--interval", "50ms",
+					"--talk", "100", "--callers", "2"}, tc.args...), strings.NewReader(""), outW, &stderr)
+			}()
+			for {
+				m := tasks.FindStringSubmatch(out.waitFor(t, "  tasks "))
+				if m == nil {
+					continue
+				}
+				if tc.env == "not-the-token" || m[2] != "0" {
+					break
+				}
+			}
+			cancel()
+			if code := <-done; code != exitOK {
+				t.Fatalf("exit %d; stderr %s", code, stderr.String())
+			}
+			out.waitFor(t, tc.want)
+		})
+	}
+}

@@ -30,6 +30,10 @@ type Options struct {
 	// Register decides each registration: nil accepts every one; a non-nil error is sent back as
 	// the JSON-RPC error of the answer. It may block (to simulate a slow server) until ctx is done.
 	Register func(ctx context.Context, d *Device) *jsonrpc2.Error
+	// Voice, when set, makes the server take voice (VOICE.md): its registration answers list the
+	// features whose handlers are set, and mcp/user/* go to them. Nil: a seed-002 server, which
+	// lists no features and answers mcp/user/* with -32601.
+	Voice *Voice
 	// Logger receives connection events; nil discards.
 	Logger *slog.Logger
 	// ReadLimit, PingInterval and PingTimeout are passed to transport.Accept.
@@ -293,6 +297,15 @@ type handler struct {
 
 func (h *handler) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
 	if req.Notif {
+		if v := h.srv.opts.Voice; v != nil && v.Interrupt != nil && req.Method == device.MethodUserInterrupt {
+			if d := h.device.Load(); d != nil {
+				v.Interrupt(d)
+			}
+		}
+		return
+	}
+	if h.srv.opts.Voice != nil && (req.Method == device.MethodUserText || req.Method == device.MethodUserAudio) {
+		h.user(ctx, conn, req)
 		return
 	}
 	if req.Method != device.MethodRegisterTools {
@@ -319,7 +332,7 @@ func (h *handler) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2
 		}
 		// Answer before publishing, as a real server does: whoever waits for the device and then
 		// calls it sends that call after the acceptance, on the same ordered line.
-		err := conn.Reply(ctx, req.ID, device.RegisterResult{Status: "registered", Message: "Tools were successfully registered."})
+		err := conn.Reply(ctx, req.ID, device.RegisterResult{Status: "registered", Message: "Tools were successfully registered.", Features: h.srv.opts.Voice.features()})
 		if err != nil {
 			h.srv.log.Debug("answering registration", "mac", d.MAC, "err", err)
 			return

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"log/slog"
 	"sync"
 
 	"github.com/devicectl/devicectl/agent"
@@ -29,7 +30,40 @@ type speaksFirst struct {
 	store *reminders.Store
 	sched *reminders.Scheduler
 	tools *reminders.ToolOptions
-	stop  func() // ends the scheduler and its watch of the hub, and waits for them
+	stop  func() // ends the scheduler, its watch of the hub and the pushes, and waits for them
+	log   *slog.Logger
+
+	mu     sync.Mutex
+	notify func(ctx context.Context, taskID, text string) error // the A2A door's Notify; nil: none yet
+	ctx    context.Context                                      // the pushes' lifetime
+	pushes sync.WaitGroup
+}
+
+// setNotify makes the reminders set during an A2A task push to that task when said: the A2A
+// front door, which sends them, is built after the scheduler.
+func (sf *speaksFirst) setNotify(notify func(ctx context.Context, taskID, text string) error) {
+	sf.mu.Lock()
+	defer sf.mu.Unlock()
+	sf.notify = notify
+}
+
+// said pushes a reminder set during an A2A task to that task's receivers, off the scheduler's
+// goroutine: a slow receiver must not hold up the next reminder.
+func (sf *speaksFirst) said(r reminders.Reminder) {
+	if r.Task == "" {
+		return
+	}
+	sf.mu.Lock()
+	notify, ctx := sf.notify, sf.ctx
+	sf.mu.Unlock()
+	if notify == nil || ctx == nil || ctx.Err() != nil {
+		return
+	}
+	sf.pushes.Go(func() {
+		if err := notify(ctx, r.Task, reminders.Announcement(r)); err != nil {
+			sf.log.Warn("reminder push failed", "task", r.Task, "err", err)
+		}
+	})
 }
 
 // startSpeaksFirst opens the reminders in db, adds their tools and announce to local, and starts
@@ -39,8 +73,10 @@ func startSpeaksFirst(c *config.Config, db *sql.DB, h *hub.Hub, local *tools.Reg
 	if err != nil {
 		return nil, fmt.Errorf("the reminders in %s: %w", s.DBPath, err)
 	}
+	sf := &speaksFirst{store: store, log: s.log}
 	sched, err := reminders.NewScheduler(&reminders.SchedulerOptions{
 		Store: store, Devices: hubDevices{h}, Location: c.Agent.Location(), Grace: c.Agent.Reminders.Grace, Logger: s.log,
+		OnSaid: sf.said,
 	})
 	if err != nil {
 		return nil, err
@@ -52,11 +88,18 @@ func startSpeaksFirst(c *config.Config, db *sql.DB, h *hub.Hub, local *tools.Reg
 			r, _ := agent.RequestOf(ctx)
 			return r.MAC
 		},
+		TaskOf: func(ctx context.Context) string {
+			r, _ := agent.RequestOf(ctx)
+			return r.TaskID
+		},
 	}
 	if err := reminders.RegisterTools(local, topts); err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	sf.mu.Lock()
+	sf.ctx = ctx
+	sf.mu.Unlock()
 	events, unsubscribe := h.Subscribe(0)
 	var wg sync.WaitGroup
 	wg.Go(func() { sched.Run(ctx) })
@@ -67,11 +110,14 @@ func startSpeaksFirst(c *config.Config, db *sql.DB, h *hub.Hub, local *tools.Reg
 			}
 		}
 	})
-	return &speaksFirst{store: store, sched: sched, tools: topts, stop: func() {
+	sf.sched, sf.tools = sched, topts
+	sf.stop = func() {
 		cancel()
 		unsubscribe()
 		wg.Wait()
-	}}, nil
+		sf.pushes.Wait()
+	}
+	return sf, nil
 }
 
 // preface is what a device says first at its next turn: the reminders it missed while away.

@@ -24,6 +24,7 @@ import (
 	"github.com/devicectl/devicectl/agent/reminders"
 	"github.com/devicectl/devicectl/agent/web"
 	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/internal/netlimit"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -46,6 +47,7 @@ type Server struct {
 	// for the hub; /mcp is the MCP server (agent/mcpserver); other requests go to the HTTP API.
 	// All of it is behind agent/httpguard: the server's own Host names only (DNS rebinding), no
 	// foreign Origin unless agent.allowed_origins lists it, JSON bodies only.
+	// Serve applies agent.limits around it (internal/netlimit); mounted elsewhere, it has none.
 	Handler http.Handler
 	DBPath  string // "" when the server has no database
 	// Web is the web page at / and /web/, when agent.web is on; nil otherwise.
@@ -62,6 +64,7 @@ type Server struct {
 	devices http.Handler
 
 	srv       *http.Server
+	limits    *netlimit.ListenerOptions // what Serve caps ln's connections with
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -184,6 +187,7 @@ func New(o *Options) (_ *Server, err error) {
 		return nil, fmt.Errorf("the A2A front door in %s: %w", s.DBPath, err)
 	}
 	s.closers = append(s.closers, front.Close)
+	sf.setNotify(front.Notify)
 	s.api = front
 	s.devices = s.Hub.ForgetHandler(token)
 	s.speaks = reminders.Handler(sf.tools, token)
@@ -197,7 +201,8 @@ func New(o *Options) (_ *Server, err error) {
 	}
 	s.closers = append(s.closers, s.mcp.Close)
 	if c.Agent.Web {
-		if s.Web, err = web.New(&web.Options{Hub: s.Hub, Agent: s.Agent, Token: token, ShowThoughts: c.Render.ShowThoughts, CallBytes: c.Agent.Limits.WebCallBytes, Calls: c.Agent.Limits.WebCalls, Logger: s.log}); err != nil {
+		if s.Web, err = web.New(&web.Options{Hub: s.Hub, Agent: s.Agent, Token: token, ShowThoughts: c.Render.ShowThoughts, CallBytes: c.Agent.Limits.WebCallBytes, Calls: c.Agent.Limits.WebCalls,
+			Reminders: webReminders{sf, local}, Logger: s.log}); err != nil {
 			return nil, &config.Error{Key: "agent.web", Err: err}
 		}
 		s.closers = append(s.closers, s.Web.Close)
@@ -213,7 +218,18 @@ func New(o *Options) (_ *Server, err error) {
 		return nil, err
 	}
 	s.Handler = guard.Handler(http.HandlerFunc(s.route))
-	s.srv = &http.Server{Handler: s.Handler, ReadHeaderTimeout: readHeaderTimeout, ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelDebug)}
+	lim := c.Agent.Limits
+	s.limits = &netlimit.ListenerOptions{Connections: lim.Connections, PerAddress: lim.ConnectionsPerAddress, Logger: s.log}
+	s.srv = &http.Server{
+		// Around Handler: the limits hold before any handler reads a request.
+		Handler: netlimit.Handler(s.Handler, &netlimit.HandlerOptions{
+			BodyTimeout: lim.BodyTimeout, WriteTimeout: lim.WriteTimeout, RequestBytes: lim.RequestBytes, Logger: s.log,
+		}),
+		ReadHeaderTimeout: lim.HeaderTimeout,
+		IdleTimeout:       lim.IdleTimeout,
+		ConnState:         netlimit.ConnState, // at agent.limits.connections, idle connections make room
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
+	}
 	return s, nil
 }
 
@@ -296,14 +312,11 @@ func headerHas(h http.Header, name, token string) bool {
 	return false
 }
 
-// readHeaderTimeout bounds a client's request header: a slow client cannot hold a connection
-// open without sending one.
-const readHeaderTimeout = 10 * time.Second
-
-// Serve serves Handler on ln until Close (after Close, it closes ln and returns at once). It
-// returns nil once closed.
+// Serve serves Handler on ln until Close (after Close, it closes ln and returns at once), with
+// agent.limits' caps on connections and its timeouts (see internal/netlimit). It returns nil once
+// closed.
 func (s *Server) Serve(ln net.Listener) error {
-	if err := s.srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+	if err := s.srv.Serve(netlimit.NewListener(ln, s.limits)); !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil

@@ -25,6 +25,10 @@ var Features = []Feature{
 		What: "HTTPS for the device's OpenTool server (opentool.cert_file): Go's TLS server handshake"},
 	{Name: "mcpsets", Tag: "devicectl_omit_mcpsets", Has: HasMCPSets,
 		What: "MCP servers as device tool sets (toolsets.mcp): the MCP Go SDK's client"},
+	{Name: "stt", Tag: "devicectl_omit_stt", Has: HasSTT,
+		What: "speech to text on the device (voice.stt command, openai); the board sends audio to the server instead"},
+	{Name: "wake", Tag: "devicectl_omit_wake", Has: HasWake,
+		What: "the wake word (voice.listen wake) through pocketsphinx"},
 }
 
 // Omitted returns the features this build leaves out.

@@ -25,6 +25,7 @@ type Config struct {
 	Execution  ExecutionConfig
 	Render     RenderConfig
 	Hardware   HardwareConfig
+	Voice      VoiceConfig
 	Hooks      HooksConfig
 	OpenTool   OpenToolConfig
 	ToolSets   ToolSetsConfig
@@ -109,6 +110,7 @@ func Defaults() *Config {
 		},
 		Render:   RenderConfig{Color: "auto"},
 		Hardware: defaultHardware(),
+		Voice:    defaultVoice(),
 		Hooks:    HooksConfig{Timeout: 10 * time.Second},
 		OpenTool: DefaultOpenTool(),
 		Agent:    defaultAgent(),
@@ -139,7 +141,7 @@ type setting struct {
 }
 
 // settings lists every key, in the order of configs/devicectl.yaml and the README table.
-var settings = slices.Concat(coreSettings, hardwareSettings(), hookSettings(), toolSetSettings(), controlSettings(), agentSettings(), logSettings)
+var settings = slices.Concat(coreSettings, hardwareSettings(), voiceSettings(), hookSettings(), toolSetSettings(), controlSettings(), agentKeys(), logSettings)
 
 var coreSettings = []setting{
 	stringKey("server.url", "server", "agent server address, ws://host:port/path or wss://...", func(c *Config) *string { return &c.Server.URL }, checkServerURL),
@@ -414,7 +416,10 @@ func (c *Config) Check() error {
 	if (c.Server.CertFile == "") != (c.Server.KeyFile == "") {
 		return &Error{Key: "server.cert_file", Err: errors.New("server.cert_file and server.key_file go together: set both or neither")}
 	}
-	return c.Hardware.check()
+	if err := c.Hardware.check(); err != nil {
+		return err
+	}
+	return c.checkVoice()
 }
 
 // Resolve returns the configuration of a command that reads the config file: defaults,

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -36,6 +37,9 @@ func lookupSetting(key string) *setting {
 }
 
 // isSection reports whether key is a section of the file (a prefix of some setting's key).
+// ignoredSections are sections a build reads past without looking inside (see agent_board.go).
+var ignoredSections []string
+
 func isSection(key string) bool {
 	for _, s := range settings {
 		if strings.HasPrefix(s.key, key+".") {
@@ -208,6 +212,8 @@ func walk(n *yaml.Node, prefix string, c *Config) error {
 			if err := lookupSetting("hardware.mode").set(c, v.Value); err != nil {
 				return &Error{Key: key, Line: v.Line, Err: err}
 			}
+		case prefix == "" && slices.Contains(ignoredSections, key):
+			continue
 		case isSection(key):
 			if err := walk(v, key, c); err != nil {
 				return err

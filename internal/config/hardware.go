@@ -17,10 +17,11 @@ import (
 // flag) replaces every part with its simulation, whatever the parts say, so a config written for a
 // board still runs on a laptop.
 type HardwareConfig struct {
-	Mode    string // "config": each part as configured; "sim": everything simulated, no speech
-	Speaker SpeakerConfig
-	Face    FaceConfig
-	Speech  SpeechConfig
+	Mode       string // "config": each part as configured; "sim": everything simulated, no speech
+	Speaker    SpeakerConfig
+	Face       FaceConfig
+	Speech     SpeechConfig
+	Microphone MicrophoneConfig
 }
 
 // SpeakerConfig and FaceConfig are the sections the drivers read; hal/driverreg defines them,
@@ -39,15 +40,20 @@ type SpeechConfig struct {
 
 func defaultHardware() HardwareConfig {
 	return HardwareConfig{
-		Mode:    "config",
-		Speaker: SpeakerConfig{Driver: "sim", Device: "", Control: "Master", Tool: "pactl", Address: 0x4B, Start: 40},
-		Face:    FaceConfig{Driver: "sim", Connection: "i2c", Address: 0x3C, Size: image.Pt(128, 64), Pixels: 12, Brightness: 30},
-		Speech:  SpeechConfig{Driver: "none"},
+		Mode:       "config",
+		Speaker:    SpeakerConfig{Driver: "sim", Device: "", Control: "Master", Tool: "pactl", Address: 0x4B, Start: 40},
+		Face:       FaceConfig{Driver: "sim", Connection: "i2c", Address: 0x3C, Size: image.Pt(128, 64), Pixels: 12, Brightness: 30},
+		Speech:     SpeechConfig{Driver: "none", Sentences: true},
+		Microphone: MicrophoneConfig{Driver: MicrophoneOff},
 	}
 }
 
 // hardwareSettings are the hardware section's keys, in the order of configs/devicectl.yaml.
 func hardwareSettings() []setting {
+	return append(partSettings(), microphoneSettings()...)
+}
+
+func partSettings() []setting {
 	sp := func(c *Config) *SpeakerConfig { return &c.Hardware.Speaker }
 	fc := func(c *Config) *FaceConfig { return &c.Hardware.Face }
 	return []setting{
@@ -75,7 +81,7 @@ func hardwareSettings() []setting {
 
 		enumKey("hardware.speech.driver", "", "speak AI replies: none, or command", func(c *Config) *string { return &c.Hardware.Speech.Driver }, "none", "command"),
 		listKey("hardware.speech.command", "command: the program that reads the text on stdin and speaks it, as a list (no shell); empty: espeak-ng in device.language", func(c *Config) *[]string { return &c.Hardware.Speech.Command }),
-		boolKey("hardware.speech.sentences", "", "speak each sentence as it arrives instead of the whole reply at its end", func(c *Config) *bool { return &c.Hardware.Speech.Sentences }),
+		boolKey("hardware.speech.sentences", "", "speak each sentence as soon as the chunks complete it (the first is heard before the reply ends); false: the whole reply at its end", func(c *Config) *bool { return &c.Hardware.Speech.Sentences }),
 	}
 }
 
@@ -157,6 +163,9 @@ func (h *HardwareConfig) check() error {
 	}
 	if d := driverreg.Default.Face(h.Face.Driver); err == nil && d != nil && d.Check != nil {
 		err = sectionError("hardware.face", d.Check(h.Face))
+	}
+	if err == nil {
+		err = h.Microphone.check()
 	}
 	return err
 }

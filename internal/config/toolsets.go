@@ -138,31 +138,32 @@ func toolSetSettings() []setting {
 			itemDuration("refresh", "how often the server's function list is read again (tools added or removed are registered again)", func(s *OpenToolSetConfig) *time.Duration { return &s.Refresh }),
 			itemDuration("drop_after", "a server unreachable this long has its tools withdrawn until it is back", func(s *OpenToolSetConfig) *time.Duration { return &s.DropAfter }),
 		}),
-		itemsKey("toolsets.openapi", "OpenAPI 3.0/3.1 documents whose operations the device declares as its own tools; calls become HTTP requests", func(c *Config) *[]OpenAPISetConfig { return &c.ToolSets.OpenAPI }, DefaultOpenAPISet, checkOpenAPISet, []itemKey[*OpenAPISetConfig]{
-			itemString("spec", "the document: a file, or an http(s) URL (required)", func(s *OpenAPISetConfig) *string { return &s.Spec }, nil),
-			itemString("base_url", "send requests here instead of the document's servers", func(s *OpenAPISetConfig) *string { return &s.BaseURL }, checkHTTPURL),
-			itemMap("server_variables", "values of the servers' {variables}, e.g. {port: \"8443\"}", func(s *OpenAPISetConfig) *map[string]string { return &s.ServerVariables }, nil),
-			itemList("operations", "the tools to declare, by name; empty: all", func(s *OpenAPISetConfig) *[]string { return &s.Operations }),
-			itemMap("sub_types", "sub_type per tool; else GET and HEAD are query, the rest control", func(s *OpenAPISetConfig) *map[string]string { return &s.SubTypes }, checkSubType),
-			itemString("prefix", "put before each tool's name", func(s *OpenAPISetConfig) *string { return &s.Prefix }, nil),
-			itemString("bearer_token_file", "file holding a token sent as Authorization: Bearer to the operations whose security asks for http bearer, oauth2 or openIdConnect", func(s *OpenAPISetConfig) *string { return &s.BearerTokenFile }, nil),
-			itemString("api_key_file", "file holding an API key sent, in the header, query or cookie its apiKey scheme names, to the operations whose security asks for it (with bearer_token_file too, if need be)", func(s *OpenAPISetConfig) *string { return &s.APIKeyFile }, nil),
-			itemString("api_key_scheme", "the document's apiKey security scheme api_key_file is for; empty: its only one", func(s *OpenAPISetConfig) *string { return &s.APIKeyScheme }, nil),
-			itemString("api_key_header", "send api_key_file in this header with every call instead, for a document whose schemes do not describe the key", func(s *OpenAPISetConfig) *string { return &s.APIKeyHeader }, nil),
-			itemDuration("timeout", "one call", func(s *OpenAPISetConfig) *time.Duration { return &s.Timeout }),
-		}),
-		itemsKey("toolsets.mcp", "MCP servers whose tools the device declares as its own tools; calls are forwarded as tools/call (not in board builds)", func(c *Config) *[]MCPSetConfig { return &c.ToolSets.MCP }, DefaultMCPSet, checkMCPSet, []itemKey[*MCPSetConfig]{
-			itemString("name", "names the set in logs, and makes the default prefix (required; letters, digits, _ and -)", func(s *MCPSetConfig) *string { return &s.Name }, checkToolSetName),
-			itemList("command", "a stdio server: its argv, run without a shell in a process group of its own, restarted when it dies", func(s *MCPSetConfig) *[]string { return &s.Command }),
-			itemMap("env", "variables added to a stdio server's environment, which otherwise holds only PATH, HOME, USER, LANG and the like of devicectl's", func(s *MCPSetConfig) *map[string]string { return &s.Env }, nil),
-			itemString("url", "a Streamable HTTP server instead, e.g. http://127.0.0.1:3001/mcp", func(s *MCPSetConfig) *string { return &s.URL }, checkHTTPURL),
-			itemString("token_file", "file holding a token sent to url as Authorization: Bearer", func(s *MCPSetConfig) *string { return &s.TokenFile }, nil),
-			itemList("tools", "the tools to declare, by the server's names; empty: all", func(s *MCPSetConfig) *[]string { return &s.Tools }),
-			itemMap("sub_types", "sub_type per tool (the server's name); else query (the server waits for the result)", func(s *MCPSetConfig) *map[string]string { return &s.SubTypes }, checkSubType),
-			itemString("prefix", "put before each tool's name; empty: the name and _", func(s *MCPSetConfig) *string { return &s.Prefix }, checkToolSetName),
-			itemDuration("timeout", "one forwarded call", func(s *MCPSetConfig) *time.Duration { return &s.Timeout }),
-			itemDuration("init_timeout", "starting the server, initialize and the first tools/list; past it the set is left out and retried", func(s *MCPSetConfig) *time.Duration { return &s.InitTimeout }),
-		}),
+		openAPISetsKey(),
+		mcpSetsKey(),
+	}
+}
+
+// leftOutSetsKey reads a list of tool sets of a kind this build leaves out: one empty item per
+// entry, which the daemon then refuses by name (left out of this build), without compiling the
+// kind's keys into a binary that cannot use them.
+func leftOutSetsKey[T any](key, usage string, list func(*Config) *[]T) setting {
+	return setting{key: key, usage: usage, typ: "list",
+		get: func(c *Config) string {
+			if n := len(*list(c)); n > 0 {
+				return fmt.Sprintf("(%d)", n)
+			}
+			return "[]"
+		},
+		setItems: func(c *Config, n *yaml.Node) error {
+			if isNull(n) {
+				return nil
+			}
+			if n.Kind != yaml.SequenceNode {
+				return &Error{Key: key, Line: n.Line, Err: fmt.Errorf("want a list of mappings, one per tool set, got %s", describe(n))}
+			}
+			*list(c) = make([]T, len(n.Content))
+			return nil
+		},
 	}
 }
 

@@ -260,6 +260,12 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 		d.sd.wait()
 	}()
 
+	hear, err := d.startHearing(ctx, c)
+	if err != nil {
+		return err
+	}
+	defer hear.stop()
+
 	ran := make(chan error, 1)
 	go func() { ran <- d.agent.Run(ctx) }()
 	for {
@@ -495,6 +501,9 @@ func (d *Daemon) apply(ctx context.Context, c *config.Config) error {
 		}
 	} else {
 		d.agent.SetRegistry(p.reg)
+	}
+	if voiceChanged(old.cfg, c) {
+		d.log.Warn("the voice and microphone settings take effect at the next start; still listening as before")
 	}
 	d.log.Info("configuration reloaded", "changed", strings.Join(changed, ", "), "tools", hardware.ToolNames(p.reg))
 	return nil

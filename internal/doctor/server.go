@@ -3,6 +3,7 @@ package doctor
 import (
 	"context"
 	"crypto/tls"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/transport"
 )
 
@@ -30,6 +32,9 @@ type Server struct {
 	// if not why. A device connected as that Client-Id loses its line for a moment.
 	Register bool
 	ClientID string
+	// Voice asks the server, after the handshake, whether it takes what the device hears
+	// (mcp/user/text): the device listens (voice.listen is not off).
+	Voice bool
 }
 
 // CheckServer walks the way to the server: name, port, certificate (each skipped through a
@@ -61,8 +66,9 @@ func CheckServer(ctx context.Context, s *Server) []Result {
 	} else if !checkDirect(dctx, host, port, u.Scheme == "wss", s.TLS, add) {
 		return results
 	}
-	results = append(results, checkHandshake(ctx, s))
-	if !s.Register || results[len(results)-1].Err != nil {
+	hs := checkHandshake(ctx, s)
+	results = append(results, hs...)
+	if !s.Register || hs[0].Err != nil {
 		return results
 	}
 	return append(results, checkRegistration(ctx, s))
@@ -129,8 +135,9 @@ func checkDirect(dctx context.Context, host, port string, secure bool, tlsConf *
 	return add(r)
 }
 
-// checkHandshake opens the WebSocket with the device's headers and token, and closes it.
-func checkHandshake(ctx context.Context, s *Server) Result {
+// checkHandshake opens the WebSocket with the device's headers and token, asks about voice when
+// s.Voice, and closes it.
+func checkHandshake(ctx context.Context, s *Server) []Result {
 	header := http.Header{}
 	header.Set("Device-Id", s.MAC)
 	header.Set("User-Agent", s.UserAgent)
@@ -151,8 +158,62 @@ func checkHandshake(ctx context.Context, s *Server) Result {
 			r.Remedy = "the server refused the token: " + s.TokenRemedy
 		}
 	}
-	if err == nil {
-		stream.Close()
+	if err != nil {
+		return []Result{r}
+	}
+	defer stream.Close()
+	if !s.Voice {
+		return []Result{r}
+	}
+	return []Result{r, checkVoice(ctx, stream, s.HandshakeTimeout)}
+}
+
+// checkVoice asks whether the server takes mcp/user/text, without registering (doctor never
+// does) and without starting a turn: with params that carry no text, a server that takes voice
+// answers -32602 or -32600 (register first), and one of seed 002 answers -32601.
+func checkVoice(ctx context.Context, stream *transport.Stream, timeout time.Duration) Result {
+	r := Result{Name: "voice", Remedy: "run an agent server that takes voice (devicectl serve), or set voice.listen off"}
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	id := json.RawMessage(`"doctor-voice"`)
+	if err := stream.WriteRequest(id, device.MethodUserText, struct{}{}); err != nil {
+		r.Warn = "could not ask the server about voice: " + err.Error()
+		return r
+	}
+	read := make(chan *transport.Message, 1)
+	go func() {
+		defer close(read)
+		for {
+			m, err := stream.Read()
+			if err != nil {
+				return
+			}
+			if m.Kind == transport.KindResponse && string(m.ID) == string(id) {
+				read <- m
+				return
+			}
+		}
+	}()
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case m, ok := <-read:
+		switch {
+		case !ok:
+			r.Warn = fmt.Sprintf("%v: the server closed the line when asked %s", errNoVoice, device.MethodUserText)
+		case m.Error != nil && m.Error.Code == device.CodeMethodNotFound:
+			r.Warn = fmt.Sprintf("%v: it answers %s with -32601 (a seed-002 server); the device will not send what it hears", errNoVoice, device.MethodUserText)
+		default:
+			r.Detail = "the server takes " + device.MethodUserText
+		}
+	case <-t.C:
+		r.Warn = fmt.Sprintf("no answer to %s within %s: the server may not take voice", device.MethodUserText, timeout)
+	case <-ctx.Done():
+		r.Warn = "stopped before the server answered about voice"
+	}
+	stream.Close() // ends the reader
+	for range read {
 	}
 	return r
 }

@@ -16,6 +16,9 @@ type ConfigIO struct {
 	Out, Err io.Writer           // status lines; logs, with the token redacted
 	Getenv   func(string) string // the token's environment variable
 	Version  string              // sent in User-Agent and reported by get_device_status
+	// Talk, when set, is the load generator (Options.Talk); its TLS settings are the devices'.
+	// Add its token to the redactor: FromConfig does.
+	Talk *Talk
 }
 
 // FromConfig makes the swarm of c's devices, each what `devicectl run --hardware sim` is: its own
@@ -30,7 +33,13 @@ func FromConfig(c *config.Config, p Plan, o *ConfigIO) (*Swarm, error) {
 		tlsConf *tls.Config
 		err     error
 	)
+	var talk *Talk
+	if o.Talk != nil {
+		t := *o.Talk
+		talk = &t
+	}
 	s, err = New(p, &Options{
+		Talk:     talk,
 		Out:      stdout,
 		Err:      redact,
 		Terminal: term.IsTerminal(stdout),
@@ -71,6 +80,10 @@ func FromConfig(c *config.Config, p Plan, o *ConfigIO) (*Swarm, error) {
 	redact.Add(token)
 	if tlsConf, err = config.TLSConfig(c.Server, s.Logger()); err != nil {
 		return nil, err
+	}
+	if s.talk != nil {
+		redact.Add(s.talk.t.Token)
+		s.talk.setTLS(tlsConf)
 	}
 	return s, nil
 }

@@ -62,3 +62,25 @@ func TestShortDuration(t *testing.T) {
 		}
 	}
 }
+
+// The quantiles of a few known durations: the q-quantile is the smallest duration with at least
+// q of them at or below it, reported as its bucket's middle (within 1/32) and never above the max.
+func TestQuantileKnown(t *testing.T) {
+	var h latencyHist
+	for range 9 {
+		h.add(time.Millisecond)
+	}
+	h.add(100 * time.Millisecond)
+	var c histCounts
+	h.snapshot(&c)
+	m := time.Duration(h.max.Load())
+	for _, q := range []struct {
+		q    float64
+		want time.Duration
+	}{{0, time.Millisecond}, {0.5, time.Millisecond}, {0.9, time.Millisecond}, {0.91, 100 * time.Millisecond}, {0.99, 100 * time.Millisecond}, {1, 100 * time.Millisecond}} {
+		got := c.quantile(q.q, m)
+		if rel := math.Abs(float64(got-q.want)) / float64(q.want); rel > 1.0/32 || got > m {
+			t.Errorf("p%g = %s, want %s", q.q*100, got, q.want)
+		}
+	}
+}

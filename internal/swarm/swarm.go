@@ -54,6 +54,9 @@ type Options struct {
 	// Handler is where the devices' logs go (Logger); nil discards them. Warnings are kept for
 	// the status line whatever its level.
 	Handler slog.Handler
+	// Talk, when set, sends the server tasks naming the swarm's devices, from the moment every
+	// device has registered until the stop; the status lines and the summary count them.
+	Talk *Talk
 }
 
 // Swarm is one run of many devices. New makes one; Run runs it, once.
@@ -73,6 +76,8 @@ type Swarm struct {
 	callErrors    atomic.Int64 // calls answered with a JSON-RPC error
 	messages      atomic.Int64 // mcp/ai/message notifications received
 	calls         latencyHist
+	ready         chan struct{} // closed once every device has registered
+	talk          *talker       // nil: no tasks sent
 
 	agents sync.WaitGroup // each device's Run
 	err    atomic.Pointer[error]
@@ -90,7 +95,10 @@ func New(p Plan, o *Options) (*Swarm, error) {
 	if o == nil || o.Build == nil {
 		return nil, errors.New("swarm: Options.Build is required")
 	}
-	s := &Swarm{plan: p, opts: *o}
+	s := &Swarm{plan: p, opts: *o, ready: make(chan struct{})}
+	if o.Talk != nil {
+		s.talk = newTalker(*o.Talk, p.N, func(i int) string { return MAC(p.Prefix, i) })
+	}
 	if s.opts.Out == nil {
 		s.opts.Out = io.Discard
 	}
@@ -157,6 +165,7 @@ func (d *swarmDevice) onState(st device.State) {
 	s.registrations.Add(1)
 	if d.registered.CompareAndSwap(false, true) && s.registeredAny.Add(1) == int64(len(s.devs)) {
 		s.allRegistered.Store(int64(max(time.Since(s.start), 1)))
+		close(s.ready) // once: only the last device's first registration gets here
 	}
 }
 
@@ -181,13 +190,18 @@ func (s *Swarm) Run(ctx context.Context) error {
 	defer cancel()
 	s.start = time.Now()
 	stopped := make(chan struct{})
+	var talking sync.WaitGroup
+	if s.talk != nil {
+		talking.Go(func() { s.talk.run(ctx, s.ready) })
+	}
 	// The launcher owns the devices: it starts them on the ramp, then, once ctx is done, waits for
-	// every one to have stopped.
+	// every one to have stopped, and for the tasks in flight.
 	go func() {
 		defer close(stopped)
 		s.launch(ctx, cancel, a0, halt0)
 		<-ctx.Done()
 		s.agents.Wait()
+		talking.Wait()
 	}()
 	s.report(ctx, stopped)
 	if p := s.err.Load(); p != nil {
@@ -250,7 +264,7 @@ func (s *Swarm) launch(ctx context.Context, cancel context.CancelFunc, a0 Agent,
 func (s *Swarm) report(ctx context.Context, stopped <-chan struct{}) {
 	tick := time.NewTicker(s.plan.Interval)
 	defer tick.Stop()
-	var prev histCounts
+	var prev snapshot
 	shown := ""
 	done := ctx.Done()
 	for {
@@ -271,8 +285,14 @@ func (s *Swarm) report(ctx context.Context, stopped <-chan struct{}) {
 	}
 }
 
+// snapshot is what the previous status line counted, so the next one can give its interval's.
+type snapshot struct {
+	calls, tasks histCounts
+	taskTime     time.Duration // the tasks' elapsed time then
+}
+
 // status prints one status line: the latest warning first if it is new, then the counts.
-func (s *Swarm) status(prev *histCounts, shown *string) {
+func (s *Swarm) status(prev *snapshot, shown *string) {
 	out := s.opts.Out
 	if p := s.problem.Load(); p != nil && *p != *shown {
 		*shown = *p
@@ -281,11 +301,14 @@ func (s *Swarm) status(prev *histCounts, shown *string) {
 		}
 		fmt.Fprintf(s.opts.Err, "devicectl swarm: latest warning: %s\n", *p)
 	}
-	var cur histCounts
-	s.calls.snapshot(&cur)
-	interval := cur.minus(prev)
+	var cur snapshot
+	s.calls.snapshot(&cur.calls)
+	if s.talk != nil {
+		s.talk.lat.snapshot(&cur.tasks)
+		cur.taskTime = s.talk.elapsed()
+	}
+	line := s.statusLine(time.Since(s.start), &cur, prev)
 	*prev = cur
-	line := s.statusLine(time.Since(s.start), &interval, cur.total())
 	if s.opts.Terminal {
 		// Redraw in place with line wrapping off, so a line wider than the terminal is cut at the
 		// edge instead of wrapping and leaving a copy behind each time.
@@ -319,8 +342,11 @@ func (s *Swarm) states() states {
 }
 
 // statusLine is e.g. "12s  connected 50/50  registered 50/50  calls 120 (+10: p50 95.1µs p99
-// 1.2ms max 1.3ms)", with backing off, lost, errors and messages added when not zero.
-func (s *Swarm) statusLine(elapsed time.Duration, interval *histCounts, total uint64) string {
+// 1.2ms max 1.3ms)", with backing off, lost, errors and messages added when not zero, then the
+// tasks when the swarm talks (talkStatus).
+func (s *Swarm) statusLine(elapsed time.Duration, cur, prev *snapshot) string {
+	interval := cur.calls.minus(&prev.calls)
+	total := cur.calls.total()
 	st := s.states()
 	n := len(s.devs)
 	var b strings.Builder
@@ -344,7 +370,38 @@ func (s *Swarm) statusLine(elapsed time.Duration, interval *histCounts, total ui
 			fmt.Fprintf(&b, "  %s %d", x.name, x.v)
 		}
 	}
+	if s.talk != nil {
+		s.talkStatus(&b, cur, prev)
+	}
 	return b.String()
+}
+
+// talkStatus adds the tasks to a status line: "  tasks 1200 (+600, 600/s: p50 1.2ms p90 2ms p99
+// 5ms)", then behind and failed (by kind) when not zero; "  tasks waiting for every device to
+// register" before they start.
+func (s *Swarm) talkStatus(b *strings.Builder, cur, prev *snapshot) {
+	k := s.talk
+	if k.started.Load() == 0 {
+		b.WriteString("  tasks waiting for every device to register")
+		return
+	}
+	interval := cur.tasks.minus(&prev.tasks)
+	n := interval.total()
+	fmt.Fprintf(b, "  tasks %d (+%d", cur.tasks.total(), n)
+	if dt := cur.taskTime - prev.taskTime; dt > 0 {
+		fmt.Fprintf(b, ", %.0f/s", float64(n)/dt.Seconds())
+	}
+	if n > 0 {
+		fmt.Fprintf(b, ": p50 %s p90 %s p99 %s", shortDuration(interval.quantile(0.5, math.MaxInt64)),
+			shortDuration(interval.quantile(0.9, math.MaxInt64)), shortDuration(interval.quantile(0.99, math.MaxInt64)))
+	}
+	b.WriteString(")")
+	if v := k.behind.Load(); v != 0 {
+		fmt.Fprintf(b, "  behind %d", v)
+	}
+	if n, kinds := k.errorKinds(); n != 0 {
+		fmt.Fprintf(b, "  failed %d (%s)", n, kinds)
+	}
 }
 
 // summary prints the totals of the run.
@@ -367,7 +424,43 @@ func (s *Swarm) summary() {
 	}
 	fmt.Fprintf(out, "; %d answered with an error\n", s.callErrors.Load())
 	fmt.Fprintf(out, "  messages    %d\n", s.messages.Load())
+	if s.talk != nil {
+		s.talkSummary()
+	}
 	if p := s.problem.Load(); p != nil {
 		fmt.Fprintf(s.opts.Err, "devicectl swarm: latest warning: %s\n", *p)
+	}
+}
+
+// talkSummary prints the tasks' totals: the rate over the time they were due, the latency
+// percentiles of the completed ones, and what became of the others.
+func (s *Swarm) talkSummary() {
+	out, k := s.opts.Out, s.talk
+	if k.started.Load() == 0 {
+		fmt.Fprintf(out, "  tasks       none sent: not every device registered\n")
+		return
+	}
+	var all histCounts
+	k.lat.snapshot(&all)
+	took := k.elapsed()
+	done := all.total()
+	fmt.Fprintf(out, "  tasks       %d completed in %s, %.1f/s (%s %s at %g/s, %d callers)", done, took.Round(time.Millisecond),
+		float64(done)/max(took.Seconds(), 1e-9), k.t.Route, k.t.URL.Path, k.t.Rate, k.t.Callers)
+	if done > 0 {
+		m := time.Duration(k.lat.max.Load())
+		fmt.Fprintf(out, ": p50 %s, p90 %s, p99 %s, max %s", shortDuration(all.quantile(0.5, m)),
+			shortDuration(all.quantile(0.9, m)), shortDuration(all.quantile(0.99, m)), shortDuration(m))
+	}
+	fmt.Fprintf(out, "\n              %d sent, %d behind (every caller busy), %d cut short by the stop", k.sent.Load(), k.behind.Load(), k.interrupted.Load())
+	n, kinds := k.errorKinds()
+	fmt.Fprintf(out, "; %d failed", n)
+	if n > 0 {
+		fmt.Fprintf(out, ": %s", kinds)
+	}
+	fmt.Fprintln(out)
+	if n > 0 {
+		// The server's words are its own: quoted, so a control byte in them cannot drive the
+		// terminal.
+		fmt.Fprintf(out, "              latest failure: %q\n", k.latestFailure())
 	}
 }

@@ -1,10 +1,12 @@
 // The devicectl page: everything it shows comes from one event stream (GET /web/events), a
-// snapshot first and then each change; what is typed goes to POST /web/say. Text from the
-// server is only ever set as textContent, never parsed as HTML.
+// snapshot first and then each change; what is typed goes to POST /web/say (a turn) or POST
+// /web/announce (the device says it). The reminders are read from GET /web/reminders: every few
+// seconds, at once after a tool call or a cancel, and just after the soonest is due. Text from
+// the server is only ever set as textContent, never parsed as HTML.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-const state = { devices: new Map(), turns: new Map(), showThoughts: false, source: null };
+const state = { devices: new Map(), turns: new Map(), showThoughts: false, source: null, reminders: false };
 
 function el(tag, cls, text) {
   const e = document.createElement(tag);
@@ -46,6 +48,11 @@ function deviceCard(mac) {
   const up = row("Uptime", el("dd", "uptime"));
   up.dataset.vary = "uptime";
   li.append(dl);
+  const rem = el("div", "reminders");
+  rem.hidden = !state.reminders;
+  rem.append(el("h4", "", "Reminders"), el("p", "none", "None to come."), el("ul"), el("p", "rem-error"));
+  rem.querySelector(".rem-error").setAttribute("role", "alert");
+  li.append(rem);
   return li;
 }
 
@@ -79,6 +86,7 @@ function showDevice(d) {
   tickUptime(li, d);
   $("no-devices").hidden = state.devices.size > 0;
   if (!old || old.connected !== d.connected) refreshChoice();
+  if (d.connected && !(old && old.connected)) loadReminders(); // a disconnection changes none
 }
 
 function tickUptime(li, d) {
@@ -106,6 +114,92 @@ function refreshChoice() {
   sel.replaceChildren(...macs.map((m) => { const o = el("option", "", m); o.value = m; return o; }));
   if (macs.includes(keep)) sel.value = keep;
   $("device-choice").hidden = macs.length < 2;
+}
+
+// --- reminders -----------------------------------------------------------------------------
+
+const rem = { poll: null, soon: null, busy: false, again: false };
+
+// startReminders follows a snapshot: it says whether the server has reminders, and how often
+// to read them.
+function startReminders(s) {
+  state.reminders = !!s.reminders;
+  clearInterval(rem.poll);
+  clearTimeout(rem.soon);
+  $("announce").hidden = !state.reminders;
+  for (const d of document.querySelectorAll("#device-list .reminders")) d.hidden = !state.reminders;
+  if (!state.reminders) return;
+  rem.poll = setInterval(() => { if (!document.hidden) loadReminders(); }, Math.max(s.reminders_every_ms || 10000, 100));
+  loadReminders();
+}
+
+// loadReminders reads every device's reminders; one read at a time, and one more if asked
+// meanwhile.
+async function loadReminders() {
+  // A page whose stream is down waits for the next snapshot, rather than asking a server that
+  // is away (which the browser logs as an error however the page handles it).
+  if (!state.reminders || !state.source || state.source.readyState !== EventSource.OPEN) return;
+  if (rem.busy) { rem.again = true; return; }
+  rem.busy = true;
+  try {
+    const resp = await fetch("/web/reminders", { credentials: "same-origin" });
+    if (resp.ok) showReminders((await resp.json()).devices);
+  } catch {
+    // The server is away: the event stream says so, and the next read catches up.
+  } finally {
+    rem.busy = false;
+    if (rem.again) { rem.again = false; loadReminders(); }
+  }
+}
+
+function showReminders(devices) {
+  let soonest = Infinity;
+  for (const d of devices) {
+    const box = $("device-list").querySelector(`li[data-mac="${CSS.escape(d.mac)}"] .reminders`);
+    if (!box) continue;
+    box.querySelector(".rem-error").textContent = d.error || "";
+    const items = d.reminders.map((r) => {
+      soonest = Math.min(soonest, Date.parse(r.due));
+      return reminderItem(d.mac, r);
+    });
+    if (d.more) items.push(el("li", "more", "and " + d.more + " more"));
+    box.querySelector("ul").replaceChildren(...items);
+    box.querySelector(".none").hidden = items.length > 0;
+  }
+  // A one-off leaves the list once said: read again just after the soonest is due. One past
+  // due already (its device is away) waits for the regular reads.
+  clearTimeout(rem.soon);
+  const wait = soonest - Date.now() + 1500;
+  if (wait > 0 && wait < 24 * 3600 * 1000) rem.soon = setTimeout(loadReminders, Math.max(wait, 1000));
+}
+
+function reminderItem(mac, r) {
+  const li = el("li", r.timer ? "timer" : "");
+  li.dataset.id = r.id;
+  const what = r.timer ? "Timer" + (r.text ? ": " + r.text : "") : r.text;
+  li.append(el("span", "what", what));
+  const when = el("span", "when", r.when + " · " + (r.every || "once"));
+  when.dataset.vary = "when";
+  li.append(when);
+  const b = el("button", "cancel", "Cancel");
+  b.type = "button";
+  b.setAttribute("aria-label", "Cancel " + (r.timer ? "the timer" : "the reminder " + r.text) + " at " + r.when);
+  b.addEventListener("click", () => cancelReminder(mac, r.id, b));
+  li.append(b);
+  return li;
+}
+
+async function cancelReminder(mac, id, button) {
+  button.disabled = true;
+  const box = $("device-list").querySelector(`li[data-mac="${CSS.escape(mac)}"] .reminders`);
+  try {
+    const resp = await fetch("/web/reminders/" + encodeURIComponent(id) + "/cancel", { method: "POST", credentials: "same-origin" });
+    if (!resp.ok && box) box.querySelector(".rem-error").textContent = (await resp.text()).trim();
+  } catch (err) {
+    if (box) box.querySelector(".rem-error").textContent = String(err);
+  }
+  button.disabled = false;
+  loadReminders();
 }
 
 // --- conversation --------------------------------------------------------------------------
@@ -161,6 +255,7 @@ function showCall(c) {
   head.append(ms);
   li.append(head);
   li.append(el("span", "where", c.where === "server" ? "server tool" : "on " + c.mac));
+  if (c.where === "server") loadReminders(); // set_reminder, cancel_reminder, ...
   li.append(el("code", "input", "in: " + (c.input ? JSON.stringify(c.input) : "{}")));
   if (c.error) li.append(el("code", "err", "error: " + c.error));
   else li.append(el("code", "result", "out: " + JSON.stringify(c.result)));
@@ -182,6 +277,7 @@ function connect() {
   state.source = src;
   on(src, "snapshot", (s) => {
     state.showThoughts = s.show_thoughts;
+    state.reminders = !!s.reminders;
     state.devices.clear(); state.turns.clear();
     $("device-list").replaceChildren();
     $("transcript").replaceChildren();
@@ -192,6 +288,7 @@ function connect() {
     s.calls.forEach(showCall);
     $("no-devices").hidden = s.devices.length > 0;
     refreshChoice();
+    startReminders(s);
     setLink("live");
     document.body.dataset.ready = "true";
   });
@@ -226,13 +323,17 @@ async function say(ev) {
   if (!text) return;
   const choice = $("device-choice").hidden ? "" : $("device-select").value;
   $("say-error").textContent = "";
-  const resp = await fetch("/web/say", {
+  $("say-status").textContent = "";
+  // Send starts a turn with the agent; Announce has the device say the text as it is.
+  const announce = ev.submitter && ev.submitter.id === "announce";
+  const resp = await fetch(announce ? "/web/announce" : "/web/say", {
     method: "POST", credentials: "same-origin",
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify({ text, mac: choice }),
   });
   if (resp.ok) {
     input.value = "";
+    if (announce) $("say-status").textContent = "Said on " + (await resp.json()).said.join(", ") + ".";
   } else {
     $("say-error").textContent = (await resp.text()).trim();
   }

@@ -1,0 +1,57 @@
+//go:build !devicectl_omit_serve
+
+package main
+
+import (
+	"context"
+	"io"
+	"strings"
+	"testing"
+)
+
+// A server that stops normally says so (close 1001), and its devices reconnect without a
+// warning: a normal shutdown is not an error on either side.
+func TestServeStopIsNoFault(t *testing.T) {
+	srvCtx, stopServer := context.WithCancel(t.Context())
+	errR, errW := io.Pipe()
+	srvLog := newLineWaiter(errR)
+	served := make(chan int, 1)
+	go func() {
+		defer errW.Close()
+		served <- execute(srvCtx, []string{"serve", "--listen", "127.0.0.1:0", "--state-dir", t.TempDir(), "--log-level", "info", "--log-format", "text"},
+			strings.NewReader(""), io.Discard, errW)
+	}()
+	banner := srvLog.waitFor(t, "listening at ")
+	_, url, _ := strings.Cut(banner, "listening at ")
+	url, _, _ = strings.Cut(url, ";")
+
+	devR, devW := io.Pipe()
+	devLog := newLineWaiter(devR)
+	devCtx, stopDevice := context.WithCancel(t.Context())
+	ran := make(chan int, 1)
+	go func() {
+		defer devW.Close()
+		ran <- execute(devCtx, []string{"run", "--config", "/dev/null", "--hardware", "sim", "--server", url, "--mac", "02-00-00-00-00-0A",
+			"--state-dir", t.TempDir(), "--log-level", "info", "--log-format", "text"}, strings.NewReader(""), io.Discard, devW)
+	}()
+	devLog.waitFor(t, "msg=registered")
+	stopServer()
+	if code := <-served; code != 0 {
+		t.Errorf("serve exit %d", code)
+	}
+	line := devLog.waitFor(t, "the server closed the line")
+	if !strings.Contains(line, "level=INFO") || !strings.Contains(line, "StatusGoingAway") {
+		t.Errorf("the device logged the server's stop as %q; want info, naming 1001 going away", line)
+	}
+	stopDevice()
+	<-ran
+	for line := range drain(srvLog) {
+		t.Log(line)
+		if strings.Contains(line, "level=ERROR") {
+			t.Errorf("serve logged its own normal stop as an error: %s", line)
+		}
+	}
+}
+
+// drain returns what is left of w's lines once its writer is closed.
+func drain(w *lineWaiter) <-chan string { return w.lines }
