@@ -704,3 +704,17 @@ func FuzzParseConfig(f *testing.F) {
 		}
 	})
 }
+
+// Two keys with one flag name would bind whichever comes first to a command's flag.
+func TestFlagNamesUnique(t *testing.T) {
+	seen := map[string]string{}
+	for _, s := range settings {
+		if s.flag == "" {
+			continue
+		}
+		if other, dup := seen[s.flag]; dup {
+			t.Errorf("--%s is the flag of both %s and %s", s.flag, other, s.key)
+		}
+		seen[s.flag] = s.key
+	}
+}
