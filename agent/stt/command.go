@@ -11,9 +11,9 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/devicectl/devicectl/internal/procgroup"
 	"github.com/devicectl/devicectl/internal/wav"
 )
 
@@ -128,8 +128,7 @@ func (c *Command) Transcribe(ctx context.Context, a Audio) (string, error) {
 	cmd := exec.CommandContext(runCtx, argv[0], argv[1:]...)
 	// Its own process group, killed whole: a shell's children must not outlive it holding
 	// the pipes.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	procgroup.KillGroup(cmd)
 	cmd.WaitDelay = time.Second
 	if stdin {
 		cmd.Stdin = &wavBuf

@@ -42,6 +42,9 @@ var reviewed = map[string]string{
 		"ALSACommand: hardware.microphone.device as one argument) or hardware.microphone.command. The server sends nothing to it.",
 	"voice/spotter.go:NewPocketSphinx:path": "path is exec.LookPath(o.Program), pocketsphinx_continuous unless a test names another; " +
 		"the keyword is voice.wake_word from the config, one argument. Audio goes to stdin.",
+	"agent/stt/command.go:(*Command).Transcribe:argv[0]": "argv is agent.stt.command from the config (or the packaged " +
+		"pocketsphinx_continuous argv), with its {wav} and {jsgf} placeholders replaced by files the server wrote. The " +
+		"device's audio reaches the program only as a WAV on stdin or in that file.",
 	"voice/stt.go:(*CommandSTT).Transcribe:c.Argv[0]": "c.Argv is voice.stt_command from the config. The utterance goes to stdin " +
 		"as a WAV; the server sends nothing to it.",
 	"tools/mcpset/conn.go:(*Set).connect:s.path": "s.path is exec.LookPath(Command[0]) in New, Command being toolsets.mcp[].command " +
