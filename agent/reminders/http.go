@@ -1,7 +1,6 @@
 package reminders
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -29,17 +28,7 @@ func Handles(r *http.Request) bool {
 // Handler serves the routes; the tools' options (RegisterTools) say where devices and the store
 // are. token, when not "", is required as a bearer token.
 func Handler(o *ToolOptions, token string) http.Handler {
-	opts := *o
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
-	if opts.DeviceOf == nil {
-		opts.DeviceOf = func(context.Context) string { return "" }
-	}
-	if opts.TaskOf == nil {
-		opts.TaskOf = func(context.Context) string { return "" }
-	}
-	t := &toolset{o: opts}
+	t := newToolset(o)
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST "+PathAnnounce, func(w http.ResponseWriter, r *http.Request) {
 		var in announceInput

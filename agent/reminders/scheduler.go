@@ -170,9 +170,9 @@ func Announcement(r Reminder) string {
 	zh := r.Lang == "zh"
 	switch {
 	case r.Timer && r.Text == "" && zh:
-		return fmt.Sprintf("时间到！%s的计时结束了。", durationZH(r.Length))
+		return fmt.Sprintf("时间到！%s的计时结束了。", SpanZH(r.Length))
 	case r.Timer && r.Text == "":
-		return fmt.Sprintf("Time's up: your timer for %s is done.", durationEN(r.Length))
+		return fmt.Sprintf("Time's up: your timer for %s is done.", SpanEN(r.Length))
 	case zh:
 		return "提醒：" + r.Text
 	}
@@ -190,9 +190,9 @@ func MissedNotice(missed []MissedOccurrence) string {
 		what := m.Text
 		if what == "" {
 			if m.Lang == "zh" {
-				what = durationZH(m.Length) + "计时"
+				what = SpanZH(m.Length) + "计时"
 			} else {
-				what = "the timer for " + durationEN(m.Length)
+				what = "the timer for " + SpanEN(m.Length)
 			}
 		}
 		if m.Lang == "zh" {
@@ -211,9 +211,12 @@ func MissedNotice(missed []MissedOccurrence) string {
 	return strings.Join(parts, " ")
 }
 
-// durationZH says d in Chinese: 5分钟, 1小时30分钟, 45秒.
-func durationZH(d time.Duration) string {
+// SpanZH says a length of time in Chinese: 10分钟, 半小时, 1小时30分钟, 45秒.
+func SpanZH(d time.Duration) string {
 	d = d.Round(time.Second)
+	if d == 30*time.Minute {
+		return "半小时"
+	}
 	h, m, sec := int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60
 	var b strings.Builder
 	if h > 0 {
@@ -228,8 +231,8 @@ func durationZH(d time.Duration) string {
 	return b.String()
 }
 
-// durationEN says d in English: "5 minutes", "1 hour 30 minutes".
-func durationEN(d time.Duration) string {
+// SpanEN says a length of time in English: "5 minutes", "1 hour 30 minutes".
+func SpanEN(d time.Duration) string {
 	d = d.Round(time.Second)
 	h, m, sec := int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60
 	var parts []string

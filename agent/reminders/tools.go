@@ -78,17 +78,7 @@ func RegisterTools(r *tools.Registry, o *ToolOptions) error {
 	if r == nil || o == nil || o.Store == nil || o.Scheduler == nil || o.Devices == nil || o.Say == nil {
 		return errors.New("reminders: RegisterTools needs a registry, a store, a scheduler, Devices and Say")
 	}
-	opts := *o
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
-	if opts.DeviceOf == nil {
-		opts.DeviceOf = func(context.Context) string { return "" }
-	}
-	if opts.TaskOf == nil {
-		opts.TaskOf = func(context.Context) string { return "" }
-	}
-	t := &toolset{o: opts}
+	t := newToolset(o)
 	set, err := tools.Func(tools.Declaration{
 		Name: "set_reminder",
 		Description: "Set a reminder or a timer; the device says it when it is due, even with no conversation going on. " +
@@ -138,6 +128,21 @@ func RegisterTools(r *tools.Registry, o *ToolOptions) error {
 }
 
 type toolset struct{ o ToolOptions }
+
+// newToolset copies o with its unset funcs filled: the tools and the HTTP routes share it.
+func newToolset(o *ToolOptions) *toolset {
+	opts := *o
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.DeviceOf == nil {
+		opts.DeviceOf = func(context.Context) string { return "" }
+	}
+	if opts.TaskOf == nil {
+		opts.TaskOf = func(context.Context) string { return "" }
+	}
+	return &toolset{o: opts}
+}
 
 // device picks the device a reminder or announcement goes to: the one named, else the turn's,
 // else the only one registered.

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/devicectl/devicectl/agent/reminders"
 )
 
 // The reminder tools, as agent/reminders declares them.
@@ -197,11 +199,11 @@ func (r *turn) remind(in intent) error {
 	clock := due.Format("15:04")
 	switch {
 	case timer:
-		r.say(fmt.Sprintf("好的，开始计时%s，%s到时叫你。", zhSpan(in.when.in), clock),
-			fmt.Sprintf("OK, a timer for %s is running: I'll tell you at %s.", enSpan(in.when.in), clock))
+		r.say(fmt.Sprintf("好的，开始计时%s，%s到时叫你。", reminders.SpanZH(in.when.in), clock),
+			fmt.Sprintf("OK, a timer for %s is running: I'll tell you at %s.", reminders.SpanEN(in.when.in), clock))
 	case in.when.in > 0:
-		r.say(fmt.Sprintf("好的，%s后（%s）提醒你%s。", zhSpan(in.when.in), clock, youZh(in.text)),
-			fmt.Sprintf("OK, I'll remind you to %s in %s (%s).", youEn(in.text), enSpan(in.when.in), clock))
+		r.say(fmt.Sprintf("好的，%s后（%s）提醒你%s。", reminders.SpanZH(in.when.in), clock, youZh(in.text)),
+			fmt.Sprintf("OK, I'll remind you to %s in %s (%s).", youEn(in.text), reminders.SpanEN(in.when.in), clock))
 	case in.when.every:
 		zhEvery, enEvery := "每天", "every day"
 		if in.when.onDay {
@@ -391,43 +393,6 @@ func dayDiff(due, now time.Time) int {
 	a := time.Date(y1, m1, d1, 12, 0, 0, 0, time.UTC)
 	b := time.Date(y2, m2, d2, 12, 0, 0, 0, time.UTC)
 	return int(b.Sub(a).Hours() / 24)
-}
-
-// zhSpan says a duration in Chinese: 10分钟, 半小时, 1小时30分钟, 45秒.
-func zhSpan(d time.Duration) string {
-	if d == 30*time.Minute {
-		return "半小时"
-	}
-	h, m, s := int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60
-	var b strings.Builder
-	if h > 0 {
-		fmt.Fprintf(&b, "%d小时", h)
-	}
-	if m > 0 {
-		fmt.Fprintf(&b, "%d分钟", m)
-	}
-	if s > 0 || b.Len() == 0 {
-		fmt.Fprintf(&b, "%d秒", s)
-	}
-	return b.String()
-}
-
-// enSpan says a duration in English: 5 minutes, 1 hour 30 minutes.
-func enSpan(d time.Duration) string {
-	h, m, s := int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60
-	var parts []string
-	for _, u := range []struct {
-		n    int
-		name string
-	}{{h, "hour"}, {m, "minute"}, {s, "second"}} {
-		if u.n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s%s", u.n, u.name, plural(u.n)))
-		}
-	}
-	if len(parts) == 0 {
-		return "0 seconds"
-	}
-	return strings.Join(parts, " ")
 }
 
 // youZh and youEn turn what the person said of themself into what the reply says to them.
