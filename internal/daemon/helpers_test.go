@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/devicectl/devicectl/device/agenttest"
 	configpkg "github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/internal/leakcheck"
 )
 
 // hiddenToken is a bearer token the tests look for where it must not be.
@@ -213,39 +213,5 @@ log:
 }
 
 // TestMain fails the package if a test leaves goroutines behind: every goroutine a daemon starts
-// must be gone once Run has returned.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if code == 0 {
-		if leaked := leakedGoroutines(); leaked != "" {
-			fmt.Fprintf(os.Stderr, "leaked goroutines:\n%s\n", leaked)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
-
-// leakedGoroutines returns the stacks of goroutines other than this one and the runtime's,
-// giving those that are on their way out a moment to finish.
-func leakedGoroutines() string {
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		buf := make([]byte, 1<<20)
-		buf = buf[:runtime.Stack(buf, true)]
-		var leaked []string
-		for _, g := range strings.Split(string(buf), "\n\n") {
-			if strings.Contains(g, "leakedGoroutines") || strings.Contains(g, "testing.(*M).Run") ||
-				strings.Contains(g, "os/signal.loop") {
-				continue
-			}
-			leaked = append(leaked, g)
-		}
-		if len(leaked) == 0 {
-			return ""
-		}
-		if time.Now().After(deadline) {
-			return strings.Join(leaked, "\n\n")
-		}
-		time.Sleep(20 * time.Millisecond) // goroutines that are returning need the scheduler
-	}
-}
+// must be gone once it has returned.
+func TestMain(m *testing.M) { os.Exit(leakcheck.Main(m)) }
