@@ -227,7 +227,7 @@ func TestInsecureSkipVerifyWarnsEveryDial(t *testing.T) {
 		}
 		s.Close()
 	}
-	if n := logs.count("level=WARN", "verification is disabled"); n != 2 {
+	if n := logs.Count("level=WARN", "verification is disabled"); n != 2 {
 		t.Errorf("%d warnings for 2 dials; log:\n%s", n, logs)
 	}
 }

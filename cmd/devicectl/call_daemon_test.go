@@ -13,11 +13,12 @@ import (
 	"testing"
 
 	"github.com/devicectl/devicectl/internal/pulsetest"
+	"github.com/devicectl/devicectl/internal/testing/logbuf"
 )
 
 // runningDaemon is `devicectl run` in this process, with its log followed.
 type runningDaemon struct {
-	stderr watchedBuffer
+	stderr logbuf.Buffer
 	cancel context.CancelFunc
 	done   chan struct{}
 	code   int
@@ -30,7 +31,7 @@ func startRun(t *testing.T, path string) *runningDaemon {
 	d := &runningDaemon{cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(d.done)
-		var stdout watchedBuffer
+		var stdout logbuf.Buffer
 		d.code = execute(ctx, []string{"run", "--config", path}, strings.NewReader(""), &stdout, &d.stderr)
 	}()
 	t.Cleanup(d.stop)
@@ -113,7 +114,7 @@ func TestCallThroughDaemon(t *testing.T) {
 	if v, conn := status(t, config); v != 37 || conn != "registered" {
 		t.Errorf("call get_device_status: volume %d, connection %q; want 37, registered (the daemon's)", v, conn)
 	}
-	d.stderr.waitFor(t, "the daemon's log of the control call", d.done, func(s string) bool {
+	d.stderr.WaitUntil(t, "the daemon's log of the control call", d.done, func(s string) bool {
 		return strings.Contains(s, `msg="tool call on the control socket" component=control tool=amplify_volume`)
 	})
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/internal/testing/logbuf"
 )
 
 // A config or token file that cannot be what it claims (a FIFO, /dev/zero, a directory, bytes no
@@ -89,7 +90,7 @@ func TestRunSIGHUPWithFIFOConfig(t *testing.T) {
 	}
 	cmd := exec.Command(bin, "run", "--config", configPath)
 	cmd.Env = append(os.Environ(), config.TokenEnv+"=")
-	var stderr lockedBuffer
+	var stderr logbuf.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

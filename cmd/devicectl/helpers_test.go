@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -60,54 +58,4 @@ hardware:
 log:
   level: debug
 `, url, t.TempDir())
-}
-
-// watchedBuffer is a buffer safe for a writer and a reader in different goroutines, which wakes
-// waitFor at every write: a test follows a process's log without polling it.
-type watchedBuffer struct {
-	mu      sync.Mutex
-	b       bytes.Buffer
-	written chan struct{} // closed at the next write
-}
-
-func (b *watchedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.written != nil {
-		close(b.written)
-		b.written = nil
-	}
-	return b.b.Write(p)
-}
-
-func (b *watchedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
-// waitFor returns the text once ok holds for it, checking after each write. It returns false
-// when gone is closed first (the writer has exited), and fails the test when 10s pass first.
-func (b *watchedBuffer) waitFor(t *testing.T, what string, gone <-chan struct{}, ok func(string) bool) (string, bool) {
-	t.Helper()
-	timeout := time.After(10 * time.Second)
-	for {
-		b.mu.Lock()
-		text := b.b.String()
-		if b.written == nil {
-			b.written = make(chan struct{})
-		}
-		written := b.written
-		b.mu.Unlock()
-		if ok(text) {
-			return text, true
-		}
-		select {
-		case <-written:
-		case <-gone:
-			return b.String(), ok(b.String())
-		case <-timeout:
-			t.Fatalf("no %s within 10s:\n%s", what, text)
-		}
-	}
 }

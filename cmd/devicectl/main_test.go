@@ -7,7 +7,6 @@ import (
 	"os"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -125,24 +124,6 @@ func TestOmittedCommand(t *testing.T) {
 			}
 		}
 	}
-}
-
-// lockedBuffer is a bytes.Buffer safe for a writer and a reader in different goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 // lineWaiter reads lines from r and hands them out on demand, for tests that follow a running

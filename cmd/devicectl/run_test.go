@@ -15,6 +15,7 @@ import (
 
 	"github.com/devicectl/devicectl/device/agenttest"
 	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/internal/testing/logbuf"
 )
 
 var uuidRE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
@@ -122,7 +123,7 @@ func TestRunSIGTERM(t *testing.T) {
 	cmd := exec.Command(bin, "run", "--server", srv.URL(), "--mac", "AA-BB-CC-DD-EE-FF", "--hardware", "sim", "--ping-interval", "1s",
 		"--state-dir", t.TempDir())
 	cmd.Env = append(os.Environ(), config.TokenEnv+"=")
-	var stderr lockedBuffer
+	var stderr logbuf.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -196,7 +197,7 @@ func TestRunSIGHUP(t *testing.T) {
 	}
 	cmd := exec.Command(bin, "run", "--config", configPath)
 	cmd.Env = append(os.Environ(), config.TokenEnv+"=")
-	var stderr lockedBuffer
+	var stderr logbuf.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -43,6 +43,7 @@ import (
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/device/agenttest"
 	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/internal/testing/logbuf"
 )
 
 // throwawayCA is a certificate authority made for one test; nothing outside the test trusts it.
@@ -194,7 +195,7 @@ log:
 // process is the real devicectl binary running `run`.
 type process struct {
 	cmd            *exec.Cmd
-	stdout, stderr watchedBuffer
+	stdout, stderr logbuf.Buffer
 	exited         chan struct{}
 	waitErr        error // set before exited is closed
 }
@@ -253,7 +254,7 @@ func (p *process) waitLog(t *testing.T, re *regexp.Regexp, n int) []string {
 		}
 		return len(found) >= n
 	}
-	if _, ok := p.stderr.waitFor(t, fmt.Sprintf("%d log lines matching %q", n, re), p.exited, matched); !ok {
+	if _, ok := p.stderr.WaitUntil(t, fmt.Sprintf("%d log lines matching %q", n, re), p.exited, matched); !ok {
 		t.Fatalf("devicectl exited (%v) before %d log lines matching %q; log:\n%s", p.waitErr, n, re, p.stderr.String())
 	}
 	return found

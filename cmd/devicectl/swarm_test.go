@@ -25,6 +25,7 @@ import (
 	"github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/internal/leakcheck"
 	"github.com/devicectl/devicectl/internal/swarm"
+	"github.com/devicectl/devicectl/internal/testing/logbuf"
 )
 
 // swarmCheckLeaks fails the test if goroutines it started outlive it; register it first.
@@ -45,7 +46,7 @@ func TestSwarm(t *testing.T) {
 	defer cancel()
 	outR, outW := io.Pipe()
 	out := newLineWaiter(outR)
-	var stderr lockedBuffer
+	var stderr logbuf.Buffer
 	done := make(chan int, 1)
 	go func() {
 		defer outW.Close()
@@ -156,7 +157,7 @@ func TestSwarmNoServer(t *testing.T) {
 	defer cancel()
 	outR, outW := io.Pipe()
 	out := newLineWaiter(outR)
-	var stderr lockedBuffer
+	var stderr logbuf.Buffer
 	done := make(chan int, 1)
 	go func() {
 		defer outW.Close()
@@ -313,7 +314,7 @@ func swarmMeasureChild(t *testing.T, n string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr lockedBuffer
+	var stderr logbuf.Buffer
 	s, err := swarm.FromConfig(c, plan, &swarm.ConfigIO{Out: io.Discard, Err: &stderr, Getenv: os.Getenv, Version: buildVersion()})
 	if err != nil {
 		t.Fatal(err)
@@ -490,7 +491,7 @@ func TestSwarmTalk(t *testing.T) {
 			defer cancel()
 			outR, outW := io.Pipe()
 			out := newLineWaiter(outR)
-			var stderr lockedBuffer
+			var stderr logbuf.Buffer
 			done := make(chan int, 1)
 			go func() {
 				defer outW.Close()

@@ -57,7 +57,7 @@ func TestControlSocket(t *testing.T) {
 	if err != nil || resp.Error == nil || resp.Error.Code != -32602 || resp.Error.Data == nil || !strings.Contains(resp.Error.Data.Details, "tool_input.level") {
 		t.Errorf("amplify_volume 150 on the socket: %+v, %v; want -32602 naming tool_input.level", resp, err)
 	}
-	d.stderr.waitCount(t, regexp.MustCompile(`msg="tool call on the control socket" component=control tool=amplify_volume`), 2)
+	d.stderr.WaitCount(t, regexp.MustCompile(`msg="tool call on the control socket" component=control tool=amplify_volume`), 2)
 
 	d.stop(t)
 	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {

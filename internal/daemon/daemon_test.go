@@ -112,7 +112,7 @@ func TestHooksRunOnEvents(t *testing.T) {
 	// The hooks runner logs each run once it is over (the log is at debug).
 	ran := regexp.MustCompile(`msg="hook ran`)
 	waitLines := func(n int) []string {
-		d.stderr.waitCount(t, ran, n)
+		d.stderr.WaitCount(t, ran, n)
 		b, err := os.ReadFile(out)
 		if err != nil {
 			t.Fatal(err)
@@ -156,7 +156,7 @@ func TestTokenNeverLogged(t *testing.T) {
 				}
 				return ""
 			})
-			d.stderr.waitFor(t, "refusal logged", func(s string) bool { return strings.Contains(s, "registration refused") })
+			d.stderr.WaitFor(t, "refusal logged", func(s string) bool { return strings.Contains(s, "registration refused") })
 			d.stop(t)
 			log := d.stderr.String()
 			if strings.Contains(log, token) {

@@ -98,7 +98,7 @@ func TestDrivesConfiguredParts(t *testing.T) {
 	if err := dev.Say(waitCtx(t), "你好，我是设备。"); err != nil {
 		t.Fatal(err)
 	}
-	d.stderr.waitCount(t, regexp.MustCompile(`msg="utterance spoken"`), 1)
+	d.stderr.WaitCount(t, regexp.MustCompile(`msg="utterance spoken"`), 1)
 	fileHolds(t, spoken, "你好，我是设备。\n")
 
 	// Halting on the way out, before Run returns: the face shows idle, the speaker is muted.

@@ -1,20 +1,18 @@
 package daemon
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/devicectl/devicectl/device/agenttest"
 	configpkg "github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/internal/leakcheck"
+	"github.com/devicectl/devicectl/internal/testing/logbuf"
 )
 
 // hiddenToken is a bearer token the tests look for where it must not be.
@@ -27,72 +25,13 @@ func waitCtx(t *testing.T) context.Context {
 	return ctx
 }
 
-// lockedBuffer is a bytes.Buffer safe for a writer and a reader in different goroutines, which
-// wakes waitFor at every write: the tests wait for the daemon's log lines without polling.
-type lockedBuffer struct {
-	mu      sync.Mutex
-	b       bytes.Buffer
-	written chan struct{} // closed at the next write
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.written != nil {
-		close(b.written)
-		b.written = nil
-	}
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
-// waitFor returns the text once ok holds for it, checking after each write; it fails the test
-// when 10s pass first.
-func (b *lockedBuffer) waitFor(t *testing.T, what string, ok func(string) bool) string {
-	t.Helper()
-	timeout := time.After(10 * time.Second)
-	for {
-		b.mu.Lock()
-		text := b.b.String()
-		if b.written == nil {
-			b.written = make(chan struct{})
-		}
-		written := b.written
-		b.mu.Unlock()
-		if ok(text) {
-			return text
-		}
-		select {
-		case <-written:
-		case <-timeout:
-			t.Fatalf("no %s within 10s:\n%s", what, text)
-		}
-	}
-}
-
-// waitCount waits until the text holds n matches of re, and returns them.
-func (b *lockedBuffer) waitCount(t *testing.T, re *regexp.Regexp, n int) [][]string {
-	t.Helper()
-	var m [][]string
-	b.waitFor(t, fmt.Sprintf("%d lines matching %q", n, re), func(s string) bool {
-		m = re.FindAllStringSubmatch(s, -1)
-		return len(m) >= n
-	})
-	return m
-}
-
 // daemonUnderTest is a Daemon running on its own goroutine, reading the config file path.
 type daemonUnderTest struct {
 	d        *Daemon
 	path     string
 	reloaded chan error // each reload's outcome, from Options.Reloaded
-	stdout   lockedBuffer
-	stderr   lockedBuffer
+	stdout   logbuf.Buffer
+	stderr   logbuf.Buffer
 	cancel   context.CancelFunc
 	done     chan error
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/internal/testing/logbuf"
 )
 
 const thermostatSpec = `openapi: 3.1.0
@@ -136,7 +137,7 @@ func TestOpenAPIBadSpec(t *testing.T) {
 	c.Hardware.Mode = "sim"
 	c.ToolSets.OpenAPI = []config.OpenAPISetConfig{config.DefaultOpenAPISet()}
 	c.ToolSets.OpenAPI[0].Spec = spec
-	var stderr lockedBuffer
+	var stderr logbuf.Buffer
 	err := New(c, &Options{Stderr: &stderr, Getenv: func(string) string { return "" }}).Run(t.Context())
 	if err == nil || !strings.Contains(err.Error(), "toolsets.openapi[1].spec: ") || !strings.Contains(err.Error(), "broken.yaml") {
 		t.Errorf("Run = %v, want an error naming toolsets.openapi[1].spec and the file", err)
@@ -154,7 +155,7 @@ func TestOpenAPIRelativeServer(t *testing.T) {
 	c.Hardware.Mode = "sim"
 	c.ToolSets.OpenAPI = []config.OpenAPISetConfig{config.DefaultOpenAPISet()}
 	c.ToolSets.OpenAPI[0].Spec = spec
-	var stderr lockedBuffer
+	var stderr logbuf.Buffer
 	err := New(c, &Options{Stderr: &stderr, Getenv: func(string) string { return "" }}).Run(t.Context())
 	if err == nil || !strings.Contains(err.Error(), "toolsets.openapi[1]") || !strings.Contains(err.Error(), `URL "/api" is relative`) ||
 		!strings.Contains(err.Error(), "set base_url") || strings.Contains(err.Error(), "Options.BaseURL") {

@@ -26,7 +26,7 @@ import (
 // openToolAddr waits for the daemon's nth log line saying where the OpenTool server listens.
 func openToolAddr(t *testing.T, d *daemonUnderTest, nth int) string {
 	t.Helper()
-	m := d.stderr.waitCount(t, regexp.MustCompile(`serving the device's tools over OpenTool.* listen=(\S+)`), nth)
+	m := d.stderr.WaitCount(t, regexp.MustCompile(`serving the device's tools over OpenTool.* listen=(\S+)`), nth)
 	return m[nth-1][1]
 }
 

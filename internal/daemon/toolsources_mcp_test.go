@@ -162,7 +162,7 @@ func TestMCPSetDown(t *testing.T) {
 	if r := callTool(t, dev, "amplify_volume", `{"level":20}`); r.Error != nil {
 		t.Errorf("amplify_volume with the MCP set down = %v", r.Error)
 	}
-	d.stderr.waitFor(t, "the set's failure", func(s string) bool {
+	d.stderr.WaitFor(t, "the set's failure", func(s string) bool {
 		return strings.Contains(s, "MCP server not available; retrying in the background") &&
 			strings.Contains(s, "toolsets.mcp[1] mute") && strings.Contains(s, "initialize: no answer within 300ms")
 	})
@@ -206,7 +206,7 @@ func TestMCPListChanged(t *testing.T) {
 			t.Errorf("the uncarriable tool %s is declared", n)
 		}
 	}
-	log := d.stderr.waitFor(t, "the warnings", func(s string) bool {
+	log := d.stderr.WaitFor(t, "the warnings", func(s string) bool {
 		return strings.Contains(s, `tool=dim.level`) && strings.Contains(s, `tool=remote_ref`)
 	})
 	for _, want := range []string{`lamp_dim.level\" does not match ^[a-zA-Z0-9_-]{1,64}$`, `cannot resolve remote schemas`} {

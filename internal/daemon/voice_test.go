@@ -79,10 +79,10 @@ func TestRunHearsAndSpeaks(t *testing.T) {
 	case <-waitCtx(t).Done():
 		t.Fatalf("nothing heard reached the server:\n%s", d.stderr.String())
 	}
-	d.stderr.waitFor(t, "the heard line", func(s string) bool {
+	d.stderr.WaitFor(t, "the heard line", func(s string) bool {
 		return strings.Contains(s, `msg=heard component=voice text="set the volume to thirty"`)
 	})
-	d.stderr.waitFor(t, "the reply spoken", func(string) bool {
+	d.stderr.WaitFor(t, "the reply spoken", func(string) bool {
 		b, _ := os.ReadFile(said)
 		return strings.Contains(string(b), "Volume set to thirty.")
 	})
@@ -98,7 +98,7 @@ func TestRunSeed002ServerNoVoice(t *testing.T) {
 	srv := startStandIn(t, nil)
 	d := startDaemon(t, voiceConfig(t, srv.URL(), wav, filepath.Join(t.TempDir(), "said.txt")), nil)
 	dev := nextRegistration(t, srv)
-	d.stderr.waitFor(t, "the no-voice line", func(s string) bool { return strings.Contains(s, "does not take voice") })
+	d.stderr.WaitFor(t, "the no-voice line", func(s string) bool { return strings.Contains(s, "does not take voice") })
 	if r, err := dev.Execute(waitCtx(t), "amplify_volume", []byte(`{"level": 30}`)); err != nil || r.Error != nil {
 		t.Fatalf("a tool after voice was refused: %v %v", r, err)
 	}
@@ -125,7 +125,7 @@ func TestRunHearsThroughPulseAudio(t *testing.T) {
 		"    driver: file\n    file: "+wav+"\n", "    driver: pulse\n    device: "+pulsetest.Sink+".monitor\n", 1)
 	d := startDaemon(t, cfg, nil)
 	nextRegistration(t, srv)
-	d.stderr.waitFor(t, "listening", func(s string) bool { return strings.Contains(s, "msg=listening") })
+	d.stderr.WaitFor(t, "listening", func(s string) bool { return strings.Contains(s, "msg=listening") })
 	if !strings.Contains(d.stderr.String(), "microphone=pulse:"+pulsetest.Sink+".monitor") {
 		t.Fatalf("not listening to PulseAudio:\n%s", d.stderr.String())
 	}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/devicectl/devicectl/internal/agentd"
 	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/internal/testing/logbuf"
 )
 
 // startAgentd serves a real agent server (the rule planner, a database in a test directory) on
@@ -432,7 +433,7 @@ func TestTalkStatusSummary(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var out lockedBuffer
+		var out logbuf.Buffer
 		s, err := New(p, &Options{Out: &out, Talk: &talk, Build: func(d *Device) (Agent, func() error, error) {
 			return &fakeAgent{d: d}, nil, nil
 		}})
