@@ -108,13 +108,7 @@ func TestRunSIGHUPWithFIFOConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	refused := "reload refused"
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(stderr.String(), refused) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no %q within 10s of SIGHUP; stderr:\n%s", refused, stderr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	stderr.WaitFor(t, refused+" after SIGHUP", func(s string) bool { return strings.Contains(s, refused) })
 	if want := configPath + " is a named pipe (FIFO), not a regular file"; !strings.Contains(stderr.String(), want) {
 		t.Errorf("the refusal does not say %q:\n%s", want, stderr.String())
 	}

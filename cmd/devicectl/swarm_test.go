@@ -322,19 +322,16 @@ func swarmMeasureChild(t *testing.T, n string) {
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- s.Run(ctx) }()
-	deadline := time.Now().Add(5 * time.Minute)
-	for {
-		n, all := s.Registered()
-		if all > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d registered after 5 minutes; stderr: %s", n, count, stderr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
+	select {
+	case <-s.Ready():
+	case err := <-done:
+		t.Fatalf("the swarm ended before all registered: %v; stderr: %s", err, stderr.String())
+	case <-time.After(5 * time.Minute):
+		n, _ := s.Registered()
+		t.Fatalf("%d of %d registered after 5 minutes; stderr: %s", n, count, stderr.String())
 	}
 	cpu := cpuTime(t) - cpu0
-	time.Sleep(2 * time.Second) // idle: what the dials and registrations left behind is garbage now
+	settledRSS(t, "self") // idle: the dials and registrations are over, their garbage is left
 	m := sampleMemory(t)
 	_, m.Registered = s.Registered()
 	m.CPU = cpu
@@ -449,8 +446,28 @@ func idleRunRSS(t *testing.T, bin, url string) int64 {
 	for sc.Scan() && !strings.Contains(sc.Text(), "msg=registered") {
 	}
 	go io.Copy(io.Discard, stderr)
-	time.Sleep(3 * time.Second)
-	return rssOf(t, strconv.Itoa(cmd.Process.Pid))
+	return settledRSS(t, strconv.Itoa(cmd.Process.Pid))
+}
+
+// settledRSS returns the RSS of the process pid ("self" for this one) once it has stopped
+// changing: the same over ten readings a tenth of a second apart. No signal says a process has
+// finished growing after its start, so this polls what is measured, for at most 30s.
+func settledRSS(t *testing.T, pid string) int64 {
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	rss, same := rssOf(t, pid), 0
+	for deadline := time.Now().Add(30 * time.Second); same < 10; <-tick.C {
+		if time.Now().After(deadline) {
+			t.Logf("the RSS of %s still changes after 30s: measuring it as it is", pid)
+			break
+		}
+		if r := rssOf(t, pid); r == rss {
+			same++
+		} else {
+			rss, same = r, 0
+		}
+	}
+	return rss
 }
 
 // raceBuild reports whether this test binary was built with -race.

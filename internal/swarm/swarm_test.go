@@ -80,7 +80,11 @@ func TestSwarmRampStatusSummary(t *testing.T) {
 		done := make(chan error, 1)
 		go func() { done <- s.Run(ctx) }()
 
-		time.Sleep(1500 * time.Millisecond)
+		<-s.Ready()
+		if got := time.Since(start); got != 300*time.Millisecond {
+			t.Errorf("Ready closed %s after the start, want 300ms (the last device's registration)", got)
+		}
+		time.Sleep(1200 * time.Millisecond)
 		synctest.Wait()
 		for i := range 4 {
 			if got, want := built[i].Sub(start), time.Duration(i)*100*time.Millisecond; got != want {
