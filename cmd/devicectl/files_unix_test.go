@@ -14,6 +14,7 @@ import (
 
 	"github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/internal/testing/logbuf"
+	"github.com/devicectl/devicectl/internal/testing/standin"
 )
 
 // A config or token file that cannot be what it claims (a FIFO, /dev/zero, a directory, bytes no
@@ -83,9 +84,9 @@ func TestRunSIGHUPWithFIFOConfig(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	bin := buildHostBinary(t)
-	srv := startStandIn(t, nil)
+	srv := standin.Start(t, nil)
 	configPath := filepath.Join(t.TempDir(), "devicectl.yaml")
-	if err := os.WriteFile(configPath, []byte(baseConfig(t, srv.URL())), 0o600); err != nil {
+	if err := os.WriteFile(configPath, []byte(standin.BaseConfig(t, srv.URL())), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "run", "--config", configPath)
@@ -96,7 +97,7 @@ func TestRunSIGHUPWithFIFOConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cmd.Process.Kill()
-	nextRegistration(t, srv)
+	standin.NextRegistration(t, srv)
 
 	if err := os.Remove(configPath); err != nil {
 		t.Fatal(err)

@@ -44,6 +44,7 @@ import (
 	"github.com/devicectl/devicectl/device/agenttest"
 	"github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/internal/testing/logbuf"
+	"github.com/devicectl/devicectl/internal/testing/standin"
 )
 
 // throwawayCA is a certificate authority made for one test; nothing outside the test trusts it.
@@ -386,7 +387,7 @@ func TestRunWarnsLooseTokenFile(t *testing.T) {
 	for _, mode := range []os.FileMode{0o644, 0o640, 0o604, 0o600} {
 		t.Run(mode.String(), func(t *testing.T) {
 			t.Parallel()
-			srv := startStandIn(t, nil)
+			srv := standin.Start(t, nil)
 			token := filepath.Join(t.TempDir(), "token")
 			if err := os.WriteFile(token, []byte("loose-token-"+strconv.FormatUint(uint64(mode), 8)+"\n"), mode); err != nil {
 				t.Fatal(err)
@@ -395,7 +396,7 @@ func TestRunWarnsLooseTokenFile(t *testing.T) {
 				t.Fatal(err)
 			}
 			p := startProcess(t, bin, runConfig(t, srv.URL(), "  token_file: "+token+"\n", "text", ""), environWithout(config.TokenEnv))
-			d := nextRegistration(t, srv)
+			d := standin.NextRegistration(t, srv)
 			if got, want := d.Header.Get("Authorization"), "Bearer loose-token-"+strconv.FormatUint(uint64(mode), 8); got != want {
 				t.Errorf("Authorization %q, want %q", got, want)
 			}
@@ -435,7 +436,7 @@ func TestRunKeepsTokenHidden(t *testing.T) {
 		t.Run(tc.source+"/"+tc.format, func(t *testing.T) {
 			t.Parallel()
 			var registrations atomic.Int32
-			srv := startStandIn(t, &agenttest.Options{Register: func(_ context.Context, d *agenttest.Device) *jsonrpc2.Error {
+			srv := standin.Start(t, &agenttest.Options{Register: func(_ context.Context, d *agenttest.Device) *jsonrpc2.Error {
 				if registrations.Add(1) == 1 {
 					return &jsonrpc2.Error{Code: -32000, Message: "refused: " + strings.TrimPrefix(d.Header.Get("Authorization"), "Bearer ")}
 				}
@@ -489,7 +490,7 @@ hooks:
 			p := startProcess(t, bin, runConfig(t, srv.URL(), serverKeys, tc.format, extra), env)
 			pid := p.cmd.Process.Pid
 
-			d := nextRegistration(t, srv)
+			d := standin.NextRegistration(t, srv)
 			if got := d.Header.Get("Authorization"); got != "Bearer "+hiddenToken {
 				t.Errorf("Authorization %q, want the token", got)
 			}

@@ -2,14 +2,12 @@ package daemon
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/devicectl/devicectl/device/agenttest"
 	configpkg "github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/internal/leakcheck"
 	"github.com/devicectl/devicectl/internal/testing/logbuf"
@@ -99,56 +97,6 @@ func (d *daemonUnderTest) stop(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Errorf("Run did not return 15s after the stop")
 	}
-}
-
-func startStandIn(t *testing.T, opts *agenttest.Options) *agenttest.Server {
-	t.Helper()
-	srv, err := agenttest.Start(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	return srv
-}
-
-// nextRegistration returns the next registration srv sees, skipping disconnections.
-func nextRegistration(t *testing.T, srv *agenttest.Server) *agenttest.Device {
-	t.Helper()
-	for {
-		select {
-		case e := <-srv.Events():
-			if e.Kind == agenttest.Registered {
-				return e.Device
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatal("no registration within 10s")
-		}
-	}
-}
-
-func description(d *agenttest.Device, tool string) string {
-	for _, tl := range d.Tools {
-		if tl.Name == tool {
-			return tl.Description
-		}
-	}
-	return ""
-}
-
-func baseConfig(t *testing.T, url string) string {
-	return fmt.Sprintf(`server:
-  url: %s
-device:
-  mac: AA-BB-CC-DD-EE-FF
-  state_dir: %s
-  language: en
-connection:
-  ping_interval: 1s
-hardware:
-  mode: sim
-log:
-  level: debug
-`, url, t.TempDir())
 }
 
 // TestMain fails the package if a test leaves goroutines behind: every goroutine a daemon starts

@@ -14,6 +14,7 @@ import (
 
 	"github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/internal/testing/logbuf"
+	"github.com/devicectl/devicectl/internal/testing/standin"
 )
 
 const thermostatSpec = `openapi: 3.1.0
@@ -73,11 +74,11 @@ func TestOpenAPIToolSet(t *testing.T) {
 		io.WriteString(w, `{"celsius":21.5}`)
 	}))
 	defer api.Close()
-	srv := startStandIn(t, nil)
+	srv := standin.Start(t, nil)
 	spec := writeFile(t, "thermostat.yaml", thermostatSpec)
 	token := writeFile(t, "thermostat.token", "t0ken-for-the-thermostat\n")
 	key := writeFile(t, "thermostat.key", "k3y-for-the-thermostat\n")
-	config := baseConfig(t, srv.URL()) + fmt.Sprintf(`toolsets:
+	config := standin.BaseConfig(t, srv.URL()) + fmt.Sprintf(`toolsets:
   openapi:
     - spec: %s
       base_url: %s/api
@@ -86,7 +87,7 @@ func TestOpenAPIToolSet(t *testing.T) {
       prefix: heat_
 `, spec, api.URL, token, key)
 	d := startDaemon(t, config, nil)
-	dev := nextRegistration(t, srv)
+	dev := standin.NextRegistration(t, srv)
 	if names := toolNamesOf(dev); !slices.Contains(names, "heat_getTemperature") || !slices.Contains(names, "heat_setTarget") {
 		t.Fatalf("registered tools = %v, want heat_getTemperature and heat_setTarget", names)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/devicectl/devicectl/device/agenttest"
+	"github.com/devicectl/devicectl/internal/testing/standin"
 	"github.com/devicectl/devicectl/tools/opentool"
 	"github.com/devicectl/devicectl/tools/opentoolhttp"
 )
@@ -50,11 +51,11 @@ func toolNamesOf(d *agenttest.Device) []string {
 // The device's tools, served to an OpenTool client: the document lists them, a call runs on the
 // hardware with the same checks as the agent server's, and a key is required when keys are set.
 func TestOpenToolServer(t *testing.T) {
-	srv := startStandIn(t, nil)
+	srv := standin.Start(t, nil)
 	keys := writeFile(t, "keys", "# clients of this device\nk-one\n\nk-two\n")
-	config := baseConfig(t, srv.URL()) + fmt.Sprintf("opentool:\n  listen: 127.0.0.1:0\n  api_keys_file: %s\n", keys)
+	config := standin.BaseConfig(t, srv.URL()) + fmt.Sprintf("opentool:\n  listen: 127.0.0.1:0\n  api_keys_file: %s\n", keys)
 	d := startDaemon(t, config, nil)
-	dev := nextRegistration(t, srv)
+	dev := standin.NextRegistration(t, srv)
 	addr := openToolAddr(t, d, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -214,7 +215,7 @@ func waitTools(t *testing.T, srv *agenttest.Server, what string, ok func([]strin
 // the device), forwarded with its key, failing as -32000, withdrawn when it is gone for good and
 // registered again when it is back.
 func TestOpenToolToolSet(t *testing.T) {
-	srv := startStandIn(t, nil)
+	srv := standin.Start(t, nil)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -222,7 +223,7 @@ func TestOpenToolToolSet(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close() // down at start-up
 	key := writeFile(t, "lamp.key", "lamp-key\n")
-	config := baseConfig(t, srv.URL()) + fmt.Sprintf(`toolsets:
+	config := standin.BaseConfig(t, srv.URL()) + fmt.Sprintf(`toolsets:
   opentool:
     - url: http://%s
       api_key_file: %s
@@ -232,7 +233,7 @@ func TestOpenToolToolSet(t *testing.T) {
       drop_after: 1s
 `, addr, key)
 	d := startDaemon(t, config, nil)
-	first := nextRegistration(t, srv)
+	first := standin.NextRegistration(t, srv)
 	if slices.Contains(toolNamesOf(first), "lamp_turn_on") {
 		t.Fatalf("tools of a server that is down were registered: %v", toolNamesOf(first))
 	}
@@ -313,11 +314,11 @@ func resultOrError(r *jsonrpc2.Response) string {
 // A key file renewed in place restarts the tool set, but its tools stay declared meanwhile: the
 // reload neither withdraws them nor registers again.
 func TestToolSetKeyRenewedKeepsTools(t *testing.T) {
-	srv := startStandIn(t, nil)
+	srv := standin.Start(t, nil)
 	remote := &remoteTools{}
 	serveRemote(t, remote, "127.0.0.1:0")
 	key := writeFile(t, "lamp.key", "lamp-key\n")
-	config := baseConfig(t, srv.URL()) + fmt.Sprintf("toolsets:\n  opentool:\n    - url: http://%s\n      api_key_file: %s\n      prefix: lamp_\n", remote.addr, key)
+	config := standin.BaseConfig(t, srv.URL()) + fmt.Sprintf("toolsets:\n  opentool:\n    - url: http://%s\n      api_key_file: %s\n      prefix: lamp_\n", remote.addr, key)
 	d := startDaemon(t, config, nil)
 	dev := waitTools(t, srv, "the lamp's tools", func(n []string) bool { return slices.Contains(n, "lamp_turn_on") })
 

@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/devicectl/devicectl/device/agenttest"
+	"github.com/devicectl/devicectl/internal/testing/standin"
 )
 
 // registrationWith returns the first registration from srv whose tools include every name in
@@ -80,8 +81,8 @@ func TestMCPEverything(t *testing.T) {
 				url := startEverythingHTTP(t, node, index)
 				set = fmt.Sprintf("    - name: everything\n      url: %s\n      init_timeout: 20s\n", url)
 			}
-			srv := startStandIn(t, nil)
-			d := startDaemon(t, baseConfig(t, srv.URL())+"toolsets:\n  mcp:\n"+set, nil)
+			srv := standin.Start(t, nil)
+			d := startDaemon(t, standin.BaseConfig(t, srv.URL())+"toolsets:\n  mcp:\n"+set, nil)
 			dev := registrationWith(t, srv, "amplify_volume", "everything_echo", "everything_get-sum")
 			t.Logf("mcp/registerTools (%s) declared: %s", mode, strings.Join(toolNamesOf(dev), " "))
 
@@ -155,10 +156,10 @@ func startEverythingHTTP(t *testing.T, node, index string) string {
 // A server that never answers initialize is left out, with the reason in the log, and the device
 // serves its own tools meanwhile.
 func TestMCPSetDown(t *testing.T) {
-	srv := startStandIn(t, nil)
-	config := baseConfig(t, srv.URL()) + "toolsets:\n  mcp:\n    - name: mute\n      command: [sleep, \"600\"]\n      init_timeout: 300ms\n"
+	srv := standin.Start(t, nil)
+	config := standin.BaseConfig(t, srv.URL()) + "toolsets:\n  mcp:\n    - name: mute\n      command: [sleep, \"600\"]\n      init_timeout: 300ms\n"
 	d := startDaemon(t, config, nil)
-	dev := nextRegistration(t, srv)
+	dev := standin.NextRegistration(t, srv)
 	if r := callTool(t, dev, "amplify_volume", `{"level":20}`); r.Error != nil {
 		t.Errorf("amplify_volume with the MCP set down = %v", r.Error)
 	}
@@ -197,8 +198,8 @@ func TestMCPListChanged(t *testing.T) {
 	t.Cleanup(hs.Close)
 	tokenFile := writeFile(t, "mcp.token", token+"\n")
 
-	srv := startStandIn(t, nil)
-	config := baseConfig(t, srv.URL()) + fmt.Sprintf("toolsets:\n  mcp:\n    - name: lamp\n      url: %s\n      token_file: %s\n", hs.URL, tokenFile)
+	srv := standin.Start(t, nil)
+	config := standin.BaseConfig(t, srv.URL()) + fmt.Sprintf("toolsets:\n  mcp:\n    - name: lamp\n      url: %s\n      token_file: %s\n", hs.URL, tokenFile)
 	d := startDaemon(t, config, nil)
 	dev := registrationWith(t, srv, "amplify_volume", "lamp_on")
 	for _, n := range toolNamesOf(dev) {
