@@ -1,13 +1,11 @@
 package device_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,25 +13,8 @@ import (
 
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/device/agenttest"
+	"github.com/devicectl/devicectl/internal/testing/logbuf"
 )
-
-// syncBuffer is a log sink for the agent's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // A server that takes voice gets the utterance's samples as they were heard, and its turn's reply
 // streams back as messages.
@@ -81,7 +62,7 @@ func TestUserAudioReachesTheServer(t *testing.T) {
 func TestSeed002ServerSaidOnce(t *testing.T) {
 	checkLeaks(t)
 	srv := startServer(t, nil)
-	var logs syncBuffer
+	var logs logbuf.Buffer
 	a := newAgent(t, device.Options{URL: srv.URL(), Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	runAgent(t, a)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -41,6 +41,13 @@ func (b *Buffer) String() string {
 	return b.b.String()
 }
 
+// Reset empties b, for a test that looks at what comes next.
+func (b *Buffer) Reset() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.b.Reset()
+}
+
 // Logger logs everything, debug included, as text into b.
 func (b *Buffer) Logger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(b, &slog.HandlerOptions{Level: slog.LevelDebug}))
