@@ -26,6 +26,7 @@ import (
 	"github.com/devicectl/devicectl/internal/leakcheck"
 	"github.com/devicectl/devicectl/internal/swarm"
 	"github.com/devicectl/devicectl/internal/testing/logbuf"
+	"github.com/devicectl/devicectl/internal/testing/serveproc"
 )
 
 // swarmCheckLeaks fails the test if goroutines it started outlive it; register it first.
@@ -251,7 +252,7 @@ func TestSwarmMemory(t *testing.T) {
 	if b, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, b)
 	}
-	url := startServeProcess(t, bin)
+	_, url := serveproc.Start(t, bin)
 	idle := idleRunRSS(t, bin, url)
 	t.Logf("devicectl run, registered and idle: RSS %s", kib(idle))
 
@@ -391,40 +392,6 @@ func cpuTime(t *testing.T) time.Duration {
 		t.Fatalf("/proc/self/stat: %q", s)
 	}
 	return time.Duration(utime+stime) * 10 * time.Millisecond
-}
-
-// startServeProcess runs `devicectl serve` on a free loopback port until the test ends and
-// returns its URL.
-func startServeProcess(t *testing.T, bin string) string {
-	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--log-level", "error")
-	stdin, err := cmd.StdinPipe() // open, and silent, until the test ends: serve keeps serving
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout = io.Discard // a line per device
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stdin.Close()
-		cmd.Process.Signal(syscall.SIGTERM)
-		cmd.Wait()
-	})
-	banner, err := bufio.NewReader(stderr).ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
-	go io.Copy(io.Discard, stderr)
-	_, url, _ := strings.Cut(banner, "listening at ")
-	url, _, _ = strings.Cut(url, ";")
-	if !strings.HasPrefix(url, "ws://") {
-		t.Fatalf("serve said %q", banner)
-	}
-	return url
 }
 
 // idleRunRSS is the RSS of one `devicectl run --hardware sim`, registered and idle for a while.
