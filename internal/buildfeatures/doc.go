@@ -24,12 +24,13 @@
 //	wake         devicectl_omit_wake         the wake word (pocketsphinx)
 //
 // Why each is in BOARD_TAGS is its cost: the stripped armv6 binary must stay under the 9 MiB
-// (9,437,184 bytes) budget that .ci/run holds it to, and the agent server (SQLite, A2A, the
-// OpenAI client) alone is several times that. `make feature-sizes` measures, for the armv6 file,
-// what omitting each tag alone saves from a build with everything and what putting each back
-// into the board build costs; the file grows in 64 KiB pages, so a feature is measured in the
-// bytes loaded from the file (its sections but .bss). serve and sim share the agent server and
-// the console, so each alone saves little: they go together. HTTP/2 is cheap to lose: devicectl
-// speaks HTTP/1.1 to servers (a WebSocket upgrade is HTTP/1.1, and OpenTool servers all speak it).
-// Voice capture, detection and the mcp/user/* protocol stay in the board build.
+// (9,437,184 bytes) budget that .ci/run holds it to, and the agent server (SQLite, A2A, the OpenAI
+// client) alone is several times that. `make feature-sizes` measures, for the armv6 file, what
+// omitting each tag alone saves from a build with everything and what putting each back into the
+// board build costs, in the bytes loaded from the file (its sections but .bss), since the file
+// itself grows by whole pages (make cross links the 32-bit ARM builds with -R 4096). serve and sim
+// share the agent server and the console, so each alone saves little: they go together. HTTP/2 is
+// cheap to lose: devicectl speaks HTTP/1.1 to servers (a WebSocket upgrade is HTTP/1.1, and
+// OpenTool servers all speak it). Voice capture, detection and the mcp/user/* protocol stay in the
+// board build.
 package buildfeatures
