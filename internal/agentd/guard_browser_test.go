@@ -3,7 +3,6 @@ package agentd
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/devicectl/devicectl/internal/testing/chromium"
 	"github.com/devicectl/devicectl/internal/testing/logbuf"
+	"github.com/devicectl/devicectl/internal/testing/loopback"
 )
 
 // rebindName is the attacker's DNS name, which chromium resolves to 127.0.0.1 as if the
@@ -75,18 +75,7 @@ func TestGuardInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	t.Cleanup(func() {
-		if err := errors.Join(srv.Close(), <-served); err != nil {
-			t.Errorf("closing the server: %v", err)
-		}
-	})
-	addr := ln.Addr().String()
+	addr, _ := loopback.Serve(t, srv)
 	_, port, _ := net.SplitHostPort(addr)
 
 	// A task of the owner's, which a leak would show.
@@ -195,26 +184,8 @@ const stepTimeout = 30 * time.Second
 // serveOn serves h on a new loopback port until the test ends; it returns the address.
 func serveOn(t *testing.T, h http.Handler) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := &http.Server{Handler: h}
-	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }()
-	t.Cleanup(func() {
-		if err := errors.Join(hs.Close(), ignoreClosed(<-served)); err != nil {
-			t.Errorf("closing %s: %v", ln.Addr(), err)
-		}
-	})
-	return ln.Addr().String()
-}
-
-func ignoreClosed(err error) error {
-	if errors.Is(err, http.ErrServerClosed) {
-		return nil
-	}
-	return err
+	addr, _ := loopback.Serve(t, &http.Server{Handler: h})
+	return addr
 }
 
 // startChromium starts Debian's chromium with flags for the test.

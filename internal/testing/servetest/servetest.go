@@ -4,14 +4,13 @@
 package servetest
 
 import (
-	"errors"
-	"net"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/devicectl/devicectl/internal/agentd"
 	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/internal/testing/loopback"
 )
 
 // Start serves c on 127.0.0.1, on a port of its own, until the test ends, with a state
@@ -25,18 +24,8 @@ func Start(t testing.TB, c *config.Config) (*agentd.Server, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	t.Cleanup(func() {
-		if err := errors.Join(srv.Close(), <-served); err != nil {
-			t.Errorf("closing the server: %v", err)
-		}
-	})
-	return srv, ln.Addr().String()
+	addr, _ := loopback.Serve(t, srv)
+	return srv, addr
 }
 
 // WriteToken writes token to a file of mode 0600, as agent.token_file reads it, and returns its
