@@ -22,6 +22,7 @@ import (
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/device/agenttest"
 	"github.com/devicectl/devicectl/hal/sim"
+	"github.com/devicectl/devicectl/internal/testing/standin"
 	"github.com/devicectl/devicectl/tools"
 	"github.com/devicectl/devicectl/transport"
 )
@@ -67,17 +68,6 @@ func waitDevice(t *testing.T, srv *agenttest.Server) *agenttest.Device {
 	return d
 }
 
-func execute(t *testing.T, d *agenttest.Device, tool, input string) *jsonrpc2.Response {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	resp, err := d.Execute(ctx, tool, json.RawMessage(input))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp
-}
-
 func TestRegistersWithHeaders(t *testing.T) {
 	checkLeaks(t)
 	srv := startServer(t, nil)
@@ -118,7 +108,7 @@ func TestCallRightAfterAcceptanceSeesRegistered(t *testing.T) {
 	runAgent(t, a)
 	for i := range 20 {
 		d := waitDevice(t, srv)
-		resp := execute(t, d, "state", `{}`)
+		resp := standin.Execute(t, d, "state", `{}`)
 		if resp.Error != nil || resp.Result == nil || string(*resp.Result) != `"registered"` {
 			t.Fatalf("session %d: first call saw %s, want \"registered\"", i, resultOrError(resp))
 		}
@@ -155,7 +145,7 @@ func TestReconnectsAndRegistersAgainAfterADrop(t *testing.T) {
 	runAgent(t, a)
 	for i := range 3 {
 		d := waitDevice(t, srv)
-		if resp := execute(t, d, "amplify_volume", `{"level":30}`); resp.Error != nil {
+		if resp := standin.Execute(t, d, "amplify_volume", `{"level":30}`); resp.Error != nil {
 			t.Fatalf("drop %d: execute failed: %v", i, resp.Error)
 		}
 		d.Close()
@@ -166,7 +156,7 @@ func TestReconnectsAndRegistersAgainAfterADrop(t *testing.T) {
 		}
 	}
 	d := waitDevice(t, srv)
-	if resp := execute(t, d, "amplify_volume", `{"level":31}`); resp.Error != nil {
+	if resp := standin.Execute(t, d, "amplify_volume", `{"level":31}`); resp.Error != nil {
 		t.Fatalf("after the drops: %v", resp.Error)
 	}
 	if n := len(sl.all()); n != 3 {
@@ -225,7 +215,7 @@ func TestBackoffAfterARegisteredLine(t *testing.T) {
 		{"dropped after 2s, no call", func(_ *testing.T, _ *agenttest.Device, c *fakeClock) { c.Advance(2 * time.Second) }, climbing},
 		{"served 8s", func(_ *testing.T, _ *agenttest.Device, c *fakeClock) { c.Advance(8 * time.Second) }, fresh},
 		{"answered a call", func(t *testing.T, d *agenttest.Device, _ *fakeClock) {
-			if resp := execute(t, d, "amplify_volume", `{"level":3}`); resp.Error != nil {
+			if resp := standin.Execute(t, d, "amplify_volume", `{"level":3}`); resp.Error != nil {
 				t.Fatal(resp.Error)
 			}
 		}, fresh},
@@ -317,8 +307,8 @@ func TestSlowToolDelaysNeitherMessagesNorOtherTools(t *testing.T) {
 	d := waitDevice(t, srv)
 
 	stuck := make(chan *jsonrpc2.Response, 1)
-	go func() { stuck <- execute(t, d, "stuck", `{}`) }()
-	if resp := execute(t, d, "amplify_volume", `{"level":5}`); resp.Error != nil {
+	go func() { stuck <- standin.Execute(t, d, "stuck", `{}`) }()
+	if resp := standin.Execute(t, d, "amplify_volume", `{"level":5}`); resp.Error != nil {
 		t.Fatalf("another tool while one is stuck: %v", resp.Error)
 	}
 	if err := d.Say(context.Background(), "still talking"); err != nil {
@@ -369,7 +359,7 @@ func TestCallsOnOneResourceNeverOverlap(t *testing.T) {
 	for i := range 40 {
 		name := []string{"volume_up", "volume_down", "free_a", "free_b"}[i%4]
 		wg.Go(func() {
-			if resp := execute(t, d, name, `{}`); resp.Error != nil {
+			if resp := standin.Execute(t, d, name, `{}`); resp.Error != nil {
 				t.Errorf("%s: %v", name, resp.Error)
 			}
 		})
@@ -486,7 +476,7 @@ func TestHalfOpenLineDetected(t *testing.T) {
 	for {
 		e := nextEvent(t, srv) // fails the test after 10s without one
 		if e.Kind == agenttest.Registered && e.Device != first {
-			if resp := execute(t, e.Device, "amplify_volume", `{"level":1}`); resp.Error != nil {
+			if resp := standin.Execute(t, e.Device, "amplify_volume", `{"level":1}`); resp.Error != nil {
 				t.Fatalf("after recovery: %v", resp.Error)
 			}
 			break

@@ -14,6 +14,7 @@ import (
 
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/hal/sim"
+	"github.com/devicectl/devicectl/internal/testing/standin"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -44,7 +45,7 @@ func TestCallRunsLikeAnExecute(t *testing.T) {
 		{"no_such_tool", `{}`},
 		{"amplify_volume", `null`},
 	} {
-		want := execute(t, d, tc.tool, tc.input)
+		want := standin.Execute(t, d, tc.tool, tc.input)
 		got, err := a.Call(context.Background(), tc.tool, json.RawMessage(tc.input))
 		switch {
 		case want.Error == nil:
@@ -106,7 +107,7 @@ func TestCallSharesTheInFlightBound(t *testing.T) {
 	var err error
 	wg.Go(func() { got, err = a.Call(context.Background(), "hold", json.RawMessage(`{}`)) })
 	<-entered
-	if resp := execute(t, d, "hold", `{}`); resp.Error == nil || resp.Error.Code != device.CodeBusy {
+	if resp := standin.Execute(t, d, "hold", `{}`); resp.Error == nil || resp.Error.Code != device.CodeBusy {
 		t.Errorf("server's call while a local one holds the only slot = %s, want -32002", resultOrError(resp))
 	}
 	if _, lerr := a.Call(context.Background(), "hold", json.RawMessage(`{}`)); callErr(t, lerr).Code != device.CodeBusy {
@@ -136,7 +137,7 @@ func TestCallSharesTheHardware(t *testing.T) {
 	wg.Go(func() { got, err = a.Call(context.Background(), "hold", json.RawMessage(`{}`)) })
 	<-entered
 	server := make(chan string, 1)
-	wg.Go(func() { server <- resultOrError(execute(t, d, "hold", `{}`)) })
+	wg.Go(func() { server <- resultOrError(standin.Execute(t, d, "hold", `{}`)) })
 	select {
 	case <-entered:
 		t.Error("the server's call drove the arm while the local call held it")

@@ -18,6 +18,7 @@ import (
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/device/agenttest"
 	"github.com/devicectl/devicectl/hal/sim"
+	"github.com/devicectl/devicectl/internal/testing/standin"
 	"github.com/devicectl/devicectl/tools"
 	"github.com/devicectl/devicectl/transport"
 )
@@ -82,14 +83,14 @@ func TestSetRegistryRegistersChangedToolsOnTheSameLine(t *testing.T) {
 	if e.Device.RemoteAddr != first.RemoteAddr {
 		t.Errorf("re-registered from %s, want the same line %s", e.Device.RemoteAddr, first.RemoteAddr)
 	}
-	if resp := execute(t, e.Device, "beta", `{}`); resp.Error != nil || string(*resp.Result) != `"beta"` {
+	if resp := standin.Execute(t, e.Device, "beta", `{}`); resp.Error != nil || string(*resp.Result) != `"beta"` {
 		t.Errorf("calling the new tool: %s", resultOrError(resp))
 	}
 
 	// A registry declaring the same tools (a timeout changed, say) is served without a word to
 	// the server: the next registration the server sees is the one of the change after it.
 	a.SetRegistry(registryOf(t, "alpha", "beta"))
-	if resp := execute(t, e.Device, "alpha", `{}`); resp.Error != nil {
+	if resp := standin.Execute(t, e.Device, "alpha", `{}`); resp.Error != nil {
 		t.Errorf("calling alpha after an unchanged registry: %s", resultOrError(resp))
 	}
 	a.SetRegistry(registryOf(t, "gamma"))
@@ -114,7 +115,7 @@ func TestSetRegistryRemovesTools(t *testing.T) {
 	if !slices.Equal(toolNamesOf(e.Device), []string{"alpha"}) {
 		t.Fatalf("re-registered %v, want [alpha]", toolNamesOf(e.Device))
 	}
-	resp := execute(t, e.Device, "beta", `{}`)
+	resp := standin.Execute(t, e.Device, "beta", `{}`)
 	if resp.Error == nil || resp.Error.Code != device.CodeInvalidParams {
 		t.Errorf("calling the removed tool: %s, want -32602", resultOrError(resp))
 	}
@@ -154,7 +155,7 @@ func TestRestartReconnectsWithNewOptions(t *testing.T) {
 	if e.Kind != agenttest.Registered || e.Device.MAC != "02-00-00-00-00-01" {
 		t.Fatalf("new server: event %v from %s, want registered from 02-00-00-00-00-01", e.Kind, e.Device.MAC)
 	}
-	if resp := execute(t, e.Device, "amplify_volume", `{"level": 5}`); resp.Error != nil {
+	if resp := standin.Execute(t, e.Device, "amplify_volume", `{"level": 5}`); resp.Error != nil {
 		t.Errorf("call after restart: %s", resultOrError(resp))
 	}
 	if got := sl.all(); len(got) != 0 {
@@ -225,7 +226,7 @@ func TestSetRegistryAfterRestartWins(t *testing.T) {
 		}
 		e = nextEvent(t, srv)
 	}
-	if resp := execute(t, e.Device, "gamma", `{}`); resp.Error != nil {
+	if resp := standin.Execute(t, e.Device, "gamma", `{}`); resp.Error != nil {
 		t.Errorf("calling gamma: %s", resultOrError(resp))
 	}
 }
@@ -279,7 +280,7 @@ func TestOnCallAndOnLineLost(t *testing.T) {
 		{"fails", "", device.CodeToolFailed, "the lid is open"},
 		{"slow", "", device.CodeToolTimeout, "tool timed out after 50ms"},
 	} {
-		execute(t, d, tc.tool, `{}`)
+		standin.Execute(t, d, tc.tool, `{}`)
 		var r device.CallReport
 		select {
 		case r = <-reports:
@@ -299,7 +300,7 @@ func TestOnCallAndOnLineLost(t *testing.T) {
 		}
 	}
 	// Refused calls never ran: no report.
-	execute(t, d, "nope", `{}`)
+	standin.Execute(t, d, "nope", `{}`)
 
 	d.Close()
 	select {
@@ -448,7 +449,7 @@ func TestRestartKeepsHardwareExclusive(t *testing.T) {
 			d2 = e.Device
 		}
 	}
-	resp := execute(t, d2, "move", `{}`)
+	resp := standin.Execute(t, d2, "move", `{}`)
 	if resp.Error == nil || resp.Error.Code != device.CodeToolTimeout {
 		t.Errorf("move while the motor is held: %s, want -32001", resultOrError(resp))
 	}
@@ -524,7 +525,7 @@ func TestTimeoutWaitingForHardwareIsAnswered(t *testing.T) {
 		longAnswer <- resp
 	}()
 	<-holding
-	resp := execute(t, d, "short", `{}`)
+	resp := standin.Execute(t, d, "short", `{}`)
 	if resp.Error == nil || resp.Error.Code != device.CodeToolTimeout || resp.Error.Message != "tool timed out after 50ms" {
 		t.Errorf("short while the arm is held: %s, want -32001 tool timed out after 50ms", resultOrError(resp))
 	}

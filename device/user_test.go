@@ -14,6 +14,7 @@ import (
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/device/agenttest"
 	"github.com/devicectl/devicectl/internal/testing/logbuf"
+	"github.com/devicectl/devicectl/internal/testing/standin"
 )
 
 // A server that takes voice gets the utterance's samples as they were heard, and its turn's reply
@@ -78,7 +79,7 @@ func TestSeed002ServerSaidOnce(t *testing.T) {
 		if got := a.Voice(); got != device.VoiceRefused {
 			t.Errorf("Voice() = %v, want VoiceRefused", got)
 		}
-		if r := execute(t, d, "amplify_volume", `{"level":30}`); r.Error != nil {
+		if r := standin.Execute(t, d, "amplify_volume", `{"level":30}`); r.Error != nil {
 			t.Errorf("a tool after voice was refused: %v", r.Error)
 		}
 		d.Close() // the next round is a new line

@@ -105,7 +105,7 @@ func TestOpenAPIToolSet(t *testing.T) {
 		mu.Lock()
 		got = nil
 		mu.Unlock()
-		resp := callTool(t, dev, tc.tool, tc.input)
+		resp := standin.Execute(t, dev, tc.tool, tc.input)
 		answer := resultOrError(resp)
 		if resp.Error != nil {
 			answer = fmt.Sprintf("%d: %s", resp.Error.Code, resp.Error.Message)

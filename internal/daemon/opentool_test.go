@@ -92,7 +92,7 @@ func TestOpenToolServer(t *testing.T) {
 	if err != nil || !strings.Contains(string(res), `"success"`) {
 		t.Errorf("amplify_volume 30 = %s, %v; want success", res, err)
 	}
-	status := callTool(t, dev, "get_device_status", `{}`)
+	status := standin.Execute(t, dev, "get_device_status", `{}`)
 	if !strings.Contains(string(*status.Result), `"volume":30`) {
 		t.Errorf("after the OpenTool call the device reports %s, want volume 30", *status.Result)
 	}
@@ -250,15 +250,15 @@ func TestOpenToolToolSet(t *testing.T) {
 		}
 	}
 
-	resp := callTool(t, dev, "lamp_turn_on", `{"brightness":40,"colour":"warm"}`)
+	resp := standin.Execute(t, dev, "lamp_turn_on", `{"brightness":40,"colour":"warm"}`)
 	if resp.Error != nil || !strings.Contains(string(*resp.Result), `"params":{"brightness":40,"colour":"warm"}`) {
 		t.Errorf("forwarded call = %s, want the lamp's answer with the params", resultOrError(resp))
 	}
-	resp = callTool(t, dev, "lamp_turn_on", `{"brightness":"max"}`)
+	resp = standin.Execute(t, dev, "lamp_turn_on", `{"brightness":"max"}`)
 	if resp.Error == nil || resp.Error.Code != -32602 {
 		t.Errorf("invalid input = %s, want -32602 from the device's own validation", resultOrError(resp))
 	}
-	resp = callTool(t, dev, "lamp_fail", `{}`)
+	resp = standin.Execute(t, dev, "lamp_fail", `{}`)
 	if resp.Error == nil || resp.Error.Code != -32000 || !strings.Contains(resp.Error.Message, "the lamp is unplugged") ||
 		!strings.Contains(resp.Error.Message, ": no power on socket 2") {
 		t.Errorf("failing function = %s, want -32000 with the lamp's message and details", resultOrError(resp))
@@ -269,7 +269,7 @@ func TestOpenToolToolSet(t *testing.T) {
 
 	// Down: calls fail clearly; after drop_after the tools are withdrawn.
 	remote.srv.Close()
-	resp = callTool(t, dev, "lamp_turn_on", `{"brightness":1}`)
+	resp = standin.Execute(t, dev, "lamp_turn_on", `{"brightness":1}`)
 	if resp.Error == nil || resp.Error.Code != -32000 || !strings.Contains(resp.Error.Message, "not reachable") {
 		t.Errorf("call while the lamp is down = %s, want -32000 not reachable", resultOrError(resp))
 	}
@@ -287,18 +287,6 @@ func TestOpenToolToolSet(t *testing.T) {
 	if strings.Contains(d.stderr.String(), "lamp-key") {
 		t.Error("the log holds the lamp's API key")
 	}
-}
-
-// callTool sends the stand-in server's execute to dev and returns the answer.
-func callTool(t *testing.T, dev *agenttest.Device, tool, input string) *jsonrpc2.Response {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	resp, err := dev.Execute(ctx, tool, json.RawMessage(input))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp
 }
 
 func resultOrError(r *jsonrpc2.Response) string {
@@ -329,7 +317,7 @@ func TestToolSetKeyRenewedKeepsTools(t *testing.T) {
 	if !regexp.MustCompile(`configuration reloaded".*changed="key files" tools="[^"]*lamp_turn_on`).MatchString(d.stderr.String()) {
 		t.Errorf("the reload did not keep the lamp's tools:\n%s", d.stderr.String())
 	}
-	if resp := callTool(t, dev, "lamp_turn_on", `{"brightness":3}`); resp.Error != nil {
+	if resp := standin.Execute(t, dev, "lamp_turn_on", `{"brightness":3}`); resp.Error != nil {
 		t.Errorf("call after the key was renewed = %s", resultOrError(resp))
 	}
 	select {

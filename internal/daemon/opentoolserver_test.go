@@ -67,7 +67,7 @@ func TestOpenToolServerRefusesWebPages(t *testing.T) {
 			t.Errorf("%s: %d %s, want %d", tc.name, status, body, tc.status)
 		}
 	}
-	status := callTool(t, dev, "get_device_status", `{}`)
+	status := standin.Execute(t, dev, "get_device_status", `{}`)
 	if strings.Contains(string(*status.Result), `"volume":100`) {
 		t.Fatalf("a refused request turned the volume up: %s", *status.Result)
 	}

@@ -86,18 +86,18 @@ func TestMCPEverything(t *testing.T) {
 			dev := registrationWith(t, srv, "amplify_volume", "everything_echo", "everything_get-sum")
 			t.Logf("mcp/registerTools (%s) declared: %s", mode, strings.Join(toolNamesOf(dev), " "))
 
-			if got := resultOrError(callTool(t, dev, "everything_echo", `{"message":"hello from the device"}`)); !strings.Contains(got, "Echo: hello from the device") {
+			if got := resultOrError(standin.Execute(t, dev, "everything_echo", `{"message":"hello from the device"}`)); !strings.Contains(got, "Echo: hello from the device") {
 				t.Errorf("everything_echo = %s, want the echo", got)
 			}
-			if got := resultOrError(callTool(t, dev, "everything_get-sum", `{"a":2,"b":40}`)); !strings.Contains(got, "42") {
+			if got := resultOrError(standin.Execute(t, dev, "everything_get-sum", `{"a":2,"b":40}`)); !strings.Contains(got, "42") {
 				t.Errorf("everything_get-sum 2+40 = %s, want 42", got)
 			}
 			// The device's own checks come first: a missing argument never reaches the server.
-			if r := callTool(t, dev, "everything_get-sum", `{"a":2}`); r.Error == nil || r.Error.Code != -32602 {
+			if r := standin.Execute(t, dev, "everything_get-sum", `{"a":2}`); r.Error == nil || r.Error.Code != -32602 {
 				t.Errorf("everything_get-sum without b = %s, want -32602", resultOrError(r))
 			}
 			// The device's own tools still run beside them.
-			if r := callTool(t, dev, "amplify_volume", `{"level":35}`); r.Error != nil {
+			if r := standin.Execute(t, dev, "amplify_volume", `{"level":35}`); r.Error != nil {
 				t.Errorf("amplify_volume = %v", r.Error)
 			}
 			d.stop(t)
@@ -160,7 +160,7 @@ func TestMCPSetDown(t *testing.T) {
 	config := standin.BaseConfig(t, srv.URL()) + "toolsets:\n  mcp:\n    - name: mute\n      command: [sleep, \"600\"]\n      init_timeout: 300ms\n"
 	d := startDaemon(t, config, nil)
 	dev := standin.NextRegistration(t, srv)
-	if r := callTool(t, dev, "amplify_volume", `{"level":20}`); r.Error != nil {
+	if r := standin.Execute(t, dev, "amplify_volume", `{"level":20}`); r.Error != nil {
 		t.Errorf("amplify_volume with the MCP set down = %v", r.Error)
 	}
 	d.stderr.WaitFor(t, "the set's failure", func(s string) bool {
@@ -218,7 +218,7 @@ func TestMCPListChanged(t *testing.T) {
 	if !strings.Contains(log, "toolset=\"toolsets.mcp[1] lamp\"") {
 		t.Errorf("the warnings do not name the set:\n%s", log)
 	}
-	if got := resultOrError(callTool(t, dev, "lamp_on", `{}`)); got != `"the lamp is on"` {
+	if got := resultOrError(standin.Execute(t, dev, "lamp_on", `{}`)); got != `"the lamp is on"` {
 		t.Errorf("lamp_on = %s", got)
 	}
 
@@ -231,7 +231,7 @@ func TestMCPListChanged(t *testing.T) {
 		t.Error("the line closed for the new registration; want it registered again on the live line")
 	default:
 	}
-	r := callTool(t, again, "lamp_off", `{}`)
+	r := standin.Execute(t, again, "lamp_off", `{}`)
 	if r.Error == nil || r.Error.Code != -32000 || !strings.Contains(r.Error.Message, "off: the switch is stuck") {
 		t.Errorf("lamp_off = %s, want the server's isError as -32000 with its text", resultOrError(r))
 	}

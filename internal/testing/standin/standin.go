@@ -3,9 +3,13 @@
 package standin
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/devicectl/devicectl/device/agenttest"
 )
@@ -67,4 +71,17 @@ hardware:
 log:
   level: debug
 `, url, t.TempDir())
+}
+
+// Execute sends the stand-in server's mcp/tool/execute of tool with input to d and returns the
+// answer, failing the test when none comes within Wait.
+func Execute(t testing.TB, d *agenttest.Device, tool, input string) *jsonrpc2.Response {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), Wait)
+	defer cancel()
+	resp, err := d.Execute(ctx, tool, json.RawMessage(input))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
 }
