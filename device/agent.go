@@ -433,17 +433,16 @@ func (a *Agent) Run(ctx context.Context) error {
 		attempt++
 		a.publish(func(s *status) { s.wait = wait })
 		a.setState(BackingOff)
-		if !transport.ClosedNormally(err) {
+		if transport.ClosedNormally(err) {
+			// A server stopping or restarting closes its lines on purpose: no fault to warn of, and
+			// no "retrying": one Ctrl-C often stops the server and this device together, and the
+			// device's own stop may be a moment behind the server's close.
+			a.log.Info("the server closed the line", "reason", err, "retry_in", wait.Round(time.Millisecond), "attempt", attempt)
+		} else {
 			a.log.Warn("not connected; retrying", "err", err, "retry_in", wait.Round(time.Millisecond), "attempt", attempt)
 		}
 		if !a.backOff(ctx, wait) {
 			return nil
-		}
-		if transport.ClosedNormally(err) {
-			// A server stopping or restarting closes its lines on purpose: no fault to warn of. Said
-			// once the wait is over, so that one Ctrl-C stopping the server and this device together
-			// leaves no "reconnecting" behind the device's stop.
-			a.log.Info("the server closed the line; reconnecting", "reason", err, "waited", wait.Round(time.Millisecond), "attempt", attempt)
 		}
 	}
 }

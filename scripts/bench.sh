@@ -134,4 +134,31 @@ summary() {
 	}' "$1"
 }
 summary "$out"
+
+# voice_bench: the voice loop end to end (cmd/devicectl TestVoiceBench): flite speaks 20 commands
+# in two voices into a private PulseAudio null sink that is devicectl run's microphone; serve
+# transcribes with pocketsphinx and its grammar. It prints the share that led to the right action
+# (target >= 19/20 per voice) and the latency from the utterance's last sample to the reply's first
+# sample at the speaker (target p50 <= 1 s), with each stage. VOICE_BENCH=0 skips it.
+voice_bench() {
+	local prog missing=()
+	for prog in pocketsphinx_continuous flite sox pulseaudio pactl paplay parec espeak-ng; do
+		command -v "$prog" >/dev/null || missing+=("$prog")
+	done
+	echo ""
+	echo "voice in, end to end (cmd/devicectl TestVoiceBench), against VOICE.md:"
+	if [ ${#missing[@]} -gt 0 ]; then
+		echo "not run: ${missing[*]} missing (apt-get install pocketsphinx pocketsphinx-en-us flite sox pulseaudio pulseaudio-utils espeak-ng)"
+		return 0
+	fi
+	local vout
+	vout=$(mktemp)
+	DEVICECTL_VOICE_BENCH=1 "$GO" test -count=1 -timeout 20m -run '^TestVoiceBench$' -v ./cmd/devicectl >"$vout" 2>&1 || status=$?
+	grep '^voice-bench: ' "$vout" | sed 's/^voice-bench: //'
+	grep -E '^\s+voice_bench_test.go' "$vout" || true
+	rm -f "$vout"
+}
+if [ "${VOICE_BENCH:-1}" != 0 ]; then
+	voice_bench
+fi
 exit "$status"

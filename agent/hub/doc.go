@@ -79,6 +79,20 @@
 // of them is refused with 401 before the upgrade, tokens compared in constant time. Unset, the hub
 // is open: the development default, for a server on loopback.
 //
+// # What a person says (VOICE.md)
+//
+// With Options.Listener set, the registration answer lists "features":["user/text","user/audio"]
+// and a registered device may send mcp/user/text (answered at once {"status":"accepted",
+// "turn_id":...}), mcp/user/audio (16 kHz mono pcm_s16le in base64, at most
+// Options.MaxUtterance; answered once transcribed, with the text, or {"status":"empty"}) and
+// the notification mcp/user/interrupt (the running turn's context ends with ErrInterrupted).
+// The read loop only checks and queues them: each line has one worker that transcribes and runs
+// the turns in order, one at a time, so a device's session keeps the order things were said.
+// At most Options.UserQueue requests wait per line; more are answered -32002. Bad audio is
+// -32602 with data.details; an engine that fails is -32000 with its error. Each accepted text is
+// logged at info and published as a Heard event. Without a Listener the hub answers these
+// methods -32601, as a seed-002 server does.
+//
 // # Lifetime
 //
 // Close closes every line and waits for every goroutine the hub started: the read loops, the

@@ -16,6 +16,7 @@ const (
 	Disconnected                      // Device's registration ended; Reason says why
 	Refused                           // a registration was refused; Device is who asked, Reason why
 	CallDone                          // a tool call ended: Tool, Input, Result, Duration, Err
+	Heard                             // a person said Text to Device (mcp/user/text or audio transcribed)
 )
 
 func (k EventKind) String() string {
@@ -30,6 +31,8 @@ func (k EventKind) String() string {
 		return "refused"
 	case CallDone:
 		return "call_done"
+	case Heard:
+		return "heard"
 	}
 	return fmt.Sprintf("EventKind(%d)", uint8(k))
 }
@@ -46,6 +49,10 @@ type Event struct {
 	Result   json.RawMessage
 	Duration time.Duration // CallDone: from sending the call to its answer
 	Err      error         // CallDone: the call's error (a *CallError, ErrGone, ...), nil on success
+	// Heard: what was said, where from ("voice" when heard) and the turn it starts.
+	Text   string
+	Source string
+	TurnID string
 }
 
 // DefaultEventBuffer is how many events a subscription holds for a slow reader when Subscribe is

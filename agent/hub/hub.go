@@ -58,6 +58,22 @@ type Options struct {
 	// Bindings remember which Client-Id each MAC registered with first; nil keeps them in
 	// memory, for the life of the hub. The hub does not close it.
 	Bindings Bindings
+
+	// Listener takes what people say to devices (mcp/user/text, mcp/user/audio); the
+	// registration answer then lists the features. nil: the hub is a seed-002 server, and
+	// answers those methods -32601. With one, a line reads frames up to what MaxUtterance of
+	// audio takes in base64 even when ReadLimit is smaller.
+	Listener Listener
+	// MaxUtterance is the longest mcp/user/audio taken; 0 means DefaultMaxUtterance.
+	MaxUtterance time.Duration
+	// MaxText is the longest mcp/user/text taken, in bytes (agent.limits.message_bytes); 0
+	// means DefaultMaxText.
+	MaxText int
+	// UserQueue is how many requests of one device may wait for its worker (transcription
+	// and turn) before more are answered -32002; 0 means DefaultUserQueue.
+	UserQueue int
+	// TranscribeTimeout bounds one transcription; 0 means DefaultTranscribeTimeout.
+	TranscribeTimeout time.Duration
 }
 
 // DefaultRegisterTimeout is Options.RegisterTimeout's default. A device registers as soon as it
@@ -134,6 +150,25 @@ func New(o *Options) *Hub {
 	if h.opts.Bindings == nil {
 		h.opts.Bindings = newMemBindings()
 	}
+	if h.opts.MaxUtterance <= 0 {
+		h.opts.MaxUtterance = DefaultMaxUtterance
+	}
+	if h.opts.MaxText <= 0 {
+		h.opts.MaxText = DefaultMaxText
+	}
+	if h.opts.UserQueue <= 0 {
+		h.opts.UserQueue = DefaultUserQueue
+	}
+	if h.opts.TranscribeTimeout <= 0 {
+		h.opts.TranscribeTimeout = DefaultTranscribeTimeout
+	}
+	if h.opts.Listener != nil {
+		// An utterance of MaxUtterance, in base64, with the frame around it.
+		need := int64(h.maxAudioBase64()) + 4<<10
+		if limit := cmp.Or(h.opts.ReadLimit, transport.DefaultReadLimit); limit > 0 && limit < need {
+			h.opts.ReadLimit = need
+		}
+	}
 	h.log = h.opts.Logger
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
@@ -170,6 +205,11 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	l := &line{h: h, s: s, remote: r.RemoteAddr, clientID: r.Header.Get("Client-Id"), tokenOK: len(h.tokens) > 0,
 		pending: make(map[uint64]chan reply), registered: make(chan struct{})}
+	l.ctx, l.cancel = context.WithCancel(context.Background())
+	if h.opts.Listener != nil {
+		l.userq = make(chan userJob, h.opts.UserQueue)
+		l.slots = make(chan struct{}, h.opts.UserQueue)
+	}
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
@@ -180,6 +220,9 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.wg.Add(1)
 	if d := h.opts.RegisterTimeout; d > 0 {
 		h.wg.Go(func() { l.awaitRegistration(d) })
+	}
+	if l.userq != nil {
+		h.wg.Go(l.userLoop)
 	}
 	h.mu.Unlock()
 	defer h.wg.Done()

@@ -44,6 +44,16 @@ type line struct {
 
 	reg        *registration // guarded by Hub.mu: the MAC this line serves, nil before registering
 	registered chan struct{} // closed at the line's first registration
+
+	// What a person says (user.go): requests queued for the line's worker, nil without a
+	// Listener; slots bound them. ctx ends with the read loop.
+	ctx    context.Context
+	cancel context.CancelFunc
+	userq  chan userJob
+	slots  chan struct{}
+
+	umu        sync.Mutex
+	cancelTurn context.CancelCauseFunc // the running turn's, nil when none runs
 }
 
 // awaitRegistration closes the line if it has not registered within d.
@@ -79,10 +89,20 @@ func (l *line) serve() {
 				l.register(m)
 				continue
 			}
+			if l.user(m) {
+				continue
+			}
 			l.writeError(m.ID, CodeMethodNotFound, "Method not found", fmt.Sprintf("the server has no method %q", m.Method))
 		case transport.KindNotification:
+			if l.user(m) {
+				continue
+			}
 			l.h.log.Debug("notification ignored", "remote", l.remote, "method", m.Method)
 		}
+	}
+	l.cancel() // the turn and transcription running end; the worker takes nothing more
+	if l.userq != nil {
+		close(l.userq)
 	}
 	l.end(l.s.Err())
 }
@@ -160,8 +180,9 @@ type registerParams struct {
 }
 
 type registerResult struct {
-	Status  string `json:"status"`
-	Message string `json:"message"`
+	Status   string   `json:"status"`
+	Message  string   `json:"message"`
+	Features []string `json:"features,omitempty"` // what the server takes beyond seed 002
 }
 
 // register answers one mcp/registerTools; see the package documentation for the rules. The
@@ -282,7 +303,7 @@ func (l *line) register(m *transport.Message) {
 
 	var werr error
 	if conflict == "" {
-		werr = l.s.WriteResult(m.ID, registerResult{Status: "registered", Message: msg})
+		werr = l.s.WriteResult(m.ID, registerResult{Status: "registered", Message: msg, Features: h.features()})
 	}
 	l.wmu.Unlock()
 

@@ -75,9 +75,11 @@ type callView struct {
 
 // turnView is one exchange of the conversation.
 type turnView struct {
-	ID      int    `json:"id"`
-	MAC     string `json:"mac,omitempty"`
-	Text    string `json:"text"`  // what was said
+	ID   int    `json:"id"`
+	MAC  string `json:"mac,omitempty"`
+	Text string `json:"text"` // what was said
+	// Source is set for a turn a device started: "voice" when its microphone heard Text.
+	Source  string `json:"source,omitempty"`
 	Reply   string `json:"reply"` // the chunks so far, then the final
 	Thought string `json:"thought,omitempty"`
 	Err     string `json:"error,omitempty"`
@@ -341,11 +343,13 @@ func validPrefix(s string, n int) string {
 	return s[:n]
 }
 
-func (s *state) startTurn(text, mac string) int {
+func (s *state) startTurn(text, mac string) int { return s.startTurnFrom(text, mac, "") }
+
+func (s *state) startTurnFrom(text, mac, source string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.nextTurn++
-	t := &turnView{ID: s.nextTurn, MAC: mac, Text: text}
+	t := &turnView{ID: s.nextTurn, MAC: mac, Text: text, Source: source}
 	s.turns = append(s.turns, t)
 	if len(s.turns) > keepTurns {
 		s.turns = slices.Delete(s.turns, 0, len(s.turns)-keepTurns)

@@ -376,12 +376,29 @@ func (h *Handler) serveSay(w http.ResponseWriter, r *http.Request) {
 
 // runTurn runs one turn, showing its events on every page.
 func (h *Handler) runTurn(id int, req sayRequest) {
+	show := h.shower(id)
+	for e := range h.opts.Agent.Turn(h.closing, agent.Request{Text: req.Text, MAC: req.MAC, SessionID: h.opts.SessionID}) {
+		show(e)
+	}
+}
+
+// DeviceTurn shows on every page a turn a device started with what its person said (source
+// "voice": what its microphone heard); the caller runs the turn and passes each event to show.
+func (h *Handler) DeviceTurn(mac, text, source string) (show func(agent.Event)) {
+	if source == "" {
+		source = "device"
+	}
+	return h.shower(h.st.startTurnFrom(text, mac, source))
+}
+
+// shower returns what shows turn id's events, one at a time, in order.
+func (h *Handler) shower(id int) func(agent.Event) {
 	type started struct {
 		at    time.Time
 		input json.RawMessage
 	}
 	local := make(map[string][]started) // the server's own tools called and not yet answered
-	for e := range h.opts.Agent.Turn(h.closing, agent.Request{Text: req.Text, MAC: req.MAC, SessionID: h.opts.SessionID}) {
+	return func(e agent.Event) {
 		switch e.Kind {
 		case agent.EventChunk:
 			h.st.turnText(id, "chunk", e.Text)

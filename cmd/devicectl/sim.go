@@ -11,11 +11,14 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/spf13/cobra"
 
+	"github.com/devicectl/devicectl/agent/hub"
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/hal"
+	"github.com/devicectl/devicectl/hal/mic"
 	"github.com/devicectl/devicectl/hal/sim"
 	"github.com/devicectl/devicectl/internal/agentd"
 	"github.com/devicectl/devicectl/internal/config"
@@ -23,6 +26,7 @@ import (
 	devhw "github.com/devicectl/devicectl/internal/hardware"
 	"github.com/devicectl/devicectl/internal/simdevice"
 	"github.com/devicectl/devicectl/internal/term"
+	"github.com/devicectl/devicectl/voice"
 )
 
 // simMAC is the simulated device's MAC unless --mac says otherwise: the protocol's example.
@@ -59,8 +63,15 @@ func simDefaults() *config.Config {
 	return c
 }
 
+// simVoice is what --voice and --voice-input ask of the sim's device.
+type simVoice struct {
+	on   bool   // --voice: hear the default PulseAudio source, speak through the speakers
+	file string // --voice-input: hear this WAV instead (and speak)
+}
+
 func newSimCmd() *cobra.Command {
 	var webAddr, configPath string
+	var sv simVoice
 	cmd := &cobra.Command{
 		Use:   "sim",
 		Short: "Run the agent server and a simulated device in one process, and talk to them",
@@ -76,6 +87,13 @@ at the end (with --web it then serves the page until interrupted).
 
 --web serves a web page showing the device's face, volume and uptime, a conversation box and the
 log of tool calls, at http://` + simWebAddr + `/ or the loopback address given (--web=127.0.0.1:9000).
+
+--voice makes the device hear and speak: it listens on the laptop's default PulseAudio source
+(every utterance, as voice.listen vad), the agent server transcribes what it heard (agent.stt:
+pocketsphinx with a grammar of what the planner understands, where installed), the console
+shows what was heard, and the replies are spoken through the speakers (espeak-ng).
+--voice-input FILE.wav plays a 16 kHz mono WAV in as the microphone instead, for demos and
+tests (sox IN -r 16000 -c 1 -b 16 FILE.wav converts).
 
 --config reads a config file's agent, llm, render and log sections (a search backend, a planner,
 its model); the device stays simulated and the agent's database lasts the session, whatever the
@@ -101,20 +119,22 @@ file says about them.
 			if err := c.CheckAgent(); err != nil {
 				return err
 			}
-			return runSim(cmd.Context(), c, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return runSim(cmd.Context(), c, sv, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	cmd.Flags().StringVar(&configPath, "config", "", "config file whose agent, llm, render and log sections to use (none by default: sim needs no configuration)")
 	config.BindFlags(cmd.Flags(), simDefaults(), "mac", "language", "planner", "llm-url", "llm-model", "searxng-url", "show-thoughts", "color", "log-level", "log-format")
 	cmd.Flags().StringVar(&webAddr, "web", "", "serve the web page at http://ADDR/ (a loopback host:port; --web alone: "+simWebAddr+")")
 	cmd.Flags().Lookup("web").NoOptDefVal = simWebAddr
+	cmd.Flags().BoolVar(&sv.on, "voice", false, "hear the laptop's default PulseAudio source and speak the replies through its speakers")
+	cmd.Flags().StringVar(&sv.file, "voice-input", "", "hear this WAV file (16 kHz mono 16-bit) as the microphone, and speak the replies")
 	// The simulated device has no network interface to take a MAC from: run's text for --mac,
 	// which falls back to device.interface, does not apply.
 	cmd.Flags().Lookup("mac").Usage = "the simulated device's MAC address, sent in mcp/registerTools (device.mac)"
 	return cmd
 }
 
-func runSim(ctx context.Context, c *config.Config, in io.Reader, stdout, stderr io.Writer) (err error) {
+func runSim(ctx context.Context, c *config.Config, sv simVoice, in io.Reader, stdout, stderr io.Writer) (err error) {
 	out := console.NewSyncWriter(stdout)
 	log := config.NewLogger(c.Log, stderr)
 	interactive := term.IsTerminal(in)
@@ -150,11 +170,21 @@ func runSim(ctx context.Context, c *config.Config, in io.Reader, stdout, stderr 
 		Color:        c.Render.ColorOn(stderr),
 		Logger:       log,
 	})
+	var speech devhw.Speech // --voice: the replies are spoken
+	if sv.on || sv.file != "" {
+		if speech, err = devhw.OpenSpeech(config.SpeechConfig{Driver: "command", Sentences: true}, c.VoiceLang(), log); err != nil {
+			return err
+		}
+		defer func() { err = errors.Join(err, speech.Close()) }()
+	}
 	// The console waits for each reply to be shown before it reads on, so scripted output is
 	// in a fixed order.
 	finals := make(chan struct{}, 1)
 	render := func(m device.AIMessage) {
 		renderer.Render(m)
+		if speech != nil {
+			speech.Observe(m)
+		}
 		if m.Type == device.MessageFinal {
 			select {
 			case finals <- struct{}{}:
@@ -191,6 +221,13 @@ func runSim(ctx context.Context, c *config.Config, in io.Reader, stdout, stderr 
 	if c.Agent.Web {
 		fmt.Fprintf(stderr, "devicectl sim: the web page is at http://%s/\n", ln.Addr())
 	}
+	if speech != nil {
+		stop, err := simHear(ctx, c, sv, srv, dev, con, speech, log)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	if interactive {
 		fmt.Fprintf(stderr, "devicectl sim: a simulated device (%s, %d tools) is registered with the agent server at %s (planner %s).\n"+
 			"Say something (把音量调到30, 笑一个, look amazed), or type help for the commands; quit or Ctrl-D to leave.\n", dev.MAC, dev.Tools, url, c.Agent.Planner)
@@ -199,9 +236,42 @@ func runSim(ctx context.Context, c *config.Config, in io.Reader, stdout, stderr 
 	if err := con.Run(ctx, in); !errors.Is(err, io.EOF) {
 		return err
 	}
-	if c.Agent.Web && !interactive {
+	switch {
+	case c.Agent.Web && !interactive:
 		fmt.Fprintln(stderr, "devicectl sim: end of input; serving the web page until interrupted")
+		<-ctx.Done()
+	case speech != nil && !interactive:
+		fmt.Fprintln(stderr, "devicectl sim: end of input; listening until interrupted")
 		<-ctx.Done()
 	}
 	return nil
+}
+
+// simHear makes the sim's device hear (--voice, --voice-input) and the console show what the
+// server heard. stop ends both.
+func simHear(ctx context.Context, c *config.Config, sv simVoice, srv *agentd.Server, dev *simdevice.Device, con *console.Console, mouth devhw.Speech, log *slog.Logger) (stop func(), err error) {
+	events, unsubscribe := srv.Hub.Subscribe(0)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for e := range events {
+			if e.Kind == hub.Heard {
+				con.Heard(e.Device.MAC, e.Text, e.Source)
+			}
+		}
+	})
+	mc := mic.Config{Driver: mic.DriverPulse} // the default source
+	key := "--voice"
+	if sv.file != "" {
+		mc, key = mic.Config{Driver: mic.DriverFile, File: sv.file}, "--voice-input"
+	}
+	m, _ := mouth.(voice.Mouth)
+	if err := dev.Hear(ctx, &simdevice.HearOptions{Mic: mc, VAD: c.Voice.VAD, Mouth: m, Lang: c.VoiceLang(), Logger: log}); err != nil {
+		unsubscribe()
+		wg.Wait()
+		return nil, &config.Error{Key: key, Err: err}
+	}
+	return func() {
+		unsubscribe()
+		wg.Wait()
+	}, nil
 }

@@ -96,6 +96,8 @@ func (s *Server) WatchDevices(ctx context.Context, con *console.Console) (stop f
 					con.Event(console.Registered, consoleDevice(e.Device))
 				case hub.Disconnected:
 					con.Event(console.Disconnected, consoleDevice(e.Device))
+				case hub.Heard:
+					con.Heard(e.Device.MAC, e.Text, e.Source)
 				}
 			case <-ctx.Done():
 				return

@@ -113,7 +113,13 @@ func New(o *Options) (_ *Server, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("the device bindings in %s: %w", s.DBPath, err)
 	}
+	engine, err := newSTT(c, s.log)
+	if err != nil {
+		return nil, err
+	}
 	s.Hub = hub.New(&hub.Options{
+		Listener:       &voice{s: s, stt: engine, log: s.log.With("component", "voice")},
+		MaxText:        int(c.Agent.Limits.MessageBytes),
 		Tokens:         deviceTokens,
 		Logger:         s.log,
 		ReadLimit:      c.Connection.ReadLimit,

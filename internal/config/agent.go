@@ -26,6 +26,7 @@ type AgentConfig struct {
 	DeviceTokensFile string        // tokens a device may register with, one a line; empty: any
 	Web              bool          // serve the web page (agent/web) at http://ADDR/
 	Search           SearchConfig
+	STT              STTConfig
 	// DeviceAliases names devices in the MCP server's tool names (ALIAS__amplify_volume), by
 	// MAC as the protocol writes it; a device without one is named by its MAC.
 	DeviceAliases map[string]string
@@ -99,6 +100,23 @@ type SearchConfig struct {
 	SearXNGURL string // a SearXNG instance's root; its JSON API must be enabled
 }
 
+// STTConfig is the agent server's speech to text, for the audio devices send (mcp/user/audio).
+type STTConfig struct {
+	Engine     string   // STTEngineAuto, STTEngineCommand, STTEngineOpenAI or STTEngineNone
+	Command    []string // STTEngineCommand: argv; {wav} and {jsgf} are replaced (agent/stt)
+	BaseURL    string   // STTEngineOpenAI: the endpoint's base URL, e.g. http://127.0.0.1:8080/v1
+	Model      string   // STTEngineOpenAI: e.g. whisper-1
+	APIKeyFile string   // STTEngineOpenAI: file holding the key; empty: none
+}
+
+// agent.stt.engine's values.
+const (
+	STTEngineAuto    = "auto" // pocketsphinx_continuous with a grammar when it is on PATH, else none
+	STTEngineCommand = "command"
+	STTEngineOpenAI  = "openai"
+	STTEngineNone    = "none"
+)
+
 // LLMConfig is the OpenAI-compatible endpoint of the llm planner.
 type LLMConfig struct {
 	BaseURL    string // e.g. http://127.0.0.1:11434/v1 (Ollama)
@@ -122,6 +140,7 @@ const agentDBName = "agent.db"
 func defaultAgent() AgentConfig {
 	return AgentConfig{
 		Listen: DefaultAgentListen, Planner: PlannerRules, TurnTimeout: 60 * time.Second,
+		STT:       STTConfig{Engine: STTEngineAuto},
 		Tasks:     TasksConfig{KeepAge: 30 * 24 * time.Hour, KeepCount: 10000},
 		Reminders: RemindersConfig{Grace: 10 * time.Minute},
 		Limits: LimitsConfig{
@@ -156,6 +175,19 @@ func (c *Config) CheckAgent() error {
 	}
 	if err := checkAliasesUnique(c.Agent.DeviceAliases); err != nil {
 		return &Error{Key: "agent.device_aliases", Err: err}
+	}
+	switch c.Agent.STT.Engine {
+	case STTEngineCommand:
+		if len(c.Agent.STT.Command) == 0 {
+			return &Error{Key: "agent.stt.command", Err: errors.New("agent.stt.engine is command and agent.stt.command is empty: name a program that reads a WAV and prints the text")}
+		}
+	case STTEngineOpenAI:
+		if c.Agent.STT.BaseURL == "" {
+			return &Error{Key: "agent.stt.base_url", Err: errors.New("agent.stt.engine is openai and agent.stt.base_url is not set")}
+		}
+		if c.Agent.STT.Model == "" {
+			return &Error{Key: "agent.stt.model", Err: errors.New("agent.stt.engine is openai and agent.stt.model is not set")}
+		}
 	}
 	if c.Agent.Planner == PlannerLLM {
 		if c.LLM.BaseURL == "" {

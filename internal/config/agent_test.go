@@ -40,6 +40,11 @@ func TestCheckAgent(t *testing.T) {
 		{"llm without model", "agent: {planner: llm}\nllm: {base_url: 'http://127.0.0.1:11434/v1'}", "llm.model", "llm.model is not set"},
 		{"llm complete", "agent: {planner: llm}\nllm: {base_url: 'http://127.0.0.1:11434/v1', model: m}", "", ""},
 		{"llm keys with rules", "llm: {model: m}", "", ""},
+		{"stt command without argv", "agent: {stt: {engine: command}}", "agent.stt.command", "agent.stt.engine is command and agent.stt.command is empty"},
+		{"stt command", "agent: {stt: {engine: command, command: [whisper-cli, -f, '{wav}']}}", "", ""},
+		{"stt openai without url", "agent: {stt: {engine: openai, model: whisper-1}}", "agent.stt.base_url", "agent.stt.engine is openai and agent.stt.base_url is not set"},
+		{"stt openai without model", "agent: {stt: {engine: openai, base_url: 'http://127.0.0.1:8080/v1'}}", "agent.stt.model", "agent.stt.model is not set"},
+		{"stt openai", "agent: {stt: {engine: openai, base_url: 'http://127.0.0.1:8080/v1', model: whisper-1}}", "", ""},
 		{"device aliases", "agent: {device_aliases: {aa:bb:cc:dd:ee:01: desk, AA-BB-CC-DD-EE-02: kitchen}}", "", ""},
 		{"one alias for two devices", "agent: {device_aliases: {AA-BB-CC-DD-EE-01: desk, AA-BB-CC-DD-EE-02: desk}}", "agent.device_aliases", `alias "desk" names both AA-BB-CC-DD-EE-01 and AA-BB-CC-DD-EE-02`},
 	}

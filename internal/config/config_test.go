@@ -335,6 +335,11 @@ func TestBadValues(t *testing.T) {
 		{"agent.limits.web_call_bytes", "{}", "want a single value"},
 		{"agent.limits.web_calls", "0", "out of range"},
 		{"agent.search.searxng_url", "searx.local", "is not an http:// or https:// URL"},
+		{"agent.stt.engine", "whisper", `"whisper" is not one of auto, command, openai, none`},
+		{"agent.stt.command", "[a, '']", "item 2 is empty"},
+		{"agent.stt.base_url", "localhost:8080", "is not an http:// or https:// URL"},
+		{"agent.stt.model", "[a]", "want a single value"},
+		{"agent.stt.api_key_file", "{}", "want a single value"},
 		{"llm.base_url", "ftp://x/v1", "is not an http:// or https:// URL"},
 		{"llm.model", "[a]", "want a single value"},
 		{"llm.api_key_file", "{}", "want a single value"},
@@ -698,4 +703,18 @@ func FuzzParseConfig(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Two keys with one flag name would bind whichever comes first to a command's flag.
+func TestFlagNamesUnique(t *testing.T) {
+	seen := map[string]string{}
+	for _, s := range settings {
+		if s.flag == "" {
+			continue
+		}
+		if other, dup := seen[s.flag]; dup {
+			t.Errorf("--%s is the flag of both %s and %s", s.flag, other, s.key)
+		}
+		seen[s.flag] = s.key
+	}
 }

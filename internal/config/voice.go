@@ -92,7 +92,7 @@ var languagePattern = regexp.MustCompile(`^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$`)
 func voiceSettings() []setting {
 	vc := func(c *Config) *VoiceConfig { return &c.Voice }
 	return []setting{
-		enumKey("voice.listen", "listen", "when the device listens: off; vad, every utterance; button, while voice.button is held; wake, the utterance after voice.wake_word", func(c *Config) *string { return &vc(c).Listen }, ListenOff, ListenVAD, ListenButton, ListenWake),
+		enumKey("voice.listen", "voice", "when the device listens: off; vad, every utterance; button, while voice.button is held; wake, the utterance after voice.wake_word", func(c *Config) *string { return &vc(c).Listen }, ListenOff, ListenVAD, ListenButton, ListenWake),
 		floatKey("voice.vad.threshold", "how far above the room's noise floor, in dB, a sound must be to count as speech", func(c *Config) *float64 { return &vc(c).VAD.Threshold }, 1, 60),
 		floatKey("voice.vad.min_level", "the level, in dBFS, speech must reach however quiet the room", func(c *Config) *float64 { return &vc(c).VAD.MinLevel }, -96, -1),
 		durationKey("voice.vad.min_speech", "", "speech shorter than this is a click, not an utterance", func(c *Config) *time.Duration { return &vc(c).VAD.MinSpeech }),

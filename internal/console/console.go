@@ -446,6 +446,21 @@ func (c *Console) Event(kind DeviceEventKind, d Device) {
 	default:
 		return
 	}
+	c.notice(msg)
+}
+
+// Heard shows what a person said to a device (serve): source "voice" is what its microphone
+// heard, anything else was typed on it.
+func (c *Console) Heard(mac, text, source string) {
+	verb := "said"
+	if source == "voice" {
+		verb = "heard"
+	}
+	c.notice(fmt.Sprintf("%s %s: %s", oneLine(mac), verb, oneLine(text)))
+}
+
+// notice prints a line of its own, between what the console is doing.
+func (c *Console) notice(msg string) {
 	if c.Interactive && !c.editing.Load() {
 		// The prompt is on screen: write over it, then show it again. (The line editor does
 		// that itself, keeping what was typed.)

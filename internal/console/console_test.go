@@ -349,12 +349,14 @@ func TestConsolePeerTextSanitised(t *testing.T) {
 	}
 	c.Event(Registered, Device{MAC: "AA" + evil, Addr: evil})
 	c.Event(Disconnected, Device{MAC: "AA" + evil})
+	c.Heard("AA"+evil, "set the volume"+evil, "voice")
 	got := out.String()
 	if i := strings.IndexAny(got, "\x1b\x07\u009b\u202e\r"); i >= 0 {
 		t.Fatalf("a control reached the terminal at byte %d:\n%q", i, got)
 	}
 	shown := `\x1b]0;pwned\x07\x1b[2J\x1b[H\u009b31m\u202eexe.txt`
 	for _, want := range []string{
+		"AA" + shown + " heard: set the volume" + shown,
 		"amplify_volume" + shown, "Sets the volume." + shown, "127.0.0.1:1" + shown,
 		`error: device answered "` + shown, "→ t" + shown + ` {"a":"\u202eexe.txt"}`, `← t` + shown + ` {"a":"\u009b31m"}`,
 		`"message":"m\u001b]0;pwned\u0007\u001b[2J\u001b[H\u009b31m\u202eexe.txt"`, "← t error: e" + shown, "reply" + shown, "error: failed" + shown,

@@ -533,8 +533,12 @@ func (r *rig) serverDown(t *testing.T, sig syscall.Signal) {
 	}
 
 	// A closed line is seen at once (a close frame, or FIN/RST): not after a keepalive timeout.
-	i, lost := r.within(t, r.dev.stderr, devMark, stop, slack, "the device noticing the server gone",
-		logMsg("not connected; retrying", attrContains("err", "connection lost")))
+	// A server stopping (SIGTERM) says so with close 1001, which is no fault to the device.
+	gone := logMsg("not connected; retrying", attrContains("err", "connection lost"))
+	if sig == syscall.SIGTERM {
+		gone = logMsg("the server closed the line", attrContains("reason", "StatusGoingAway"))
+	}
+	i, lost := r.within(t, r.dev.stderr, devMark, stop, slack, "the device noticing the server gone", gone)
 	// The server stays down until a dial has been refused and the device backs off again.
 	i, _ = r.within(t, r.dev.stderr, i+1, lost.at, backoffMax+slack, "a refused dial while the server is down",
 		logMsg("not connected; retrying", attrContains("err", "connection refused")))

@@ -38,6 +38,12 @@ var reviewed = map[string]string{
 	"hal/pulse/pulse.go:(*Speaker).run:s.command": "s.command is Options.Command (devicectl never sets it), default Options.Tool, which " +
 		"New limits to pactl or wpctl (hardware.speaker.tool). Arguments: hardware.speaker.device and the volume as a number.",
 	"internal/pulsetest/pulsetest.go:Start:bin": "a test helper: bin is exec.LookPath(\"pulseaudio\").",
+	"hal/mic/pipe.go:Start:path": "path is exec.LookPath(argv[0]), argv being parec's or arecord's fixed argv (PulseCommand, " +
+		"ALSACommand: hardware.microphone.device as one argument) or hardware.microphone.command. The server sends nothing to it.",
+	"voice/spotter.go:NewPocketSphinx:path": "path is exec.LookPath(o.Program), pocketsphinx_continuous unless a test names another; " +
+		"the keyword is voice.wake_word from the config, one argument. Audio goes to stdin.",
+	"voice/stt.go:(*CommandSTT).Transcribe:c.Argv[0]": "c.Argv is voice.stt_command from the config. The utterance goes to stdin " +
+		"as a WAV; the server sends nothing to it.",
 	"tools/mcpset/conn.go:(*Set).connect:s.path": "s.path is exec.LookPath(Command[0]) in New, Command being toolsets.mcp[].command " +
 		"from the config. Server input reaches the program only as MCP messages on its stdin, never in argv.",
 }

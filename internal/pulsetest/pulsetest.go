@@ -54,9 +54,11 @@ type Server struct {
 }
 
 // Start runs a PulseAudio daemon with only a unix socket and one null sink
-// named Sink, points the test's environment at it, and stops it when the
-// test ends.
-func Start(t testing.TB) *Server {
+// named Sink (the default sink), points the test's environment at it, and
+// stops it when the test ends. extraSinks are more null sinks by those
+// names, each with its monitor source NAME.monitor: a voice test plays
+// speech into one whose monitor is the microphone.
+func Start(t testing.TB, extraSinks ...string) *Server {
 	t.Helper()
 	bin := Need(t, "pulseaudio", "pulseaudio")
 
@@ -76,7 +78,7 @@ func Start(t testing.TB) *Server {
 	}
 
 	s := &Server{Address: "unix:" + socket, log: new(syncBuffer), done: make(chan struct{})}
-	s.cmd = exec.Command(bin,
+	args := []string{
 		"-n", // no default.pa: only the modules below
 		"--daemonize=no",
 		"--exit-idle-time=-1",
@@ -84,9 +86,14 @@ func Start(t testing.TB) *Server {
 		"--realtime=no",
 		"--high-priority=no",
 		"--log-target=stderr",
-		"-L", "module-native-protocol-unix auth-anonymous=1 socket="+socket,
-		"-L", "module-null-sink sink_name="+Sink,
-	)
+		"-L", "module-native-protocol-unix auth-anonymous=1 socket=" + socket,
+		"-L", "module-null-sink sink_name=" + Sink,
+	}
+	for _, name := range extraSinks {
+		args = append(args, "-L", "module-null-sink sink_name="+name)
+	}
+	// The first null sink loaded is the default one: Sink stays it.
+	s.cmd = exec.Command(bin, args...)
 	// The daemon writes its cookie and state under HOME and
 	// XDG_RUNTIME_DIR: keep them out of the real home. As root it only
 	// warns that it was not started with --system, which would need a

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"runtime"
 	"strings"
 	"testing"
@@ -79,5 +80,27 @@ func TestStart(t *testing.T) {
 	case <-s.done:
 	default:
 		t.Error("the daemon still runs after stop")
+	}
+}
+
+func TestExtraSinks(t *testing.T) {
+	Need(t, "pactl", "pulseaudio-utils")
+	Start(t, "mic")
+	out, err := exec.Command("pactl", "list", "short", "sinks").CombinedOutput()
+	if err != nil {
+		t.Fatalf("pactl: %v\n%s", err, out)
+	}
+	for _, sink := range []string{Sink, "mic"} {
+		if !strings.Contains(string(out), sink) {
+			t.Errorf("sink %q missing:\n%s", sink, out)
+		}
+	}
+	def, err := exec.Command("pactl", "get-default-sink").CombinedOutput()
+	if err != nil || strings.TrimSpace(string(def)) != Sink {
+		t.Errorf("default sink %q, %v; want %s", def, err, Sink)
+	}
+	src, _ := exec.Command("pactl", "list", "short", "sources").CombinedOutput()
+	if !strings.Contains(string(src), "mic.monitor") {
+		t.Errorf("no mic.monitor source:\n%s", src)
 	}
 }

@@ -30,6 +30,8 @@ type Device struct {
 	Tools int // how many tools it declared
 
 	hw        *devhw.Hardware
+	agent     *device.Agent
+	hearing   *hearing // nil until Hear
 	cancel    context.CancelFunc
 	done      chan error // the agent's Run result
 	closeOnce sync.Once
@@ -68,7 +70,7 @@ func Start(ctx context.Context, c *config.Config, url, mac, version string, hook
 		return nil, errors.Join(err, hw.Halt())
 	}
 	runCtx, cancel := context.WithCancel(ctx)
-	d := &Device{MAC: mac, Tools: len(reg.Declarations()), hw: hw, cancel: cancel, done: make(chan error, 1)}
+	d := &Device{MAC: mac, Tools: len(reg.Declarations()), hw: hw, agent: agent, cancel: cancel, done: make(chan error, 1)}
 	go func() { d.done <- agent.Run(runCtx) }()
 
 	waitCtx, cancelWait := context.WithTimeout(ctx, RegisterWait)
@@ -91,6 +93,7 @@ func Start(ctx context.Context, c *config.Config, url, mac, version string, hook
 // simulated hardware.
 func (d *Device) Close() error {
 	d.closeOnce.Do(func() {
+		d.hearing.stop()
 		d.cancel()
 		d.closeErr = errors.Join(<-d.done, d.hw.Halt())
 	})

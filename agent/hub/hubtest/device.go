@@ -138,6 +138,32 @@ func (d *Device) RegisterRaw(ctx context.Context, params json.RawMessage) (*tran
 	}
 }
 
+// Request sends any request (mcp/user/text, say) and waits for its answer message, error or
+// result.
+func (d *Device) Request(ctx context.Context, method string, params any) (*transport.Message, error) {
+	id := `"req-` + strconv.FormatUint(d.nextID.Add(1), 10) + `"`
+	ch := make(chan *transport.Message, 1)
+	d.mu.Lock()
+	d.waiting[id] = ch
+	d.mu.Unlock()
+	if err := d.s.WriteRequest(json.RawMessage(id), method, params); err != nil {
+		return nil, err
+	}
+	select {
+	case m := <-ch:
+		return m, nil
+	case <-d.s.Done():
+		return nil, fmt.Errorf("hubtest: line closed: %w", d.s.Err())
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// Notify sends a notification (mcp/user/interrupt, say).
+func (d *Device) Notify(method string, params any) error {
+	return d.s.WriteNotification(method, params)
+}
+
 func data(e *jsonrpc2.Error) string {
 	if e.Data == nil {
 		return ""

@@ -209,7 +209,9 @@ function showTurn(t) {
   const list = $("transcript");
   let you = list.querySelector(`li.you[data-turn="${t.id}"]`);
   if (!you) {
-    you = el("li", "you", t.text);
+    // A turn a device started: what its microphone heard (or its person typed on it).
+    const said = t.source ? t.mac + (t.source === "voice" ? " heard: " : " said: ") + t.text : t.text;
+    you = el("li", "you", said);
     you.dataset.turn = t.id;
     const reply = el("li", "reply pending");
     reply.dataset.turn = t.id;

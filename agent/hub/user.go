@@ -1,0 +1,337 @@
+package hub
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/devicectl/devicectl/transport"
+)
+
+// This file is what a person says to a device (VOICE.md): mcp/user/text, mcp/user/audio and
+// mcp/user/interrupt, beyond seed 002. The read loop checks a request and queues it; one worker
+// per line transcribes the audio and runs the turns in order, so a device has one turn at a
+// time and its session's history stays in the order things were said.
+
+// The methods beyond seed 002, and the features the registration answer lists for them.
+const (
+	MethodUserText      = "mcp/user/text"
+	MethodUserAudio     = "mcp/user/audio"
+	MethodUserInterrupt = "mcp/user/interrupt"
+
+	FeatureUserText  = "user/text"
+	FeatureUserAudio = "user/audio"
+)
+
+// More JSON-RPC codes the hub answers with.
+const (
+	CodeInvalidRequest = -32600
+	CodeSTTFailed      = -32000 // the speech-to-text engine failed; data.details names it
+	CodeBusy           = -32002 // the device has as many utterances waiting as it may
+)
+
+// What mcp/user/audio carries: 16 kHz mono signed 16-bit little-endian samples.
+const (
+	AudioFormat = "pcm_s16le"
+	AudioRate   = 16000
+)
+
+// Defaults of Options.MaxUtterance, Options.MaxText, Options.UserQueue and
+// Options.TranscribeTimeout.
+const (
+	DefaultMaxUtterance      = 30 * time.Second
+	DefaultMaxText           = 64 << 10
+	DefaultUserQueue         = 4
+	DefaultTranscribeTimeout = 30 * time.Second
+)
+
+// Listener takes what people say to devices. The hub calls it from each line's worker, one
+// request of a line at a time.
+type Listener interface {
+	// Transcribe turns one utterance from the device mac into text; "" when nothing was
+	// understood. Its error is answered -32000 with the error as data.details: it should name
+	// the engine.
+	Transcribe(ctx context.Context, mac string, u Utterance) (string, error)
+	// Turn runs a turn for the device on what was said and returns when the turn is over. ctx
+	// ends on mcp/user/interrupt (ErrInterrupted is its cause), when the line ends or the hub
+	// closes.
+	Turn(ctx context.Context, t UserTurn)
+}
+
+// Utterance is one mcp/user/audio's audio.
+type Utterance struct {
+	Samples []int16 // mono
+	Rate    int     // samples per second
+	Lang    string  // as the device said; "" unknown
+}
+
+// UserTurn is what a person said to a device, to run a turn on.
+type UserTurn struct {
+	MAC    string
+	ID     string // the turn_id the device was answered
+	Text   string
+	Lang   string
+	Source string // "voice" when heard (by the device or, for audio, the server), else what the device said
+}
+
+// ErrInterrupted is the cause of a turn's context when the device sent mcp/user/interrupt.
+var ErrInterrupted = errors.New("hub: the person spoke over the reply (mcp/user/interrupt)")
+
+// SourceVoice is UserTurn.Source for what was heard rather than typed.
+const SourceVoice = "voice"
+
+type userJob struct {
+	id    json.RawMessage
+	mac   string
+	turn  UserTurn
+	audio *Utterance // nil for text
+}
+
+type userTextParams struct {
+	Text   string `json:"text"`
+	Lang   string `json:"lang"`
+	Source string `json:"source"`
+}
+
+type userAudioParams struct {
+	Format   string `json:"format"`
+	Rate     int    `json:"rate"`
+	Channels int    `json:"channels"`
+	Audio    string `json:"audio"` // base64, decoded once its length is checked
+	Lang     string `json:"lang"`
+}
+
+type userResult struct {
+	Status string `json:"status"`
+	Text   string `json:"text,omitempty"`
+	TurnID string `json:"turn_id,omitempty"`
+}
+
+// features is what the registration answer lists: nil without a Listener.
+func (h *Hub) features() []string {
+	if h.opts.Listener == nil {
+		return nil
+	}
+	return []string{FeatureUserText, FeatureUserAudio}
+}
+
+// maxAudioBase64 is the longest audio member an utterance of MaxUtterance takes.
+func (h *Hub) maxAudioBase64() int {
+	samples := int(h.opts.MaxUtterance / time.Second * AudioRate)
+	return base64.StdEncoding.EncodedLen(2 * samples)
+}
+
+// user handles a request or notification of the methods above; it reports false for any other
+// method. It runs in the read loop: it only checks and queues.
+func (l *line) user(m *transport.Message) bool {
+	switch m.Method {
+	case MethodUserText, MethodUserAudio, MethodUserInterrupt:
+	default:
+		return false
+	}
+	h := l.h
+	if h.opts.Listener == nil {
+		return false // a seed-002 server: -32601, or ignored without an id
+	}
+	if m.Method == MethodUserInterrupt {
+		l.interrupt()
+		if m.ID != nil {
+			l.writeResult(m.ID, struct{}{})
+		}
+		return true
+	}
+	if m.ID == nil {
+		h.log.Debug("a user request sent as a notification is ignored: it needs an id for its answer", "remote", l.remote, "method", m.Method)
+		return true
+	}
+	mac := l.mac()
+	if mac == "" {
+		l.writeError(m.ID, CodeInvalidRequest, "Invalid Request", "register first (mcp/registerTools): what a person says goes to a registered device's turn")
+		return true
+	}
+	j := userJob{id: m.ID, mac: mac}
+	var details string
+	if m.Method == MethodUserText {
+		details = l.parseText(m.Params, &j)
+	} else {
+		details = l.parseAudio(m.Params, &j)
+	}
+	if details != "" {
+		h.log.Info("user request refused", "mac", mac, "method", m.Method, "reason", details)
+		l.writeError(m.ID, CodeInvalidParams, "Invalid params", details)
+		return true
+	}
+	select {
+	case l.slots <- struct{}{}:
+	default:
+		details = fmt.Sprintf("this device already has %d request(s) waiting to be heard or answered, the most it may; say it again when the reply is over", cap(l.slots))
+		h.log.Warn("user request refused: too many waiting", "mac", mac, "method", m.Method, "waiting", cap(l.slots))
+		l.writeError(m.ID, CodeBusy, "Busy", details)
+		return true
+	}
+	j.turn.ID = newTurnID()
+	if j.audio == nil {
+		// Answered before the job is queued: the turn's messages must not overtake the answer.
+		l.writeResult(m.ID, userResult{Status: "accepted", TurnID: j.turn.ID})
+		h.heard(l, j.turn)
+	}
+	l.userq <- j // never blocks: a slot is held
+	return true
+}
+
+func (l *line) parseText(raw json.RawMessage, j *userJob) string {
+	var p userTextParams
+	if len(raw) == 0 || raw[0] != '{' {
+		return `params must be an object: {"text": "...", "lang": "en", "source": "voice"}`
+	}
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return "params: " + err.Error()
+	}
+	text := strings.TrimSpace(p.Text)
+	switch max := l.h.opts.MaxText; {
+	case text == "":
+		return "text is empty: send what the person said"
+	case len(text) > max:
+		return fmt.Sprintf("text is %d bytes: at most %d are taken (agent.limits.message_bytes)", len(text), max)
+	case !utf8.ValidString(text):
+		return "text is not valid UTF-8"
+	}
+	j.turn = UserTurn{MAC: j.mac, Text: text, Lang: p.Lang, Source: p.Source}
+	return ""
+}
+
+func (l *line) parseAudio(raw json.RawMessage, j *userJob) string {
+	h := l.h
+	if len(raw) == 0 || raw[0] != '{' {
+		return `params must be an object: {"format": "pcm_s16le", "rate": 16000, "channels": 1, "audio": "<base64>", "lang": "en"}`
+	}
+	var p userAudioParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return "params: " + err.Error()
+	}
+	switch {
+	case p.Format != AudioFormat:
+		return fmt.Sprintf("format %q is not taken: send %q (signed 16-bit little-endian PCM)", p.Format, AudioFormat)
+	case p.Rate != AudioRate:
+		return fmt.Sprintf("rate %d is not taken: send %d samples per second", p.Rate, AudioRate)
+	case p.Channels != 1:
+		return fmt.Sprintf("channels %d is not taken: send mono (1)", p.Channels)
+	case len(p.Audio) > h.maxAudioBase64():
+		n := base64.StdEncoding.DecodedLen(len(p.Audio)) / 2
+		return fmt.Sprintf("the audio is about %d samples: an utterance may be at most %s (%d samples)", n, h.opts.MaxUtterance, int(h.opts.MaxUtterance/time.Second*AudioRate))
+	}
+	pcm, err := base64.StdEncoding.DecodeString(p.Audio)
+	switch {
+	case err != nil:
+		return "audio is not base64: " + err.Error()
+	case len(pcm) == 0:
+		return "audio is empty: send one utterance"
+	case len(pcm)%2 != 0:
+		return fmt.Sprintf("audio is %d bytes: 16-bit samples take an even number", len(pcm))
+	}
+	samples := make([]int16, len(pcm)/2)
+	for i := range samples {
+		samples[i] = int16(binary.LittleEndian.Uint16(pcm[2*i:]))
+	}
+	j.audio = &Utterance{Samples: samples, Rate: p.Rate, Lang: p.Lang}
+	j.turn = UserTurn{MAC: j.mac, Lang: p.Lang, Source: SourceVoice}
+	return ""
+}
+
+// userLoop is a line's worker: it takes the queued requests in order until the line ends.
+func (l *line) userLoop() {
+	for j := range l.userq {
+		l.runUser(j)
+		<-l.slots
+	}
+}
+
+func (l *line) runUser(j userJob) {
+	h := l.h
+	if l.ctx.Err() != nil {
+		return // the line is gone: nobody hears the answer
+	}
+	if j.audio != nil {
+		ctx, cancel := context.WithTimeout(l.ctx, h.opts.TranscribeTimeout)
+		start := time.Now()
+		text, err := h.opts.Listener.Transcribe(ctx, j.mac, *j.audio)
+		cancel()
+		took := time.Since(start)
+		if err != nil {
+			h.log.Warn("speech to text failed", "mac", j.mac, "audio", audioLength(j.audio), "took", took, "err", err)
+			l.writeError(j.id, CodeSTTFailed, "Speech to text failed", err.Error())
+			return
+		}
+		j.turn.Text = strings.TrimSpace(text)
+		if j.turn.Text == "" {
+			h.log.Info("heard nothing understood", "mac", j.mac, "audio", audioLength(j.audio), "took", took)
+			l.writeResult(j.id, userResult{Status: "empty"})
+			return
+		}
+		h.log.Debug("transcribed", "mac", j.mac, "audio", audioLength(j.audio), "took", took)
+		l.writeResult(j.id, userResult{Status: "accepted", Text: j.turn.Text, TurnID: j.turn.ID})
+		h.heard(l, j.turn)
+	}
+	ctx, cancel := context.WithCancelCause(l.ctx)
+	l.umu.Lock()
+	l.cancelTurn = cancel
+	l.umu.Unlock()
+	h.opts.Listener.Turn(ctx, j.turn)
+	l.umu.Lock()
+	l.cancelTurn = nil
+	l.umu.Unlock()
+	cancel(nil)
+}
+
+// interrupt stops the turn running for the line, if any.
+func (l *line) interrupt() {
+	l.umu.Lock()
+	cancel := l.cancelTurn
+	l.umu.Unlock()
+	if cancel != nil {
+		l.h.log.Info("turn interrupted: the person spoke over the reply", "remote", l.remote, "mac", l.mac())
+		cancel(ErrInterrupted)
+	}
+}
+
+// heard logs and publishes what a person said to a device.
+func (h *Hub) heard(l *line, t UserTurn) {
+	h.log.Info("heard", "mac", t.MAC, "text", t.Text, "source", t.Source, "turn_id", t.ID)
+	h.emit(Event{Kind: Heard, Device: Device{MAC: t.MAC, RemoteAddr: l.remote, ClientID: l.clientID}, Text: t.Text, Source: t.Source, TurnID: t.ID})
+}
+
+// mac is the MAC the line serves now; "" before it registered or once replaced.
+func (l *line) mac() string {
+	l.h.mu.Lock()
+	defer l.h.mu.Unlock()
+	if l.reg == nil || l.h.devices[l.reg.mac] != l.reg {
+		return ""
+	}
+	return l.reg.mac
+}
+
+func (l *line) writeResult(id json.RawMessage, v any) {
+	l.wmu.Lock()
+	defer l.wmu.Unlock()
+	if err := l.s.WriteResult(id, v); err != nil {
+		l.h.log.Debug("writing an answer", "remote", l.remote, "err", err)
+	}
+}
+
+func audioLength(u *Utterance) time.Duration {
+	return time.Duration(len(u.Samples)) * time.Second / time.Duration(max(u.Rate, 1))
+}
+
+func newTurnID() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return "turn-" + hex.EncodeToString(b[:])
+}
