@@ -29,16 +29,6 @@ import (
 
 const testMAC = "AA-BB-CC-DD-EE-FF"
 
-func startServer(t *testing.T, opts *agenttest.Options) *agenttest.Server {
-	t.Helper()
-	srv, err := agenttest.Start(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	return srv
-}
-
 func newAgent(t *testing.T, opts device.Options) *device.Agent {
 	t.Helper()
 	if opts.MAC == "" {
@@ -70,7 +60,7 @@ func waitDevice(t *testing.T, srv *agenttest.Server) *agenttest.Device {
 
 func TestRegistersWithHeaders(t *testing.T) {
 	checkLeaks(t)
-	srv := startServer(t, nil)
+	srv := standin.Start(t, nil)
 	a := newAgent(t, device.Options{URL: srv.URL(), ClientID: "0b4f6d2e-3c1a-4f5e-9a7b-1c2d3e4f5a6b", Version: "1.2.3"})
 	runAgent(t, a)
 	d := waitDevice(t, srv)
@@ -96,7 +86,7 @@ func TestRegistersWithHeaders(t *testing.T) {
 // woken from the registration call yet.
 func TestCallRightAfterAcceptanceSeesRegistered(t *testing.T) {
 	checkLeaks(t)
-	srv := startServer(t, nil)
+	srv := standin.Start(t, nil)
 	var a *device.Agent
 	reg := tools.NewRegistry()
 	if err := reg.Add(testTool(t, "state", 0, nil, func(context.Context, json.RawMessage) (any, error) {
@@ -139,7 +129,7 @@ func waitState(t *testing.T, a *device.Agent, want device.State) {
 
 func TestReconnectsAndRegistersAgainAfterADrop(t *testing.T) {
 	checkLeaks(t)
-	srv := startServer(t, nil)
+	srv := standin.Start(t, nil)
 	var sl sleeps
 	a := newAgent(t, device.Options{URL: srv.URL(), Sleep: sl.sleep})
 	runAgent(t, a)
@@ -173,7 +163,7 @@ func TestRefusedRegistrationBacksOff(t *testing.T) {
 	checkLeaks(t)
 	var attempts atomic.Int32
 	const refusals = 6
-	srv := startServer(t, &agenttest.Options{Register: func(ctx context.Context, d *agenttest.Device) *jsonrpc2.Error {
+	srv := standin.Start(t, &agenttest.Options{Register: func(ctx context.Context, d *agenttest.Device) *jsonrpc2.Error {
 		if attempts.Add(1) <= refusals {
 			return &jsonrpc2.Error{Code: -32000, Message: "unknown device"}
 		}
@@ -222,7 +212,7 @@ func TestBackoffAfterARegisteredLine(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			checkLeaks(t)
-			srv := startServer(t, nil)
+			srv := standin.Start(t, nil)
 			var sl sleeps
 			a := newAgent(t, device.Options{URL: srv.URL(), Sleep: sl.sleep, Backoff: device.Backoff{Min: minWait, Max: time.Minute}})
 			clock := newFakeClock()
@@ -246,7 +236,7 @@ func TestBackoffAfterARegisteredLine(t *testing.T) {
 func TestUnansweredRegistrationTimesOut(t *testing.T) {
 	checkLeaks(t)
 	var attempts atomic.Int32
-	srv := startServer(t, &agenttest.Options{Register: func(ctx context.Context, d *agenttest.Device) *jsonrpc2.Error {
+	srv := standin.Start(t, &agenttest.Options{Register: func(ctx context.Context, d *agenttest.Device) *jsonrpc2.Error {
 		if attempts.Add(1) == 1 {
 			<-ctx.Done() // never answer the first one
 		}
@@ -263,7 +253,7 @@ func TestUnansweredRegistrationTimesOut(t *testing.T) {
 
 func TestStreamedChunksRenderInOrder(t *testing.T) {
 	checkLeaks(t)
-	srv := startServer(t, nil)
+	srv := standin.Start(t, nil)
 	var out lockedBuffer
 	r := device.NewRenderer(&out, io.Discard, nil)
 	a := newAgent(t, device.Options{URL: srv.URL(), Render: r.Render})
@@ -287,7 +277,7 @@ func TestStreamedChunksRenderInOrder(t *testing.T) {
 
 func TestSlowToolDelaysNeitherMessagesNorOtherTools(t *testing.T) {
 	checkLeaks(t)
-	srv := startServer(t, nil)
+	srv := standin.Start(t, nil)
 	release := make(chan struct{})
 	reg := seedRegistry(t, sim.NewSpeaker(nil), sim.NewFace(nil))
 	if err := reg.Add(testTool(t, "stuck", time.Minute, []string{"motor"}, func(ctx context.Context, _ json.RawMessage) (any, error) {
@@ -323,7 +313,7 @@ func TestSlowToolDelaysNeitherMessagesNorOtherTools(t *testing.T) {
 
 func TestCallsOnOneResourceNeverOverlap(t *testing.T) {
 	checkLeaks(t)
-	srv := startServer(t, nil)
+	srv := standin.Start(t, nil)
 	reg := tools.NewRegistry()
 	var active, peak atomic.Int32
 	var others atomic.Int32
@@ -457,7 +447,7 @@ func TestOversizedFrameReconnects(t *testing.T) {
 // arrives. Only the keepalive can notice; the device must then reconnect on its own.
 func TestHalfOpenLineDetected(t *testing.T) {
 	checkLeaks(t)
-	srv := startServer(t, nil)
+	srv := standin.Start(t, nil)
 	px := newProxy(t, strings.TrimSuffix(strings.TrimPrefix(srv.URL(), "ws://"), "/"))
 	var states sync.Map
 	lost := make(chan error, 10)
@@ -653,7 +643,7 @@ func TestCheck(t *testing.T) {
 	}
 
 	// Registered, with pongs every 20ms: content for longer than a ping interval and timeout.
-	srv := startServer(t, nil)
+	srv := standin.Start(t, nil)
 	b := newAgent(t, device.Options{URL: srv.URL(), Dial: &transport.DialOptions{PingInterval: 20 * time.Millisecond, PingTimeout: 50 * time.Millisecond}})
 	runAgent(t, b)
 	waitDevice(t, srv)
@@ -674,7 +664,7 @@ func TestCheck(t *testing.T) {
 // warning; a line that breaks is warned of.
 func TestServerCloseIsNoFault(t *testing.T) {
 	checkLeaks(t)
-	srv := startServer(t, nil)
+	srv := standin.Start(t, nil)
 	var logs lockedBuffer
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	a := newAgent(t, device.Options{URL: srv.URL(), Logger: log})
@@ -693,7 +683,7 @@ func TestServerCloseIsNoFault(t *testing.T) {
 // just before its own stop does. The device must stop without a "reconnecting" behind it.
 func TestStopWithTheServerLeavesNoRetryLine(t *testing.T) {
 	checkLeaks(t)
-	srv := startServer(t, nil)
+	srv := standin.Start(t, nil)
 	var logs lockedBuffer
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	ctx, stop := context.WithCancel(context.Background())

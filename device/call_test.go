@@ -32,7 +32,7 @@ func callErr(t *testing.T, err error) *device.CallError {
 // codes, same details.
 func TestCallRunsLikeAnExecute(t *testing.T) {
 	checkLeaks(t)
-	srv := startServer(t, nil)
+	srv := standin.Start(t, nil)
 	speaker := sim.NewSpeaker(nil)
 	a := newAgent(t, device.Options{URL: srv.URL(), Registry: seedRegistry(t, speaker, sim.NewFace(nil))})
 	runAgent(t, a)
@@ -95,7 +95,7 @@ func holdTool(t *testing.T, entered, release chan struct{}, most *atomic.Int32) 
 // only slot makes the server's call busy.
 func TestCallSharesTheInFlightBound(t *testing.T) {
 	checkLeaks(t)
-	srv := startServer(t, nil)
+	srv := standin.Start(t, nil)
 	entered, release := make(chan struct{}, 2), make(chan struct{}, 2)
 	var most atomic.Int32
 	a := newAgent(t, device.Options{URL: srv.URL(), Registry: holdTool(t, entered, release, &most), MaxInFlight: 1, MaxQueued: -1})
@@ -124,7 +124,7 @@ func TestCallSharesTheInFlightBound(t *testing.T) {
 // part a local call drives waits for it, and runs after.
 func TestCallSharesTheHardware(t *testing.T) {
 	checkLeaks(t)
-	srv := startServer(t, nil)
+	srv := standin.Start(t, nil)
 	entered, release := make(chan struct{}, 2), make(chan struct{}, 2)
 	var most atomic.Int32
 	a := newAgent(t, device.Options{URL: srv.URL(), Registry: holdTool(t, entered, release, &most), MaxInFlight: 2})
@@ -258,7 +258,7 @@ func TestCallTimeoutAndCancel(t *testing.T) {
 // checks the count itself, step by step.
 func TestCallDuringDrains(t *testing.T) {
 	checkLeaks(t)
-	srv := startServer(t, nil)
+	srv := standin.Start(t, nil)
 	reg := tools.NewRegistry()
 	if err := reg.Add(testTool(t, "tick", 0, nil, func(ctx context.Context, _ json.RawMessage) (any, error) {
 		// Longer than the drain timeout, so drains give up while calls still run.

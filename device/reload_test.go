@@ -63,7 +63,7 @@ func nextEvent(t *testing.T, srv *agenttest.Server) agenttest.Event {
 func TestSetRegistryRegistersChangedToolsOnTheSameLine(t *testing.T) {
 	checkLeaks(t)
 	var registrations atomic.Int32
-	srv := startServer(t, &agenttest.Options{Register: func(context.Context, *agenttest.Device) *jsonrpc2.Error {
+	srv := standin.Start(t, &agenttest.Options{Register: func(context.Context, *agenttest.Device) *jsonrpc2.Error {
 		registrations.Add(1)
 		return nil
 	}})
@@ -106,7 +106,7 @@ func TestSetRegistryRegistersChangedToolsOnTheSameLine(t *testing.T) {
 // A tool removed by SetRegistry is unknown to calls that arrive afterwards, while the line stays up.
 func TestSetRegistryRemovesTools(t *testing.T) {
 	checkLeaks(t)
-	srv := startServer(t, nil)
+	srv := standin.Start(t, nil)
 	a := newAgent(t, device.Options{URL: srv.URL(), Registry: registryOf(t, "alpha", "beta")})
 	runAgent(t, a)
 	nextEvent(t, srv)
@@ -125,8 +125,8 @@ func TestSetRegistryRemovesTools(t *testing.T) {
 // session uses the new settings (here the MAC and the server), and no back-off is waited.
 func TestRestartReconnectsWithNewOptions(t *testing.T) {
 	checkLeaks(t)
-	oldSrv := startServer(t, nil)
-	newSrv := startServer(t, nil)
+	oldSrv := standin.Start(t, nil)
+	newSrv := standin.Start(t, nil)
 	var lost []error
 	var mu sync.Mutex
 	onLost := func(err error) {
@@ -171,7 +171,7 @@ func TestRestartReconnectsWithNewOptions(t *testing.T) {
 // A Restart while the agent backs off from a dead server cuts the wait short.
 func TestRestartCutsBackOffShort(t *testing.T) {
 	checkLeaks(t)
-	srv := startServer(t, nil)
+	srv := standin.Start(t, nil)
 	var waits atomic.Int32
 	longSleep := func(ctx context.Context, d time.Duration) error {
 		waits.Add(1)
@@ -201,7 +201,7 @@ func TestRestartCutsBackOffShort(t *testing.T) {
 // session declares the registry set last, whether the Restart was still waiting or under way.
 func TestSetRegistryAfterRestartWins(t *testing.T) {
 	checkLeaks(t)
-	srv := startServer(t, nil)
+	srv := standin.Start(t, nil)
 	blocked := func(ctx context.Context, _ time.Duration) error {
 		<-ctx.Done()
 		return ctx.Err()
@@ -232,7 +232,7 @@ func TestSetRegistryAfterRestartWins(t *testing.T) {
 }
 
 func TestRestartRejectsBadOptions(t *testing.T) {
-	srv := startServer(t, nil)
+	srv := standin.Start(t, nil)
 	a := newAgent(t, device.Options{URL: srv.URL()})
 	runAgent(t, a)
 	waitDevice(t, srv)
@@ -247,7 +247,7 @@ func TestRestartRejectsBadOptions(t *testing.T) {
 // server dropped was lost.
 func TestOnCallAndOnLineLost(t *testing.T) {
 	checkLeaks(t)
-	srv := startServer(t, nil)
+	srv := standin.Start(t, nil)
 	reg := registryOf(t, "ok")
 	for _, tl := range []*tools.Tool{
 		testTool(t, "fails", 0, nil, func(context.Context, json.RawMessage) (any, error) {
@@ -346,7 +346,7 @@ func TestRestartCutsADialShort(t *testing.T) {
 		}
 		mu.Unlock()
 	}()
-	srv := startServer(t, nil)
+	srv := standin.Start(t, nil)
 	opts := device.Options{URL: "ws://" + ln.Addr().String() + "/", MAC: testMAC, Registry: registryOf(t, "alpha"),
 		Dial: &transport.DialOptions{HandshakeTimeout: time.Minute}}
 	a := newAgent(t, opts)
@@ -364,7 +364,7 @@ func TestRestartCutsADialShort(t *testing.T) {
 func TestRefusedReregistrationDrainsRunningCalls(t *testing.T) {
 	checkLeaks(t)
 	var n atomic.Int32
-	srv := startServer(t, &agenttest.Options{Register: func(context.Context, *agenttest.Device) *jsonrpc2.Error {
+	srv := standin.Start(t, &agenttest.Options{Register: func(context.Context, *agenttest.Device) *jsonrpc2.Error {
 		if n.Add(1) == 2 {
 			return &jsonrpc2.Error{Code: -32000, Message: "no new tools today"}
 		}
@@ -411,7 +411,7 @@ func TestRefusedReregistrationDrainsRunningCalls(t *testing.T) {
 // A tool stuck past the drain of a Restart keeps its hardware: a call on the next session that
 // needs the same part waits (and times out) instead of driving it at the same time.
 func TestRestartKeepsHardwareExclusive(t *testing.T) {
-	srv := startServer(t, nil)
+	srv := standin.Start(t, nil)
 	stuck, unstick := make(chan struct{}), make(chan struct{})
 	var overlapped atomic.Bool
 	reg := tools.NewRegistry()
@@ -461,7 +461,7 @@ func TestRestartKeepsHardwareExclusive(t *testing.T) {
 // Hold keeps calls off a part while it is replaced; a call that waited runs the new tool.
 func TestHoldThenSetRegistry(t *testing.T) {
 	checkLeaks(t)
-	srv := startServer(t, nil)
+	srv := standin.Start(t, nil)
 	tool := func(answer string) *tools.Registry {
 		reg := tools.NewRegistry()
 		if err := reg.Add(testTool(t, "speak", 5*time.Second, []string{"speaker"}, func(context.Context, json.RawMessage) (any, error) {
@@ -499,7 +499,7 @@ func TestHoldThenSetRegistry(t *testing.T) {
 // without an answer.
 func TestTimeoutWaitingForHardwareIsAnswered(t *testing.T) {
 	checkLeaks(t)
-	srv := startServer(t, nil)
+	srv := standin.Start(t, nil)
 	holding, done := make(chan struct{}), make(chan struct{})
 	reg := tools.NewRegistry()
 	for _, tl := range []*tools.Tool{

@@ -22,7 +22,7 @@ import (
 func TestUserAudioReachesTheServer(t *testing.T) {
 	checkLeaks(t)
 	heard := make(chan []int16, 1)
-	srv := startServer(t, &agenttest.Options{Voice: &agenttest.Voice{
+	srv := standin.Start(t, &agenttest.Options{Voice: &agenttest.Voice{
 		Audio: func(ctx context.Context, d *agenttest.Device, p device.UserAudioParams) (device.UserResult, *jsonrpc2.Error) {
 			s := make([]int16, len(p.Audio)/2)
 			for i := range s {
@@ -62,7 +62,7 @@ func TestUserAudioReachesTheServer(t *testing.T) {
 // reconnects, that the server does not take voice, and goes on serving its tools.
 func TestSeed002ServerSaidOnce(t *testing.T) {
 	checkLeaks(t)
-	srv := startServer(t, nil)
+	srv := standin.Start(t, nil)
 	var logs logbuf.Buffer
 	a := newAgent(t, device.Options{URL: srv.URL(), Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	runAgent(t, a)

@@ -14,6 +14,7 @@ import (
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/device/agenttest"
 	"github.com/devicectl/devicectl/internal/pulsetest"
+	"github.com/devicectl/devicectl/internal/testing/shscript"
 	"github.com/devicectl/devicectl/internal/testing/standin"
 )
 
@@ -34,10 +35,7 @@ func fliteWAV(t *testing.T, text string) string {
 }
 
 func voiceConfig(t *testing.T, url, wav, said string) string {
-	script := filepath.Join(t.TempDir(), "say.sh")
-	if err := os.WriteFile(script, []byte("#!/bin/sh\ncat >> \"$1\"\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	script := shscript.Write(t, t.TempDir(), "say.sh", `cat >> "$1"`+"\n")
 	return fmt.Sprintf(`server:
   url: %s
 device:
