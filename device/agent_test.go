@@ -22,21 +22,12 @@ import (
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/device/agenttest"
 	"github.com/devicectl/devicectl/hal/sim"
+	"github.com/devicectl/devicectl/internal/testing/standin"
 	"github.com/devicectl/devicectl/tools"
 	"github.com/devicectl/devicectl/transport"
 )
 
 const testMAC = "AA-BB-CC-DD-EE-FF"
-
-func startServer(t *testing.T, opts *agenttest.Options) *agenttest.Server {
-	t.Helper()
-	srv, err := agenttest.Start(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	return srv
-}
 
 func newAgent(t *testing.T, opts device.Options) *device.Agent {
 	t.Helper()
@@ -67,20 +58,9 @@ func waitDevice(t *testing.T, srv *agenttest.Server) *agenttest.Device {
 	return d
 }
 
-func execute(t *testing.T, d *agenttest.Device, tool, input string) *jsonrpc2.Response {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	resp, err := d.Execute(ctx, tool, json.RawMessage(input))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp
-}
-
 func TestRegistersWithHeaders(t *testing.T) {
 	checkLeaks(t)
-	srv := startServer(t, nil)
+	srv := standin.Start(t, nil)
 	a := newAgent(t, device.Options{URL: srv.URL(), ClientID: "0b4f6d2e-3c1a-4f5e-9a7b-1c2d3e4f5a6b", Version: "1.2.3"})
 	runAgent(t, a)
 	d := waitDevice(t, srv)
@@ -106,7 +86,7 @@ func TestRegistersWithHeaders(t *testing.T) {
 // woken from the registration call yet.
 func TestCallRightAfterAcceptanceSeesRegistered(t *testing.T) {
 	checkLeaks(t)
-	srv := startServer(t, nil)
+	srv := standin.Start(t, nil)
 	var a *device.Agent
 	reg := tools.NewRegistry()
 	if err := reg.Add(testTool(t, "state", 0, nil, func(context.Context, json.RawMessage) (any, error) {
@@ -118,7 +98,7 @@ func TestCallRightAfterAcceptanceSeesRegistered(t *testing.T) {
 	runAgent(t, a)
 	for i := range 20 {
 		d := waitDevice(t, srv)
-		resp := execute(t, d, "state", `{}`)
+		resp := standin.Execute(t, d, "state", `{}`)
 		if resp.Error != nil || resp.Result == nil || string(*resp.Result) != `"registered"` {
 			t.Fatalf("session %d: first call saw %s, want \"registered\"", i, resultOrError(resp))
 		}
@@ -149,13 +129,13 @@ func waitState(t *testing.T, a *device.Agent, want device.State) {
 
 func TestReconnectsAndRegistersAgainAfterADrop(t *testing.T) {
 	checkLeaks(t)
-	srv := startServer(t, nil)
+	srv := standin.Start(t, nil)
 	var sl sleeps
 	a := newAgent(t, device.Options{URL: srv.URL(), Sleep: sl.sleep})
 	runAgent(t, a)
 	for i := range 3 {
 		d := waitDevice(t, srv)
-		if resp := execute(t, d, "amplify_volume", `{"level":30}`); resp.Error != nil {
+		if resp := standin.Execute(t, d, "amplify_volume", `{"level":30}`); resp.Error != nil {
 			t.Fatalf("drop %d: execute failed: %v", i, resp.Error)
 		}
 		d.Close()
@@ -166,7 +146,7 @@ func TestReconnectsAndRegistersAgainAfterADrop(t *testing.T) {
 		}
 	}
 	d := waitDevice(t, srv)
-	if resp := execute(t, d, "amplify_volume", `{"level":31}`); resp.Error != nil {
+	if resp := standin.Execute(t, d, "amplify_volume", `{"level":31}`); resp.Error != nil {
 		t.Fatalf("after the drops: %v", resp.Error)
 	}
 	if n := len(sl.all()); n != 3 {
@@ -183,7 +163,7 @@ func TestRefusedRegistrationBacksOff(t *testing.T) {
 	checkLeaks(t)
 	var attempts atomic.Int32
 	const refusals = 6
-	srv := startServer(t, &agenttest.Options{Register: func(ctx context.Context, d *agenttest.Device) *jsonrpc2.Error {
+	srv := standin.Start(t, &agenttest.Options{Register: func(ctx context.Context, d *agenttest.Device) *jsonrpc2.Error {
 		if attempts.Add(1) <= refusals {
 			return &jsonrpc2.Error{Code: -32000, Message: "unknown device"}
 		}
@@ -225,14 +205,14 @@ func TestBackoffAfterARegisteredLine(t *testing.T) {
 		{"dropped after 2s, no call", func(_ *testing.T, _ *agenttest.Device, c *fakeClock) { c.Advance(2 * time.Second) }, climbing},
 		{"served 8s", func(_ *testing.T, _ *agenttest.Device, c *fakeClock) { c.Advance(8 * time.Second) }, fresh},
 		{"answered a call", func(t *testing.T, d *agenttest.Device, _ *fakeClock) {
-			if resp := execute(t, d, "amplify_volume", `{"level":3}`); resp.Error != nil {
+			if resp := standin.Execute(t, d, "amplify_volume", `{"level":3}`); resp.Error != nil {
 				t.Fatal(resp.Error)
 			}
 		}, fresh},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			checkLeaks(t)
-			srv := startServer(t, nil)
+			srv := standin.Start(t, nil)
 			var sl sleeps
 			a := newAgent(t, device.Options{URL: srv.URL(), Sleep: sl.sleep, Backoff: device.Backoff{Min: minWait, Max: time.Minute}})
 			clock := newFakeClock()
@@ -256,7 +236,7 @@ func TestBackoffAfterARegisteredLine(t *testing.T) {
 func TestUnansweredRegistrationTimesOut(t *testing.T) {
 	checkLeaks(t)
 	var attempts atomic.Int32
-	srv := startServer(t, &agenttest.Options{Register: func(ctx context.Context, d *agenttest.Device) *jsonrpc2.Error {
+	srv := standin.Start(t, &agenttest.Options{Register: func(ctx context.Context, d *agenttest.Device) *jsonrpc2.Error {
 		if attempts.Add(1) == 1 {
 			<-ctx.Done() // never answer the first one
 		}
@@ -273,7 +253,7 @@ func TestUnansweredRegistrationTimesOut(t *testing.T) {
 
 func TestStreamedChunksRenderInOrder(t *testing.T) {
 	checkLeaks(t)
-	srv := startServer(t, nil)
+	srv := standin.Start(t, nil)
 	var out lockedBuffer
 	r := device.NewRenderer(&out, io.Discard, nil)
 	a := newAgent(t, device.Options{URL: srv.URL(), Render: r.Render})
@@ -297,7 +277,7 @@ func TestStreamedChunksRenderInOrder(t *testing.T) {
 
 func TestSlowToolDelaysNeitherMessagesNorOtherTools(t *testing.T) {
 	checkLeaks(t)
-	srv := startServer(t, nil)
+	srv := standin.Start(t, nil)
 	release := make(chan struct{})
 	reg := seedRegistry(t, sim.NewSpeaker(nil), sim.NewFace(nil))
 	if err := reg.Add(testTool(t, "stuck", time.Minute, []string{"motor"}, func(ctx context.Context, _ json.RawMessage) (any, error) {
@@ -317,8 +297,8 @@ func TestSlowToolDelaysNeitherMessagesNorOtherTools(t *testing.T) {
 	d := waitDevice(t, srv)
 
 	stuck := make(chan *jsonrpc2.Response, 1)
-	go func() { stuck <- execute(t, d, "stuck", `{}`) }()
-	if resp := execute(t, d, "amplify_volume", `{"level":5}`); resp.Error != nil {
+	go func() { stuck <- standin.Execute(t, d, "stuck", `{}`) }()
+	if resp := standin.Execute(t, d, "amplify_volume", `{"level":5}`); resp.Error != nil {
 		t.Fatalf("another tool while one is stuck: %v", resp.Error)
 	}
 	if err := d.Say(context.Background(), "still talking"); err != nil {
@@ -333,7 +313,7 @@ func TestSlowToolDelaysNeitherMessagesNorOtherTools(t *testing.T) {
 
 func TestCallsOnOneResourceNeverOverlap(t *testing.T) {
 	checkLeaks(t)
-	srv := startServer(t, nil)
+	srv := standin.Start(t, nil)
 	reg := tools.NewRegistry()
 	var active, peak atomic.Int32
 	var others atomic.Int32
@@ -369,7 +349,7 @@ func TestCallsOnOneResourceNeverOverlap(t *testing.T) {
 	for i := range 40 {
 		name := []string{"volume_up", "volume_down", "free_a", "free_b"}[i%4]
 		wg.Go(func() {
-			if resp := execute(t, d, name, `{}`); resp.Error != nil {
+			if resp := standin.Execute(t, d, name, `{}`); resp.Error != nil {
 				t.Errorf("%s: %v", name, resp.Error)
 			}
 		})
@@ -467,7 +447,7 @@ func TestOversizedFrameReconnects(t *testing.T) {
 // arrives. Only the keepalive can notice; the device must then reconnect on its own.
 func TestHalfOpenLineDetected(t *testing.T) {
 	checkLeaks(t)
-	srv := startServer(t, nil)
+	srv := standin.Start(t, nil)
 	px := newProxy(t, strings.TrimSuffix(strings.TrimPrefix(srv.URL(), "ws://"), "/"))
 	var states sync.Map
 	lost := make(chan error, 10)
@@ -486,7 +466,7 @@ func TestHalfOpenLineDetected(t *testing.T) {
 	for {
 		e := nextEvent(t, srv) // fails the test after 10s without one
 		if e.Kind == agenttest.Registered && e.Device != first {
-			if resp := execute(t, e.Device, "amplify_volume", `{"level":1}`); resp.Error != nil {
+			if resp := standin.Execute(t, e.Device, "amplify_volume", `{"level":1}`); resp.Error != nil {
 				t.Fatalf("after recovery: %v", resp.Error)
 			}
 			break
@@ -663,16 +643,20 @@ func TestCheck(t *testing.T) {
 	}
 
 	// Registered, with pongs every 20ms: content for longer than a ping interval and timeout.
-	srv := startServer(t, nil)
+	srv := standin.Start(t, nil)
 	b := newAgent(t, device.Options{URL: srv.URL(), Dial: &transport.DialOptions{PingInterval: 20 * time.Millisecond, PingTimeout: 50 * time.Millisecond}})
 	runAgent(t, b)
 	waitDevice(t, srv)
 	waitState(t, b, device.Registered)
-	for range 15 {
+	// No signal says "a pong came" (coder/websocket answers pings inside its reader), so this
+	// checks at every ping interval until the span Check would judge a silent line by (ping 20ms +
+	// timeout 50ms + its 1s slack) has passed with pongs alone keeping the line heard.
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for end := time.Now().Add(1500 * time.Millisecond); time.Now().Before(end); <-tick.C {
 		if err := b.Check(); err != nil {
 			t.Fatalf("Check on a live line = %v", err)
 		}
-		time.Sleep(100 * time.Millisecond)
 	}
 }
 
@@ -680,7 +664,7 @@ func TestCheck(t *testing.T) {
 // warning; a line that breaks is warned of.
 func TestServerCloseIsNoFault(t *testing.T) {
 	checkLeaks(t)
-	srv := startServer(t, nil)
+	srv := standin.Start(t, nil)
 	var logs lockedBuffer
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	a := newAgent(t, device.Options{URL: srv.URL(), Logger: log})
@@ -699,7 +683,7 @@ func TestServerCloseIsNoFault(t *testing.T) {
 // just before its own stop does. The device must stop without a "reconnecting" behind it.
 func TestStopWithTheServerLeavesNoRetryLine(t *testing.T) {
 	checkLeaks(t)
-	srv := startServer(t, nil)
+	srv := standin.Start(t, nil)
 	var logs lockedBuffer
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	ctx, stop := context.WithCancel(context.Background())

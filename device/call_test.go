@@ -14,6 +14,7 @@ import (
 
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/hal/sim"
+	"github.com/devicectl/devicectl/internal/testing/standin"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -31,7 +32,7 @@ func callErr(t *testing.T, err error) *device.CallError {
 // codes, same details.
 func TestCallRunsLikeAnExecute(t *testing.T) {
 	checkLeaks(t)
-	srv := startServer(t, nil)
+	srv := standin.Start(t, nil)
 	speaker := sim.NewSpeaker(nil)
 	a := newAgent(t, device.Options{URL: srv.URL(), Registry: seedRegistry(t, speaker, sim.NewFace(nil))})
 	runAgent(t, a)
@@ -44,7 +45,7 @@ func TestCallRunsLikeAnExecute(t *testing.T) {
 		{"no_such_tool", `{}`},
 		{"amplify_volume", `null`},
 	} {
-		want := execute(t, d, tc.tool, tc.input)
+		want := standin.Execute(t, d, tc.tool, tc.input)
 		got, err := a.Call(context.Background(), tc.tool, json.RawMessage(tc.input))
 		switch {
 		case want.Error == nil:
@@ -94,7 +95,7 @@ func holdTool(t *testing.T, entered, release chan struct{}, most *atomic.Int32) 
 // only slot makes the server's call busy.
 func TestCallSharesTheInFlightBound(t *testing.T) {
 	checkLeaks(t)
-	srv := startServer(t, nil)
+	srv := standin.Start(t, nil)
 	entered, release := make(chan struct{}, 2), make(chan struct{}, 2)
 	var most atomic.Int32
 	a := newAgent(t, device.Options{URL: srv.URL(), Registry: holdTool(t, entered, release, &most), MaxInFlight: 1, MaxQueued: -1})
@@ -106,7 +107,7 @@ func TestCallSharesTheInFlightBound(t *testing.T) {
 	var err error
 	wg.Go(func() { got, err = a.Call(context.Background(), "hold", json.RawMessage(`{}`)) })
 	<-entered
-	if resp := execute(t, d, "hold", `{}`); resp.Error == nil || resp.Error.Code != device.CodeBusy {
+	if resp := standin.Execute(t, d, "hold", `{}`); resp.Error == nil || resp.Error.Code != device.CodeBusy {
 		t.Errorf("server's call while a local one holds the only slot = %s, want -32002", resultOrError(resp))
 	}
 	if _, lerr := a.Call(context.Background(), "hold", json.RawMessage(`{}`)); callErr(t, lerr).Code != device.CodeBusy {
@@ -123,7 +124,7 @@ func TestCallSharesTheInFlightBound(t *testing.T) {
 // part a local call drives waits for it, and runs after.
 func TestCallSharesTheHardware(t *testing.T) {
 	checkLeaks(t)
-	srv := startServer(t, nil)
+	srv := standin.Start(t, nil)
 	entered, release := make(chan struct{}, 2), make(chan struct{}, 2)
 	var most atomic.Int32
 	a := newAgent(t, device.Options{URL: srv.URL(), Registry: holdTool(t, entered, release, &most), MaxInFlight: 2})
@@ -136,7 +137,7 @@ func TestCallSharesTheHardware(t *testing.T) {
 	wg.Go(func() { got, err = a.Call(context.Background(), "hold", json.RawMessage(`{}`)) })
 	<-entered
 	server := make(chan string, 1)
-	wg.Go(func() { server <- resultOrError(execute(t, d, "hold", `{}`)) })
+	wg.Go(func() { server <- resultOrError(standin.Execute(t, d, "hold", `{}`)) })
 	select {
 	case <-entered:
 		t.Error("the server's call drove the arm while the local call held it")
@@ -257,7 +258,7 @@ func TestCallTimeoutAndCancel(t *testing.T) {
 // checks the count itself, step by step.
 func TestCallDuringDrains(t *testing.T) {
 	checkLeaks(t)
-	srv := startServer(t, nil)
+	srv := standin.Start(t, nil)
 	reg := tools.NewRegistry()
 	if err := reg.Add(testTool(t, "tick", 0, nil, func(ctx context.Context, _ json.RawMessage) (any, error) {
 		// Longer than the drain timeout, so drains give up while calls still run.

@@ -15,8 +15,10 @@ import (
 )
 
 // dispatcher runs the calls of the server and of Agent.Call. The line's read loop hands it the
-// server's executes (see line.execute) and must never block on a tool: executes are admitted,
-// queued or refused at once (submit) and run on worker goroutines the dispatcher owns.
+// server's executes (see line.execute) and must never block on a tool that can wait: executes are
+// admitted, queued or refused at once (submit) and run on worker goroutines the dispatcher owns,
+// but for an instant tool (tools.Tool.Inline) with nothing ahead of it, which submit runs on the
+// caller's goroutine, the read loop's for the server's calls.
 //
 // Who runs when is queue.go's: calls on the same part run one at a time in arrival order, at most
 // maxInFlight run at once, and up to maxQueued wait. The deadlines of all calls are watched by one
@@ -154,7 +156,8 @@ var errNotSent = errors.New("nobody to answer")
 // submit validates a call for the server (via ViaServer) or a local caller and admits it: it
 // starts at once, or waits its turn, and is answered through reply. Or it is refused, and submit
 // returns the error for the caller to answer: -32602 for invalid input, -32002 when the queue is
-// full or the device is stopping. It never blocks on a tool, so the line's read loop may call it.
+// full or the device is stopping. It never blocks on a tool that can wait, so the line's read loop
+// may call it; an instant tool with nothing ahead of it runs in submit, before it returns.
 // ctx is the asker's: cancelling it cancels the tool's context, and drops the call if it has not
 // started yet.
 func (d *dispatcher) submit(ctx context.Context, set *dispatchSettings, name string, input json.RawMessage, via string, reply replier) *CallError {

@@ -21,9 +21,12 @@
 // # The line
 //
 // Each connection has one read loop (line.go), the only reader of the stream. The server's
-// executes go to the dispatcher, which admits or refuses them at once, so the loop never waits for
-// a tool; unknown methods are answered -32601; notifications are handled right there, so AI
-// messages render strictly in arrival order, never two at once; answers to the device's own
+// executes go to the dispatcher, which admits or refuses them at once and runs them on its
+// workers, so the loop waits for no tool that can block; an instant tool (tools.Tool.Inline)
+// with nothing ahead of it runs right on the loop, which costs less than waking a worker and
+// holds the loop no longer than the hand-off would. Unknown methods are answered -32601;
+// notifications are handled right there, so AI messages render strictly in arrival order, never
+// two at once; answers to the device's own
 // requests go to whoever waits for them, found by the id's raw bytes. Ids are echoed as received,
 // byte for byte. The loop waits for the session to take the answer to a registration before it
 // reads on, so a call right behind the acceptance already sees the session registered.

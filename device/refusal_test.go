@@ -12,6 +12,7 @@ import (
 
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/device/agenttest"
+	"github.com/devicectl/devicectl/internal/testing/standin"
 )
 
 // A refused registration is logged with the server's reason, data.details, not only its code and
@@ -21,7 +22,7 @@ func TestRefusalLogsDetails(t *testing.T) {
 	const why = "MAC AA-BB-CC-DD-EE-FF is bound to another client: the operator frees it with `forget AA-BB-CC-DD-EE-FF`"
 	data := json.RawMessage(`{"details":` + mustJSON(t, why) + `}`)
 	var refused atomic.Bool
-	srv := startServer(t, &agenttest.Options{Register: func(context.Context, *agenttest.Device) *jsonrpc2.Error {
+	srv := standin.Start(t, &agenttest.Options{Register: func(context.Context, *agenttest.Device) *jsonrpc2.Error {
 		if refused.Swap(true) {
 			return nil
 		}

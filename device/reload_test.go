@@ -18,6 +18,7 @@ import (
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/device/agenttest"
 	"github.com/devicectl/devicectl/hal/sim"
+	"github.com/devicectl/devicectl/internal/testing/standin"
 	"github.com/devicectl/devicectl/tools"
 	"github.com/devicectl/devicectl/transport"
 )
@@ -62,7 +63,7 @@ func nextEvent(t *testing.T, srv *agenttest.Server) agenttest.Event {
 func TestSetRegistryRegistersChangedToolsOnTheSameLine(t *testing.T) {
 	checkLeaks(t)
 	var registrations atomic.Int32
-	srv := startServer(t, &agenttest.Options{Register: func(context.Context, *agenttest.Device) *jsonrpc2.Error {
+	srv := standin.Start(t, &agenttest.Options{Register: func(context.Context, *agenttest.Device) *jsonrpc2.Error {
 		registrations.Add(1)
 		return nil
 	}})
@@ -82,14 +83,14 @@ func TestSetRegistryRegistersChangedToolsOnTheSameLine(t *testing.T) {
 	if e.Device.RemoteAddr != first.RemoteAddr {
 		t.Errorf("re-registered from %s, want the same line %s", e.Device.RemoteAddr, first.RemoteAddr)
 	}
-	if resp := execute(t, e.Device, "beta", `{}`); resp.Error != nil || string(*resp.Result) != `"beta"` {
+	if resp := standin.Execute(t, e.Device, "beta", `{}`); resp.Error != nil || string(*resp.Result) != `"beta"` {
 		t.Errorf("calling the new tool: %s", resultOrError(resp))
 	}
 
 	// A registry declaring the same tools (a timeout changed, say) is served without a word to
 	// the server: the next registration the server sees is the one of the change after it.
 	a.SetRegistry(registryOf(t, "alpha", "beta"))
-	if resp := execute(t, e.Device, "alpha", `{}`); resp.Error != nil {
+	if resp := standin.Execute(t, e.Device, "alpha", `{}`); resp.Error != nil {
 		t.Errorf("calling alpha after an unchanged registry: %s", resultOrError(resp))
 	}
 	a.SetRegistry(registryOf(t, "gamma"))
@@ -105,7 +106,7 @@ func TestSetRegistryRegistersChangedToolsOnTheSameLine(t *testing.T) {
 // A tool removed by SetRegistry is unknown to calls that arrive afterwards, while the line stays up.
 func TestSetRegistryRemovesTools(t *testing.T) {
 	checkLeaks(t)
-	srv := startServer(t, nil)
+	srv := standin.Start(t, nil)
 	a := newAgent(t, device.Options{URL: srv.URL(), Registry: registryOf(t, "alpha", "beta")})
 	runAgent(t, a)
 	nextEvent(t, srv)
@@ -114,7 +115,7 @@ func TestSetRegistryRemovesTools(t *testing.T) {
 	if !slices.Equal(toolNamesOf(e.Device), []string{"alpha"}) {
 		t.Fatalf("re-registered %v, want [alpha]", toolNamesOf(e.Device))
 	}
-	resp := execute(t, e.Device, "beta", `{}`)
+	resp := standin.Execute(t, e.Device, "beta", `{}`)
 	if resp.Error == nil || resp.Error.Code != device.CodeInvalidParams {
 		t.Errorf("calling the removed tool: %s, want -32602", resultOrError(resp))
 	}
@@ -124,8 +125,8 @@ func TestSetRegistryRemovesTools(t *testing.T) {
 // session uses the new settings (here the MAC and the server), and no back-off is waited.
 func TestRestartReconnectsWithNewOptions(t *testing.T) {
 	checkLeaks(t)
-	oldSrv := startServer(t, nil)
-	newSrv := startServer(t, nil)
+	oldSrv := standin.Start(t, nil)
+	newSrv := standin.Start(t, nil)
 	var lost []error
 	var mu sync.Mutex
 	onLost := func(err error) {
@@ -154,7 +155,7 @@ func TestRestartReconnectsWithNewOptions(t *testing.T) {
 	if e.Kind != agenttest.Registered || e.Device.MAC != "02-00-00-00-00-01" {
 		t.Fatalf("new server: event %v from %s, want registered from 02-00-00-00-00-01", e.Kind, e.Device.MAC)
 	}
-	if resp := execute(t, e.Device, "amplify_volume", `{"level": 5}`); resp.Error != nil {
+	if resp := standin.Execute(t, e.Device, "amplify_volume", `{"level": 5}`); resp.Error != nil {
 		t.Errorf("call after restart: %s", resultOrError(resp))
 	}
 	if got := sl.all(); len(got) != 0 {
@@ -170,7 +171,7 @@ func TestRestartReconnectsWithNewOptions(t *testing.T) {
 // A Restart while the agent backs off from a dead server cuts the wait short.
 func TestRestartCutsBackOffShort(t *testing.T) {
 	checkLeaks(t)
-	srv := startServer(t, nil)
+	srv := standin.Start(t, nil)
 	var waits atomic.Int32
 	longSleep := func(ctx context.Context, d time.Duration) error {
 		waits.Add(1)
@@ -200,7 +201,7 @@ func TestRestartCutsBackOffShort(t *testing.T) {
 // session declares the registry set last, whether the Restart was still waiting or under way.
 func TestSetRegistryAfterRestartWins(t *testing.T) {
 	checkLeaks(t)
-	srv := startServer(t, nil)
+	srv := standin.Start(t, nil)
 	blocked := func(ctx context.Context, _ time.Duration) error {
 		<-ctx.Done()
 		return ctx.Err()
@@ -225,13 +226,13 @@ func TestSetRegistryAfterRestartWins(t *testing.T) {
 		}
 		e = nextEvent(t, srv)
 	}
-	if resp := execute(t, e.Device, "gamma", `{}`); resp.Error != nil {
+	if resp := standin.Execute(t, e.Device, "gamma", `{}`); resp.Error != nil {
 		t.Errorf("calling gamma: %s", resultOrError(resp))
 	}
 }
 
 func TestRestartRejectsBadOptions(t *testing.T) {
-	srv := startServer(t, nil)
+	srv := standin.Start(t, nil)
 	a := newAgent(t, device.Options{URL: srv.URL()})
 	runAgent(t, a)
 	waitDevice(t, srv)
@@ -246,7 +247,7 @@ func TestRestartRejectsBadOptions(t *testing.T) {
 // server dropped was lost.
 func TestOnCallAndOnLineLost(t *testing.T) {
 	checkLeaks(t)
-	srv := startServer(t, nil)
+	srv := standin.Start(t, nil)
 	reg := registryOf(t, "ok")
 	for _, tl := range []*tools.Tool{
 		testTool(t, "fails", 0, nil, func(context.Context, json.RawMessage) (any, error) {
@@ -279,7 +280,7 @@ func TestOnCallAndOnLineLost(t *testing.T) {
 		{"fails", "", device.CodeToolFailed, "the lid is open"},
 		{"slow", "", device.CodeToolTimeout, "tool timed out after 50ms"},
 	} {
-		execute(t, d, tc.tool, `{}`)
+		standin.Execute(t, d, tc.tool, `{}`)
 		var r device.CallReport
 		select {
 		case r = <-reports:
@@ -299,7 +300,7 @@ func TestOnCallAndOnLineLost(t *testing.T) {
 		}
 	}
 	// Refused calls never ran: no report.
-	execute(t, d, "nope", `{}`)
+	standin.Execute(t, d, "nope", `{}`)
 
 	d.Close()
 	select {
@@ -345,7 +346,7 @@ func TestRestartCutsADialShort(t *testing.T) {
 		}
 		mu.Unlock()
 	}()
-	srv := startServer(t, nil)
+	srv := standin.Start(t, nil)
 	opts := device.Options{URL: "ws://" + ln.Addr().String() + "/", MAC: testMAC, Registry: registryOf(t, "alpha"),
 		Dial: &transport.DialOptions{HandshakeTimeout: time.Minute}}
 	a := newAgent(t, opts)
@@ -363,7 +364,7 @@ func TestRestartCutsADialShort(t *testing.T) {
 func TestRefusedReregistrationDrainsRunningCalls(t *testing.T) {
 	checkLeaks(t)
 	var n atomic.Int32
-	srv := startServer(t, &agenttest.Options{Register: func(context.Context, *agenttest.Device) *jsonrpc2.Error {
+	srv := standin.Start(t, &agenttest.Options{Register: func(context.Context, *agenttest.Device) *jsonrpc2.Error {
 		if n.Add(1) == 2 {
 			return &jsonrpc2.Error{Code: -32000, Message: "no new tools today"}
 		}
@@ -410,7 +411,7 @@ func TestRefusedReregistrationDrainsRunningCalls(t *testing.T) {
 // A tool stuck past the drain of a Restart keeps its hardware: a call on the next session that
 // needs the same part waits (and times out) instead of driving it at the same time.
 func TestRestartKeepsHardwareExclusive(t *testing.T) {
-	srv := startServer(t, nil)
+	srv := standin.Start(t, nil)
 	stuck, unstick := make(chan struct{}), make(chan struct{})
 	var overlapped atomic.Bool
 	reg := tools.NewRegistry()
@@ -448,7 +449,7 @@ func TestRestartKeepsHardwareExclusive(t *testing.T) {
 			d2 = e.Device
 		}
 	}
-	resp := execute(t, d2, "move", `{}`)
+	resp := standin.Execute(t, d2, "move", `{}`)
 	if resp.Error == nil || resp.Error.Code != device.CodeToolTimeout {
 		t.Errorf("move while the motor is held: %s, want -32001", resultOrError(resp))
 	}
@@ -460,7 +461,7 @@ func TestRestartKeepsHardwareExclusive(t *testing.T) {
 // Hold keeps calls off a part while it is replaced; a call that waited runs the new tool.
 func TestHoldThenSetRegistry(t *testing.T) {
 	checkLeaks(t)
-	srv := startServer(t, nil)
+	srv := standin.Start(t, nil)
 	tool := func(answer string) *tools.Registry {
 		reg := tools.NewRegistry()
 		if err := reg.Add(testTool(t, "speak", 5*time.Second, []string{"speaker"}, func(context.Context, json.RawMessage) (any, error) {
@@ -498,7 +499,7 @@ func TestHoldThenSetRegistry(t *testing.T) {
 // without an answer.
 func TestTimeoutWaitingForHardwareIsAnswered(t *testing.T) {
 	checkLeaks(t)
-	srv := startServer(t, nil)
+	srv := standin.Start(t, nil)
 	holding, done := make(chan struct{}), make(chan struct{})
 	reg := tools.NewRegistry()
 	for _, tl := range []*tools.Tool{
@@ -524,7 +525,7 @@ func TestTimeoutWaitingForHardwareIsAnswered(t *testing.T) {
 		longAnswer <- resp
 	}()
 	<-holding
-	resp := execute(t, d, "short", `{}`)
+	resp := standin.Execute(t, d, "short", `{}`)
 	if resp.Error == nil || resp.Error.Code != device.CodeToolTimeout || resp.Error.Message != "tool timed out after 50ms" {
 		t.Errorf("short while the arm is held: %s, want -32001 tool timed out after 50ms", resultOrError(resp))
 	}

@@ -1,13 +1,11 @@
 package device_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,32 +13,16 @@ import (
 
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/device/agenttest"
+	"github.com/devicectl/devicectl/internal/testing/logbuf"
+	"github.com/devicectl/devicectl/internal/testing/standin"
 )
-
-// syncBuffer is a log sink for the agent's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // A server that takes voice gets the utterance's samples as they were heard, and its turn's reply
 // streams back as messages.
 func TestUserAudioReachesTheServer(t *testing.T) {
 	checkLeaks(t)
 	heard := make(chan []int16, 1)
-	srv := startServer(t, &agenttest.Options{Voice: &agenttest.Voice{
+	srv := standin.Start(t, &agenttest.Options{Voice: &agenttest.Voice{
 		Audio: func(ctx context.Context, d *agenttest.Device, p device.UserAudioParams) (device.UserResult, *jsonrpc2.Error) {
 			s := make([]int16, len(p.Audio)/2)
 			for i := range s {
@@ -80,8 +62,8 @@ func TestUserAudioReachesTheServer(t *testing.T) {
 // reconnects, that the server does not take voice, and goes on serving its tools.
 func TestSeed002ServerSaidOnce(t *testing.T) {
 	checkLeaks(t)
-	srv := startServer(t, nil)
-	var logs syncBuffer
+	srv := standin.Start(t, nil)
+	var logs logbuf.Buffer
 	a := newAgent(t, device.Options{URL: srv.URL(), Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	runAgent(t, a)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -97,7 +79,7 @@ func TestSeed002ServerSaidOnce(t *testing.T) {
 		if got := a.Voice(); got != device.VoiceRefused {
 			t.Errorf("Voice() = %v, want VoiceRefused", got)
 		}
-		if r := execute(t, d, "amplify_volume", `{"level":30}`); r.Error != nil {
+		if r := standin.Execute(t, d, "amplify_volume", `{"level":30}`); r.Error != nil {
 			t.Errorf("a tool after voice was refused: %v", r.Error)
 		}
 		d.Close() // the next round is a new line

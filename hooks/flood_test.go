@@ -1,41 +1,22 @@
 package hooks_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"log/slog"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/devicectl/devicectl/hooks"
 	"github.com/devicectl/devicectl/internal/logging"
+	"github.com/devicectl/devicectl/internal/testing/logbuf"
 )
-
-// syncBuffer is a log output safe for Repeats' timers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // 88,000 events dropped behind a stuck hook, logged through logging.Repeats as the daemon logs
 // them: a handful of lines, and a summary whose count makes up the rest exactly.
 func TestDroppedEventsFloodIsCounted(t *testing.T) {
 	h := newHolder(t)
-	var out syncBuffer
+	var out logbuf.Buffer
 	repeats := logging.NewRepeats(nil) // the daemon's settings
 	r := newRunner(t, &hooks.Options{
 		Commands:  map[hooks.Event][]string{hooks.ToolExecuted: h.argv},

@@ -19,7 +19,7 @@ func TestNewConnLogsToSlog(t *testing.T) {
 	writeFrame(t, c, websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":"sync","method":"ping"}`))
 	readFrame(t, c) // jsonrpc2 handled the response before this request
 
-	if n := logs.count("level=DEBUG", "component=jsonrpc2", `ignoring response #\"nobody\"`); n != 1 {
+	if n := logs.Count("level=DEBUG", "component=jsonrpc2", `ignoring response #\"nobody\"`); n != 1 {
 		t.Errorf("jsonrpc2's log line reached the logger %d times, want once; log:\n%s", n, logs)
 	}
 }

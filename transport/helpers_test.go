@@ -1,7 +1,6 @@
 package transport
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,6 +18,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/devicectl/devicectl/internal/leakcheck"
+	"github.com/devicectl/devicectl/internal/testing/logbuf"
 )
 
 // waitTimeout bounds every wait in these tests; reaching it is a failure,
@@ -28,43 +28,10 @@ const waitTimeout = 10 * time.Second
 // leakCheck fails the test if goroutines it started outlive it; call it first.
 func leakCheck(t *testing.T) { leakcheck.Check(t) }
 
-// logBuffer collects log output from concurrent goroutines.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-// count returns how many lines contain all of the given substrings.
-func (l *logBuffer) count(subs ...string) int {
-	n := 0
-	for _, line := range strings.Split(l.String(), "\n") {
-		all := line != ""
-		for _, s := range subs {
-			all = all && strings.Contains(line, s)
-		}
-		if all {
-			n++
-		}
-	}
-	return n
-}
-
 // newTestLogger logs everything, debug included, as text into the buffer.
-func newTestLogger() (*slog.Logger, *logBuffer) {
-	lb := new(logBuffer)
-	return slog.New(slog.NewTextHandler(lb, &slog.HandlerOptions{Level: slog.LevelDebug})), lb
+func newTestLogger() (*slog.Logger, *logbuf.Buffer) {
+	lb := new(logbuf.Buffer)
+	return lb.Logger(), lb
 }
 
 // rawServer is a WebSocket server that hands each accepted coder/websocket

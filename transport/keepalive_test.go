@@ -56,7 +56,7 @@ func TestPingTimeoutOnHalfOpenLine(t *testing.T) {
 		if !errors.Is(l.device.Err(), ErrPingTimeout) {
 			t.Errorf("Err() = %v, want ErrPingTimeout", l.device.Err())
 		}
-		if n := logs.count("level=WARN", "no pong"); n != 1 {
+		if n := logs.Count("level=WARN", "no pong"); n != 1 {
 			t.Errorf("%d warnings about the missing pong, want 1; log:\n%s", n, logs)
 		}
 	})
@@ -110,7 +110,7 @@ func TestStuckWriteClosesLine(t *testing.T) {
 		if !errors.Is(l.device.Err(), errWriteTimeout) {
 			t.Errorf("Err() = %v, want a write timeout", l.device.Err())
 		}
-		if n := logs.count("level=WARN", "no progress"); n != 1 {
+		if n := logs.Count("level=WARN", "no progress"); n != 1 {
 			t.Errorf("%d warnings about the stuck write, want 1; log:\n%s", n, logs)
 		}
 	})

@@ -1,17 +1,11 @@
 package transport
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"errors"
 	"io"
 	"log"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -19,105 +13,19 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/devicectl/devicectl/internal/testing/testca"
 )
-
-// testCA is a throwaway certificate authority.
-type testCA struct {
-	cert *x509.Certificate
-	key  *ecdsa.PrivateKey
-	file string // the CA certificate, PEM
-}
-
-func newTestCA(t *testing.T, name string) *testCA {
-	t.Helper()
-	key := newKey(t)
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: name},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(time.Hour),
-		IsCA:                  true,
-		BasicConstraintsValid: true,
-		KeyUsage:              x509.KeyUsageCertSign,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ca := &testCA{cert: cert, key: key}
-	ca.file = writePEM(t, name+"-ca.pem", "CERTIFICATE", der)
-	return ca
-}
-
-func newKey(t *testing.T) *ecdsa.PrivateKey {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return key
-}
-
-// issue signs a leaf certificate; it returns the tls.Certificate and the
-// paths of its certificate and key files.
-func (ca *testCA) issue(t *testing.T, name string, usage x509.ExtKeyUsage, hosts ...string) (tls.Certificate, string, string) {
-	t.Helper()
-	key := newKey(t)
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(time.Now().UnixNano()),
-		Subject:      pkix.Name{CommonName: name},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{usage},
-	}
-	for _, h := range hosts {
-		if ip := net.ParseIP(h); ip != nil {
-			tmpl.IPAddresses = append(tmpl.IPAddresses, ip)
-		} else {
-			tmpl.DNSNames = append(tmpl.DNSNames, h)
-		}
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	certFile := writePEM(t, name+"-cert.pem", "CERTIFICATE", der)
-	keyFile := writePEM(t, name+"-key.pem", "PRIVATE KEY", keyDER)
-	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cert, certFile, keyFile
-}
-
-func writePEM(t *testing.T, name, typ string, der []byte) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
 
 // TestTLS dials a wss:// server whose certificate comes from a throwaway CA.
 func TestTLS(t *testing.T) {
-	ca := newTestCA(t, "devicectl-test")
-	other := newTestCA(t, "someone-else")
-	serverCert, _, _ := ca.issue(t, "server", x509.ExtKeyUsageServerAuth, "127.0.0.1", "agent.test")
-	_, clientCertFile, clientKeyFile := ca.issue(t, "device", x509.ExtKeyUsageClientAuth)
-	_, strangerCertFile, strangerKeyFile := other.issue(t, "stranger", x509.ExtKeyUsageClientAuth)
+	ca := testca.New(t, "devicectl-test")
+	other := testca.New(t, "someone-else")
+	serverCert, _, _ := ca.Issue(t, "server", x509.ExtKeyUsageServerAuth, "127.0.0.1", "agent.test")
+	_, clientCertFile, clientKeyFile := ca.Issue(t, "device", x509.ExtKeyUsageClientAuth)
+	_, strangerCertFile, strangerKeyFile := other.Issue(t, "stranger", x509.ExtKeyUsageClientAuth)
 
 	tests := []struct {
 		name    string
@@ -125,15 +33,15 @@ func TestTLS(t *testing.T) {
 		opts    TLSOptions
 		wantErr func(error) bool // nil: the dial must work
 	}{
-		{name: "configured CA", opts: TLSOptions{CAFile: ca.file}},
-		{name: "server name", opts: TLSOptions{CAFile: ca.file, ServerName: "agent.test"}},
-		{name: "unknown CA", opts: TLSOptions{CAFile: other.file}, wantErr: isErr[x509.UnknownAuthorityError]},
+		{name: "configured CA", opts: TLSOptions{CAFile: ca.File}},
+		{name: "server name", opts: TLSOptions{CAFile: ca.File, ServerName: "agent.test"}},
+		{name: "unknown CA", opts: TLSOptions{CAFile: other.File}, wantErr: isErr[x509.UnknownAuthorityError]},
 		{name: "system roots", opts: TLSOptions{}, wantErr: isErr[x509.UnknownAuthorityError]},
-		{name: "hostname mismatch", opts: TLSOptions{CAFile: ca.file, ServerName: "elsewhere.test"}, wantErr: isErr[x509.HostnameError]},
-		{name: "mutual TLS", mTLS: true, opts: TLSOptions{CAFile: ca.file, CertFile: clientCertFile, KeyFile: clientKeyFile}},
-		{name: "mutual TLS without a client certificate", mTLS: true, opts: TLSOptions{CAFile: ca.file}, wantErr: isTLSAlert},
+		{name: "hostname mismatch", opts: TLSOptions{CAFile: ca.File, ServerName: "elsewhere.test"}, wantErr: isErr[x509.HostnameError]},
+		{name: "mutual TLS", mTLS: true, opts: TLSOptions{CAFile: ca.File, CertFile: clientCertFile, KeyFile: clientKeyFile}},
+		{name: "mutual TLS without a client certificate", mTLS: true, opts: TLSOptions{CAFile: ca.File}, wantErr: isTLSAlert},
 		{name: "mutual TLS with a stranger's certificate", mTLS: true,
-			opts: TLSOptions{CAFile: ca.file, CertFile: strangerCertFile, KeyFile: strangerKeyFile}, wantErr: isTLSAlert},
+			opts: TLSOptions{CAFile: ca.File, CertFile: strangerCertFile, KeyFile: strangerKeyFile}, wantErr: isTLSAlert},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -153,7 +61,7 @@ func TestTLS(t *testing.T) {
 			if tc.mTLS {
 				srv.TLS.ClientAuth = tls.RequireAndVerifyClientCert
 				srv.TLS.ClientCAs = x509.NewCertPool()
-				srv.TLS.ClientCAs.AddCert(ca.cert)
+				srv.TLS.ClientCAs.AddCert(ca.Cert)
 			}
 			srv.Config.ErrorLog = quietLog() // refused handshakes are the point here
 			srv.StartTLS()
@@ -227,16 +135,16 @@ func TestInsecureSkipVerifyWarnsEveryDial(t *testing.T) {
 		}
 		s.Close()
 	}
-	if n := logs.count("level=WARN", "verification is disabled"); n != 2 {
+	if n := logs.Count("level=WARN", "verification is disabled"); n != 2 {
 		t.Errorf("%d warnings for 2 dials; log:\n%s", n, logs)
 	}
 }
 
 // TestTLSOptionsErrors checks every error names the file and the problem.
 func TestTLSOptionsErrors(t *testing.T) {
-	ca := newTestCA(t, "ca")
-	_, certFile, keyFile := ca.issue(t, "device", x509.ExtKeyUsageClientAuth)
-	_, _, otherKey := ca.issue(t, "other", x509.ExtKeyUsageClientAuth)
+	ca := testca.New(t, "ca")
+	_, certFile, keyFile := ca.Issue(t, "device", x509.ExtKeyUsageClientAuth)
+	_, _, otherKey := ca.Issue(t, "other", x509.ExtKeyUsageClientAuth)
 	garbage := filepath.Join(t.TempDir(), "garbage.pem")
 	if err := os.WriteFile(garbage, []byte("not a certificate\n"), 0o600); err != nil {
 		t.Fatal(err)

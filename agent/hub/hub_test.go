@@ -209,7 +209,12 @@ func TestSecondRegistrationReplaces(t *testing.T) {
 	events, cancel := h.Subscribe(0)
 	defer cancel()
 	release := make(chan struct{})
+	received := make(chan struct{}, 1)
 	old := dial(t, url, &hubtest.Options{ClientID: "dev-1", Handle: func(ctx context.Context, _ string, _ json.RawMessage) (json.RawMessage, *jsonrpc2.Error) {
+		select { // the call has reached the device
+		case received <- struct{}{}:
+		default:
+		}
 		select { // a line that died unnoticed: the call is never answered
 		case <-release:
 		case <-ctx.Done():
@@ -225,9 +230,7 @@ func TestSecondRegistrationReplaces(t *testing.T) {
 		_, err := h.Call(context.Background(), macA, "get_status", json.RawMessage(`{}`))
 		pending <- err
 	}()
-	for old.Calls() == 0 {
-		time.Sleep(time.Millisecond) // the call must be in flight on the old line
-	}
+	waitReceived(t, received) // the call is in flight on the line
 
 	fresh := dial(t, url, &hubtest.Options{ClientID: "dev-1"})
 	register(t, fresh, macA)
@@ -342,7 +345,12 @@ func TestDeviceDropsMidCall(t *testing.T) {
 	h, url := start(t, nil)
 	events, cancel := h.Subscribe(0)
 	defer cancel()
+	received := make(chan struct{}, 1)
 	d := dial(t, url, &hubtest.Options{Handle: func(ctx context.Context, _ string, _ json.RawMessage) (json.RawMessage, *jsonrpc2.Error) {
+		select { // the call has reached the device
+		case received <- struct{}{}:
+		default:
+		}
 		<-ctx.Done() // never answers
 		return nil, nil
 	}})
@@ -356,9 +364,7 @@ func TestDeviceDropsMidCall(t *testing.T) {
 		_, err := h.Call(context.Background(), macA, "get_status", json.RawMessage(`{}`))
 		errc <- err
 	}()
-	for d.Calls() == 0 {
-		time.Sleep(time.Millisecond)
-	}
+	waitReceived(t, received)
 	d.Close()
 	if err := <-errc; !errors.Is(err, hub.ErrGone) {
 		t.Fatalf("call to a dropped device: %v, want ErrGone", err)
@@ -376,7 +382,12 @@ func TestCallContext(t *testing.T) {
 	leakcheck.Check(t)
 	h, url := start(t, nil)
 	release := make(chan struct{})
+	received := make(chan struct{}, 1)
 	d := dial(t, url, &hubtest.Options{Handle: func(ctx context.Context, _ string, _ json.RawMessage) (json.RawMessage, *jsonrpc2.Error) {
+		select { // the call has reached the device
+		case received <- struct{}{}:
+		default:
+		}
 		<-release
 		return json.RawMessage(`"late"`), nil
 	}})
@@ -387,9 +398,7 @@ func TestCallContext(t *testing.T) {
 		_, err := h.Call(ctx, macA, "get_status", json.RawMessage(`{}`))
 		errc <- err
 	}()
-	for d.Calls() == 0 {
-		time.Sleep(time.Millisecond)
-	}
+	waitReceived(t, received)
 	cancelCall()
 	if err := <-errc; !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled call: %v", err)
@@ -433,7 +442,12 @@ func TestCloseEndsEverything(t *testing.T) {
 	url := "ws" + strings.TrimPrefix(srv.URL, "http")
 	events, cancel := h.Subscribe(0)
 	defer cancel()
+	received := make(chan struct{}, 1)
 	d := dial(t, url, &hubtest.Options{Handle: func(ctx context.Context, _ string, _ json.RawMessage) (json.RawMessage, *jsonrpc2.Error) {
+		select { // the call has reached the device
+		case received <- struct{}{}:
+		default:
+		}
 		<-ctx.Done()
 		return nil, nil
 	}})
@@ -443,9 +457,7 @@ func TestCloseEndsEverything(t *testing.T) {
 		_, err := h.Call(context.Background(), macA, "get_status", json.RawMessage(`{}`))
 		errc <- err
 	}()
-	for d.Calls() == 0 {
-		time.Sleep(time.Millisecond)
-	}
+	waitReceived(t, received)
 	h.Close()
 	if err := <-errc; !errors.Is(err, hub.ErrGone) {
 		t.Fatalf("call at Close: %v", err)
@@ -490,5 +502,15 @@ func TestLineThatNeverRegistersIsClosed(t *testing.T) {
 	case <-d.Done():
 		t.Fatal("a registered line was closed")
 	case <-time.After(200 * time.Millisecond):
+	}
+}
+
+// waitReceived waits for a device's Handle to say a call has reached it.
+func waitReceived(t *testing.T, received <-chan struct{}) {
+	t.Helper()
+	select {
+	case <-received:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call did not reach the device within 10s")
 	}
 }

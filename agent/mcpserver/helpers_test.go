@@ -3,11 +3,7 @@ package mcpserver_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -21,6 +17,7 @@ import (
 	devhw "github.com/devicectl/devicectl/internal/hardware"
 	"github.com/devicectl/devicectl/internal/leakcheck"
 	"github.com/devicectl/devicectl/internal/simdevice"
+	"github.com/devicectl/devicectl/internal/testing/servetest"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -35,36 +32,10 @@ func startServe(t *testing.T, edit func(c *config.Config)) (*agentd.Server, stri
 	t.Helper()
 	leakcheck.Check(t)
 	c := config.Defaults()
-	c.Agent.StateDir = t.TempDir()
 	if edit != nil {
 		edit(c)
 	}
-	srv, err := agentd.New(&agentd.Options{Config: c, Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	t.Cleanup(func() {
-		if err := errors.Join(srv.Close(), <-served); err != nil {
-			t.Errorf("closing the server: %v", err)
-		}
-	})
-	return srv, ln.Addr().String()
-}
-
-// writeToken writes a token file and returns its path.
-func writeToken(t *testing.T, token string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "agent.token")
-	if err := os.WriteFile(p, []byte(token+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return servetest.Start(t, c)
 }
 
 // simSpeaker is a device agent on simulated hardware (`devicectl run --hardware sim`) attached

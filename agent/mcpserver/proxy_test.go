@@ -12,6 +12,7 @@ import (
 
 	"github.com/devicectl/devicectl/agent/mcpserver"
 	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/internal/testing/servetest"
 )
 
 // The stdio form: Proxy serves serve's tools on a transport of its own (in memory here, stdio in
@@ -20,7 +21,7 @@ import (
 func TestProxy(t *testing.T) {
 	const token = "proxy-token"
 	_, addr := startServe(t, func(c *config.Config) {
-		c.Agent.TokenFile = writeToken(t, token)
+		c.Agent.TokenFile = servetest.WriteToken(t, token)
 		c.Agent.DeviceAliases = map[string]string{deskMAC: "desk"}
 	})
 	desk := startSim(t, addr, deskMAC)
@@ -85,7 +86,7 @@ func TestProxy(t *testing.T) {
 // Proxy names the server it cannot reach or that refuses its token, and serve stopping ends it
 // with ErrUpstreamGone.
 func TestProxyErrors(t *testing.T) {
-	srv, addr := startServe(t, func(c *config.Config) { c.Agent.TokenFile = writeToken(t, "right") })
+	srv, addr := startServe(t, func(c *config.Config) { c.Agent.TokenFile = servetest.WriteToken(t, "right") })
 	_, proxySide := mcp.NewInMemoryTransports()
 	err := mcpserver.Proxy(t.Context(), proxySide, &mcpserver.ProxyOptions{URL: "http://" + addr, Token: "wrong"})
 	if err == nil || !strings.Contains(err.Error(), "http://"+addr+"/mcp") {

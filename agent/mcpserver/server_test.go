@@ -17,6 +17,7 @@ import (
 	"github.com/devicectl/devicectl/agent/hub/hubtest"
 	"github.com/devicectl/devicectl/agent/mcpserver"
 	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/internal/testing/servetest"
 )
 
 const (
@@ -207,7 +208,7 @@ func TestDeviceDisconnects(t *testing.T) {
 // With agent.token_file set, /mcp wants the token like the rest of the HTTP API.
 func TestToken(t *testing.T) {
 	const token = "s3cret-token"
-	_, addr := startServe(t, func(c *config.Config) { c.Agent.TokenFile = writeToken(t, token) })
+	_, addr := startServe(t, func(c *config.Config) { c.Agent.TokenFile = servetest.WriteToken(t, token) })
 	startSim(t, addr, deskMAC)
 
 	if _, _, err := tryConnect(t, addr, ""); err == nil {

@@ -31,12 +31,10 @@ import (
 	"github.com/devicectl/devicectl/internal/config"
 	devhw "github.com/devicectl/devicectl/internal/hardware"
 	"github.com/devicectl/devicectl/internal/simdevice"
+	"github.com/devicectl/devicectl/internal/testing/chromium"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/page.png from this run's screenshot")
-
-// chromiumPath is Debian's chromium, which .ci/run installs.
-const chromiumPath = "/usr/bin/chromium"
 
 const (
 	testMAC = "AA-BB-CC-DD-EE-FF"
@@ -138,42 +136,11 @@ func (s *simServer) disconnect() {
 	s.dev = nil
 }
 
-// browser starts a headless chromium with a fresh profile and no network of its own, and
-// collects what the page writes to its console. Its cleanup fails the test on any console
-// error, warning or uncaught exception.
+// browser starts a headless chromium and collects what the page writes to its console. Its
+// cleanup fails the test on any console error, warning or uncaught exception.
 func browser(t *testing.T) context.Context {
 	t.Helper()
-	if os.Getenv("DEVICECTL_CHROMIUM") != "1" {
-		t.Skip("set DEVICECTL_CHROMIUM=1 (with Debian's chromium installed, as .ci/run does) to test the page in a browser")
-	}
-	if _, err := os.Stat(chromiumPath); err != nil {
-		t.Fatalf("DEVICECTL_CHROMIUM=1 but chromium is missing (apt-get install chromium): %v", err)
-	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromiumPath),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.NoSandbox, // CI runs as root
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		// This machine has no internet: without these chromium keeps dialling Google.
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("hide-scrollbars", true),
-		chromedp.Flag("font-render-hinting", "none"),
-	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.WithoutCancel(t.Context()), opts...)
-	ctx, cancel := chromedp.NewContext(actx, chromedp.WithErrorf(t.Logf))
-	// The first Run starts the browser, and the browser lives as long as this context.
-	if err := chromedp.Do(ctx); err != nil {
-		cancel()
-		cancelAlloc()
-		t.Fatalf("starting %s: %v", chromiumPath, err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		cancelAlloc()
-	})
+	ctx, cancel := chromium.Start(t, "to test the page in a browser", "--hide-scrollbars", "--font-render-hinting=none")
 	watchConsole(t, ctx, cancel)
 	return ctx
 }
@@ -182,12 +149,7 @@ func browser(t *testing.T) context.Context {
 // cleanup, and watches its console too.
 func newTab(t *testing.T, browser context.Context) context.Context {
 	t.Helper()
-	ctx, cancel := chromedp.NewContext(browser, chromedp.WithNewBrowserContext())
-	if err := chromedp.Do(ctx); err != nil {
-		cancel()
-		t.Fatalf("opening a tab: %v", err)
-	}
-	t.Cleanup(cancel)
+	ctx, cancel := chromium.NewTab(t, browser)
 	watchConsole(t, ctx, cancel)
 	return ctx
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
 
 	"github.com/devicectl/devicectl/internal/pulsetest"
+	"github.com/devicectl/devicectl/internal/testing/logbuf"
 )
 
 // The whole loop, for real: an A2A message 把音量调到30 (a2a-go's client) goes to devicectl serve,
@@ -75,7 +76,7 @@ func TestAgentLoopOnPulse(t *testing.T) {
 		t.Fatal(err)
 	}
 	dev := exec.Command(bin, "run", "--config", configPath)
-	var devOut, devErr watchedBuffer
+	var devOut, devErr logbuf.Buffer
 	dev.Stdout, dev.Stderr = &devOut, &devErr
 	if err := dev.Start(); err != nil {
 		t.Fatal(err)
@@ -113,7 +114,7 @@ func TestAgentLoopOnPulse(t *testing.T) {
 	// The device prints each reply on its stdout.
 	waitPrinted := func(reply string, times int) {
 		t.Helper()
-		devOut.waitFor(t, "the reply on the device's stdout", exited, func(s string) bool {
+		devOut.WaitUntil(t, "the reply on the device's stdout", exited, func(s string) bool {
 			return strings.Count(s, reply+"\n") >= times
 		})
 	}

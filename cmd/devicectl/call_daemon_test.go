@@ -13,11 +13,13 @@ import (
 	"testing"
 
 	"github.com/devicectl/devicectl/internal/pulsetest"
+	"github.com/devicectl/devicectl/internal/testing/logbuf"
+	"github.com/devicectl/devicectl/internal/testing/standin"
 )
 
 // runningDaemon is `devicectl run` in this process, with its log followed.
 type runningDaemon struct {
-	stderr watchedBuffer
+	stderr logbuf.Buffer
 	cancel context.CancelFunc
 	done   chan struct{}
 	code   int
@@ -30,7 +32,7 @@ func startRun(t *testing.T, path string) *runningDaemon {
 	d := &runningDaemon{cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(d.done)
-		var stdout watchedBuffer
+		var stdout logbuf.Buffer
 		d.code = execute(ctx, []string{"run", "--config", path}, strings.NewReader(""), &stdout, &d.stderr)
 	}()
 	t.Cleanup(d.stop)
@@ -45,7 +47,7 @@ func (d *runningDaemon) stop() {
 // controlConfig is baseConfig with the control socket at sock and the hardware section hw.
 func controlConfig(t *testing.T, url, sock, hw string) string {
 	t.Helper()
-	c := baseConfig(t, url) + "control:\n  socket: " + sock + "\n"
+	c := standin.BaseConfig(t, url) + "control:\n  socket: " + sock + "\n"
 	if hw != "" {
 		c = strings.Replace(c, "hardware:\n  mode: sim\n", hw, 1)
 	}
@@ -85,7 +87,7 @@ func status(t *testing.T, config string) (volume int, connection string) {
 // (the server sees it); with no daemon it opens the parts itself. A socket a killed daemon left
 // behind is replaced, and the daemon removes its own when it stops.
 func TestCallThroughDaemon(t *testing.T) {
-	srv := startStandIn(t, nil)
+	srv := standin.Start(t, nil)
 	sock := filepath.Join(shortDir(t), "control.sock")
 	stale, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
 	if err != nil {
@@ -96,7 +98,7 @@ func TestCallThroughDaemon(t *testing.T) {
 	config := controlConfig(t, srv.URL(), sock, "")
 
 	d := startRun(t, config)
-	dev := nextRegistration(t, srv)
+	dev := standin.NextRegistration(t, srv)
 	if fi, err := os.Lstat(sock); err != nil || fi.Mode().Type() != fs.ModeSocket || fi.Mode().Perm() != 0o660 {
 		t.Fatalf("control socket: %v, %v; want a socket with mode 0660", fi, err)
 	}
@@ -113,7 +115,7 @@ func TestCallThroughDaemon(t *testing.T) {
 	if v, conn := status(t, config); v != 37 || conn != "registered" {
 		t.Errorf("call get_device_status: volume %d, connection %q; want 37, registered (the daemon's)", v, conn)
 	}
-	d.stderr.waitFor(t, "the daemon's log of the control call", d.done, func(s string) bool {
+	d.stderr.WaitUntil(t, "the daemon's log of the control call", d.done, func(s string) bool {
 		return strings.Contains(s, `msg="tool call on the control socket" component=control tool=amplify_volume`)
 	})
 
@@ -145,12 +147,12 @@ func TestCallThroughDaemon(t *testing.T) {
 // opening the parts a second time. As root, which may open any socket, the check runs the binary
 // as nobody, whom the socket's mode 0660 keeps out.
 func TestCallSocketRefused(t *testing.T) {
-	srv := startStandIn(t, nil)
+	srv := standin.Start(t, nil)
 	dir := shortDir(t)
 	sock := filepath.Join(dir, "control.sock")
 	config := controlConfig(t, srv.URL(), sock, "")
 	startRun(t, config)
-	nextRegistration(t, srv)
+	standin.NextRegistration(t, srv)
 
 	var code int
 	var stderr string
@@ -203,12 +205,12 @@ func TestCallRealSpeaker(t *testing.T) {
 		}
 		return string(out)
 	}
-	srv := startStandIn(t, nil)
+	srv := standin.Start(t, nil)
 	sock := filepath.Join(shortDir(t), "control.sock")
 	config := controlConfig(t, srv.URL(), sock, "hardware:\n  speaker: {driver: alsa, device: pulse, control: Master}\n  face: {driver: sim}\n")
 
 	d := startRun(t, config)
-	nextRegistration(t, srv)
+	standin.NextRegistration(t, srv)
 	if r := runCLI(t.Context(), "", "call", "--config", config, "amplify_volume", `{"level":50}`); r.code != exitOK {
 		t.Fatalf("call amplify_volume: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}

@@ -3,36 +3,19 @@
 package main
 
 import (
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"testing"
 
-	"github.com/devicectl/devicectl/agent/hub"
-	"github.com/devicectl/devicectl/agent/hub/hubtest"
+	"github.com/devicectl/devicectl/internal/testing/boundmac"
 )
 
 // doctor registers as the device, with the Client-Id run keeps, and shows why the server refuses
 // it: here the MAC is bound to another board, and the row gives the server's reason.
 func TestDoctorShowsRefusal(t *testing.T) {
-	h := hub.New(nil)
-	srv := httptest.NewServer(h)
-	defer srv.Close()
-	defer h.Close()
-	url := "ws" + strings.TrimPrefix(srv.URL, "http") + "/"
 	const mac = "AA-BB-CC-DD-EE-04"
-	other, err := hubtest.Dial(t.Context(), url, &hubtest.Options{ClientID: "the-other-board"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := other.Register(t.Context(), mac, hubtest.Tools); err != nil {
-		t.Fatal(err)
-	}
-	done, _ := h.Done(mac)
-	other.Close()
-	<-done
+	url := boundmac.Serve(t, mac, "the-other-board")
 
 	dir := t.TempDir()
 	state := filepath.Join(dir, "state")

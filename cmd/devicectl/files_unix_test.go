@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/internal/testing/logbuf"
+	"github.com/devicectl/devicectl/internal/testing/standin"
 )
 
 // A config or token file that cannot be what it claims (a FIFO, /dev/zero, a directory, bytes no
@@ -82,20 +84,20 @@ func TestRunSIGHUPWithFIFOConfig(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	bin := buildHostBinary(t)
-	srv := startStandIn(t, nil)
+	srv := standin.Start(t, nil)
 	configPath := filepath.Join(t.TempDir(), "devicectl.yaml")
-	if err := os.WriteFile(configPath, []byte(baseConfig(t, srv.URL())), 0o600); err != nil {
+	if err := os.WriteFile(configPath, []byte(standin.BaseConfig(t, srv.URL())), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "run", "--config", configPath)
 	cmd.Env = append(os.Environ(), config.TokenEnv+"=")
-	var stderr lockedBuffer
+	var stderr logbuf.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer cmd.Process.Kill()
-	nextRegistration(t, srv)
+	standin.NextRegistration(t, srv)
 
 	if err := os.Remove(configPath); err != nil {
 		t.Fatal(err)
@@ -107,13 +109,7 @@ func TestRunSIGHUPWithFIFOConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	refused := "reload refused"
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(stderr.String(), refused) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no %q within 10s of SIGHUP; stderr:\n%s", refused, stderr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	stderr.WaitFor(t, refused+" after SIGHUP", func(s string) bool { return strings.Contains(s, refused) })
 	if want := configPath + " is a named pipe (FIFO), not a regular file"; !strings.Contains(stderr.String(), want) {
 		t.Errorf("the refusal does not say %q:\n%s", want, stderr.String())
 	}

@@ -15,17 +15,9 @@ import (
 
 	"github.com/devicectl/devicectl/device/agenttest"
 	"github.com/devicectl/devicectl/internal/pulsetest"
+	"github.com/devicectl/devicectl/internal/testing/shscript"
+	"github.com/devicectl/devicectl/internal/testing/standin"
 )
-
-// script writes an executable shell script into dir and returns its path.
-func script(t *testing.T, dir, name, body string) string {
-	t.Helper()
-	path := filepath.Join(dir, name)
-	if err := os.WriteFile(path, []byte("#!/bin/sh\n"+body), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
 
 // doctor walks to the server and through the parts, and fails, with a remedy, where they do.
 func TestDoctor(t *testing.T) {
@@ -35,7 +27,7 @@ func TestDoctor(t *testing.T) {
 	}
 	defer srv.Close()
 	dir := t.TempDir()
-	face := script(t, dir, "show-face", "exit 0\n")
+	face := shscript.Write(t, dir, "show-face", "exit 0\n")
 	path := filepath.Join(dir, "devicectl.yaml")
 	os.WriteFile(path, []byte("hardware:\n  face: {driver: command, command: ["+face+"]}\n"), 0o600)
 
@@ -126,21 +118,11 @@ func TestDoctorTokenAndOptionalParts(t *testing.T) {
 
 	// Fixed: the warnings alone do not fail the check.
 	os.Chmod(token, 0o600)
-	ok := agenttestServer(t)
+	ok := standin.Start(t, nil)
 	args[4] = ok.URL()
 	if r := runCLI(t.Context(), "", args...); r.code != exitOK || !strings.Contains(r.stdout, "WARN") {
 		t.Errorf("exit %d with only a warning left, want 0:\n%s", r.code, r.stdout)
 	}
-}
-
-func agenttestServer(t *testing.T) *agenttest.Server {
-	t.Helper()
-	srv, err := agenttest.Start(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	return srv
 }
 
 // doctor reads a speaker that can be read without changing its level: it may run beside the
@@ -154,7 +136,7 @@ func TestDoctorLeavesTheVolume(t *testing.T) {
 	}
 	config := filepath.Join(t.TempDir(), "devicectl.yaml")
 	os.WriteFile(config, []byte("hardware:\n  speaker: {driver: alsa, device: pulse}\n"), 0o600)
-	r := runCLI(t.Context(), "", "doctor", "--config", config, "--server", agenttestServer(t).URL(), "--mac", "AA-BB-CC-DD-EE-FF")
+	r := runCLI(t.Context(), "", "doctor", "--config", config, "--server", standin.Start(t, nil).URL(), "--mac", "AA-BB-CC-DD-EE-FF")
 	if r.code != exitOK || !regexp.MustCompile(`speaker +OK +alsa:pulse/Master, volume 63%`).MatchString(r.stdout) {
 		t.Errorf("exit %d; want the speaker read at 63%% in:\n%s", r.code, r.stdout)
 	}

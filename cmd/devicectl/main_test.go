@@ -3,56 +3,20 @@ package main
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/devicectl/devicectl/internal/buildfeatures"
+	"github.com/devicectl/devicectl/internal/leakcheck"
 )
 
 // TestMain fails the package if a test leaves goroutines behind: every goroutine a command starts
 // must be gone once it has returned.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if code == 0 {
-		if leaked := leakedGoroutines(); leaked != "" {
-			fmt.Fprintf(os.Stderr, "leaked goroutines:\n%s\n", leaked)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
-
-// leakedGoroutines returns the stacks of goroutines other than this one and the runtime's,
-// giving those that are on their way out a moment to finish.
-func leakedGoroutines() string {
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		buf := make([]byte, 1<<20)
-		buf = buf[:runtime.Stack(buf, true)]
-		var leaked []string
-		for _, g := range strings.Split(string(buf), "\n\n") {
-			// os/signal's loop runs for good once anything (the fuzzer) has called signal.Notify.
-			if strings.Contains(g, "leakedGoroutines") || strings.Contains(g, "testing.(*M).Run") ||
-				strings.Contains(g, "os/signal.loop") {
-				continue
-			}
-			leaked = append(leaked, g)
-		}
-		if len(leaked) == 0 {
-			return ""
-		}
-		if time.Now().After(deadline) {
-			return strings.Join(leaked, "\n\n")
-		}
-		time.Sleep(20 * time.Millisecond) // goroutines that are returning need the scheduler
-	}
-}
+func TestMain(m *testing.M) { os.Exit(leakcheck.Main(m)) }
 
 // result is what one in-process run of devicectl gave.
 type result struct {
@@ -160,24 +124,6 @@ func TestOmittedCommand(t *testing.T) {
 			}
 		}
 	}
-}
-
-// lockedBuffer is a bytes.Buffer safe for a writer and a reader in different goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 // lineWaiter reads lines from r and hands them out on demand, for tests that follow a running

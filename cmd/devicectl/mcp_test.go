@@ -6,9 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -20,10 +18,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/devicectl/devicectl/internal/agentd"
 	"github.com/devicectl/devicectl/internal/config"
 	devhw "github.com/devicectl/devicectl/internal/hardware"
 	"github.com/devicectl/devicectl/internal/simdevice"
+	"github.com/devicectl/devicectl/internal/testing/servetest"
 )
 
 // devicectl mcp as a host launches it: MCP on its stdin and stdout, passed on to serve's /mcp
@@ -183,31 +181,11 @@ func TestMCPCommandUsage(t *testing.T) {
 	}
 }
 
-// startAgent runs the agent server as serve builds it on c, with a state directory of its own and
-// a token file holding token, on a loopback port until the test ends. It returns the address and
-// the token file.
+// startAgent runs the agent server as serve builds it on c, with a token file holding token, on a
+// loopback port until the test ends. It returns the address and the token file.
 func startAgent(t *testing.T, c *config.Config, token string) (addr, tokenFile string) {
 	t.Helper()
-	c.Agent.StateDir = t.TempDir()
-	tokenFile = filepath.Join(t.TempDir(), "agent.token")
-	if err := os.WriteFile(tokenFile, []byte(token+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	c.Agent.TokenFile = tokenFile
-	srv, err := agentd.New(&agentd.Options{Config: c, Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	t.Cleanup(func() {
-		if err := errors.Join(srv.Close(), <-served); err != nil {
-			t.Error(err)
-		}
-	})
-	return ln.Addr().String(), tokenFile
+	c.Agent.TokenFile = servetest.WriteToken(t, token)
+	_, addr = servetest.Start(t, c)
+	return addr, c.Agent.TokenFile
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/devicectl/devicectl/internal/testing/shscript"
 )
 
 // The robot speaks first, in real time: serve with a device, "remind me in 2 seconds to stretch"
@@ -37,7 +39,7 @@ func TestServeReminder(t *testing.T) {
 
 	dir := t.TempDir()
 	spoken := filepath.Join(dir, "spoken.txt")
-	speak := script(t, dir, "speak", "cat >> "+spoken+"; echo >> "+spoken+"\n")
+	speak := shscript.Write(t, dir, "speak", "cat >> "+spoken+"; echo >> "+spoken+"\n")
 	config := filepath.Join(dir, "devicectl.yaml")
 	os.WriteFile(config, []byte("hardware:\n  speaker: {driver: sim}\n  face: {driver: sim}\n  speech: {driver: command, command: ["+speak+"]}\n"), 0o600)
 	outR, outW := io.Pipe()

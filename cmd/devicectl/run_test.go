@@ -15,6 +15,8 @@ import (
 
 	"github.com/devicectl/devicectl/device/agenttest"
 	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/internal/testing/logbuf"
+	"github.com/devicectl/devicectl/internal/testing/standin"
 )
 
 var uuidRE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
@@ -122,7 +124,7 @@ func TestRunSIGTERM(t *testing.T) {
 	cmd := exec.Command(bin, "run", "--server", srv.URL(), "--mac", "AA-BB-CC-DD-EE-FF", "--hardware", "sim", "--ping-interval", "1s",
 		"--state-dir", t.TempDir())
 	cmd.Env = append(os.Environ(), config.TokenEnv+"=")
-	var stderr lockedBuffer
+	var stderr logbuf.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -188,21 +190,21 @@ func TestRunSIGHUP(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	bin := buildHostBinary(t)
-	srv := startStandIn(t, nil)
+	srv := standin.Start(t, nil)
 	configPath := filepath.Join(t.TempDir(), "devicectl.yaml")
-	cfg := baseConfig(t, srv.URL())
+	cfg := standin.BaseConfig(t, srv.URL())
 	if err := os.WriteFile(configPath, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "run", "--config", configPath)
 	cmd.Env = append(os.Environ(), config.TokenEnv+"=")
-	var stderr lockedBuffer
+	var stderr logbuf.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer cmd.Process.Kill()
-	first := nextRegistration(t, srv)
+	first := standin.NextRegistration(t, srv)
 
 	if err := os.WriteFile(configPath, []byte(strings.Replace(cfg, "language: en", "language: zh", 1)), 0o600); err != nil {
 		t.Fatal(err)
@@ -210,10 +212,10 @@ func TestRunSIGHUP(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
-	again := nextRegistration(t, srv)
-	if again.RemoteAddr != first.RemoteAddr || !strings.HasPrefix(description(again, "amplify_volume"), "设置") {
+	again := standin.NextRegistration(t, srv)
+	if again.RemoteAddr != first.RemoteAddr || !strings.HasPrefix(standin.Description(again, "amplify_volume"), "设置") {
 		t.Errorf("after SIGHUP: registered from %s (first %s) with %q; want the Chinese tools on the same line",
-			again.RemoteAddr, first.RemoteAddr, description(again, "amplify_volume"))
+			again.RemoteAddr, first.RemoteAddr, standin.Description(again, "amplify_volume"))
 	}
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)

@@ -9,19 +9,13 @@ package main
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
 	"log"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -43,93 +37,10 @@ import (
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/device/agenttest"
 	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/internal/testing/logbuf"
+	"github.com/devicectl/devicectl/internal/testing/standin"
+	"github.com/devicectl/devicectl/internal/testing/testca"
 )
-
-// throwawayCA is a certificate authority made for one test; nothing outside the test trusts it.
-type throwawayCA struct {
-	cert   *x509.Certificate
-	key    *ecdsa.PrivateKey
-	dir    string
-	caFile string // the CA certificate, PEM
-}
-
-func newThrowawayCA(t *testing.T, name string) *throwawayCA {
-	t.Helper()
-	ca := &throwawayCA{dir: t.TempDir()}
-	var der []byte
-	ca.key, der = signCert(t, &x509.Certificate{
-		Subject:               pkix.Name{CommonName: name},
-		IsCA:                  true,
-		BasicConstraintsValid: true,
-		KeyUsage:              x509.KeyUsageCertSign,
-	}, nil, nil)
-	var err error
-	if ca.cert, err = x509.ParseCertificate(der); err != nil {
-		t.Fatal(err)
-	}
-	ca.caFile = ca.writePEM(t, "ca.pem", "CERTIFICATE", der)
-	return ca
-}
-
-// signCert fills in a serial number and a validity of an hour either side of now, makes a P-256
-// key, and signs tmpl with parent and parentKey (self-signed when parent is nil).
-func signCert(t *testing.T, tmpl, parent *x509.Certificate, parentKey *ecdsa.PrivateKey) (*ecdsa.PrivateKey, []byte) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if tmpl.SerialNumber, err = rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62)); err != nil {
-		t.Fatal(err)
-	}
-	tmpl.NotBefore, tmpl.NotAfter = time.Now().Add(-time.Hour), time.Now().Add(time.Hour)
-	if parent == nil {
-		parent, parentKey = tmpl, key
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, &key.PublicKey, parentKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return key, der
-}
-
-func (ca *throwawayCA) writePEM(t *testing.T, name, typ string, der []byte) string {
-	t.Helper()
-	path := filepath.Join(ca.dir, name)
-	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-// issue signs a leaf certificate named cn for usage, valid for hosts (IP addresses or DNS names).
-// It returns the certificate for a tls.Config and the paths of its PEM certificate and key.
-func (ca *throwawayCA) issue(t *testing.T, cn string, usage x509.ExtKeyUsage, hosts ...string) (cert tls.Certificate, certFile, keyFile string) {
-	t.Helper()
-	tmpl := &x509.Certificate{
-		Subject:     pkix.Name{CommonName: cn},
-		KeyUsage:    x509.KeyUsageDigitalSignature,
-		ExtKeyUsage: []x509.ExtKeyUsage{usage},
-	}
-	for _, h := range hosts {
-		if ip := net.ParseIP(h); ip != nil {
-			tmpl.IPAddresses = append(tmpl.IPAddresses, ip)
-		} else {
-			tmpl.DNSNames = append(tmpl.DNSNames, h)
-		}
-	}
-	key, der := signCert(t, tmpl, ca.cert, ca.key)
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	certFile = ca.writePEM(t, cn+"-cert.pem", "CERTIFICATE", der)
-	keyFile = ca.writePEM(t, cn+"-key.pem", "PRIVATE KEY", keyDER)
-	if cert, err = tls.LoadX509KeyPair(certFile, keyFile); err != nil {
-		t.Fatal(err)
-	}
-	return cert, certFile, keyFile
-}
 
 // tlsStandIn serves the stand-in agent server over TLS with cert. With clientCAs set it demands a
 // client certificate and verifies it against them. It returns the server, its port and a channel
@@ -194,7 +105,7 @@ log:
 // process is the real devicectl binary running `run`.
 type process struct {
 	cmd            *exec.Cmd
-	stdout, stderr watchedBuffer
+	stdout, stderr logbuf.Buffer
 	exited         chan struct{}
 	waitErr        error // set before exited is closed
 }
@@ -253,7 +164,7 @@ func (p *process) waitLog(t *testing.T, re *regexp.Regexp, n int) []string {
 		}
 		return len(found) >= n
 	}
-	if _, ok := p.stderr.waitFor(t, fmt.Sprintf("%d log lines matching %q", n, re), p.exited, matched); !ok {
+	if _, ok := p.stderr.WaitUntil(t, fmt.Sprintf("%d log lines matching %q", n, re), p.exited, matched); !ok {
 		t.Fatalf("devicectl exited (%v) before %d log lines matching %q; log:\n%s", p.waitErr, n, re, p.stderr.String())
 	}
 	return found
@@ -288,14 +199,14 @@ func TestRunTLS(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	bin := buildHostBinary(t)
-	ca := newThrowawayCA(t, "devicectl-test-ca")
-	stranger := newThrowawayCA(t, "someone-else")
-	byIP, _, _ := ca.issue(t, "server-ip", x509.ExtKeyUsageServerAuth, "127.0.0.1")
-	byName, _, _ := ca.issue(t, "server-name", x509.ExtKeyUsageServerAuth, "agent.test")
-	_, deviceCert, deviceKey := ca.issue(t, "device", x509.ExtKeyUsageClientAuth)
-	_, strangerCert, strangerKey := stranger.issue(t, "stranger", x509.ExtKeyUsageClientAuth)
+	ca := testca.New(t, "devicectl-test-ca")
+	stranger := testca.New(t, "someone-else")
+	byIP, _, _ := ca.Issue(t, "server-ip", x509.ExtKeyUsageServerAuth, "127.0.0.1")
+	byName, _, _ := ca.Issue(t, "server-name", x509.ExtKeyUsageServerAuth, "agent.test")
+	_, deviceCert, deviceKey := ca.Issue(t, "device", x509.ExtKeyUsageClientAuth)
+	_, strangerCert, strangerKey := stranger.Issue(t, "stranger", x509.ExtKeyUsageClientAuth)
 	clientCAs := x509.NewCertPool()
-	clientCAs.AddCert(ca.cert)
+	clientCAs.AddCert(ca.Cert)
 
 	cases := []struct {
 		name       string
@@ -307,20 +218,20 @@ func TestRunTLS(t *testing.T) {
 		refused string
 		peer    string // the client certificate the server must have seen
 	}{
-		{name: "unknown CA", cert: byIP, host: "127.0.0.1", serverKeys: "  ca_file: " + stranger.caFile + "\n",
+		{name: "unknown CA", cert: byIP, host: "127.0.0.1", serverKeys: "  ca_file: " + stranger.File + "\n",
 			refused: "tls: failed to verify certificate: x509: certificate signed by unknown authority"},
 		{name: "system roots by default", cert: byIP, host: "127.0.0.1",
 			refused: "tls: failed to verify certificate: x509: certificate signed by unknown authority"},
-		{name: "hostname mismatch", cert: byName, host: "localhost", serverKeys: "  ca_file: " + ca.caFile + "\n",
+		{name: "hostname mismatch", cert: byName, host: "localhost", serverKeys: "  ca_file: " + ca.File + "\n",
 			refused: "tls: failed to verify certificate: x509: certificate is valid for agent.test, not localhost"},
 		{name: "server_name fixes the mismatch", cert: byName, host: "localhost",
-			serverKeys: "  ca_file: " + ca.caFile + "\n  server_name: agent.test\n"},
+			serverKeys: "  ca_file: " + ca.File + "\n  server_name: agent.test\n"},
 		{name: "mutual TLS", cert: byIP, clientCAs: clientCAs, host: "127.0.0.1",
-			serverKeys: "  ca_file: " + ca.caFile + "\n  cert_file: " + deviceCert + "\n  key_file: " + deviceKey + "\n", peer: "device"},
+			serverKeys: "  ca_file: " + ca.File + "\n  cert_file: " + deviceCert + "\n  key_file: " + deviceKey + "\n", peer: "device"},
 		{name: "mutual TLS without a client certificate", cert: byIP, clientCAs: clientCAs, host: "127.0.0.1",
-			serverKeys: "  ca_file: " + ca.caFile + "\n", refused: "remote error: tls: certificate required"},
+			serverKeys: "  ca_file: " + ca.File + "\n", refused: "remote error: tls: certificate required"},
 		{name: "mutual TLS with a stranger's certificate", cert: byIP, clientCAs: clientCAs, host: "127.0.0.1",
-			serverKeys: "  ca_file: " + ca.caFile + "\n  cert_file: " + strangerCert + "\n  key_file: " + strangerKey + "\n",
+			serverKeys: "  ca_file: " + ca.File + "\n  cert_file: " + strangerCert + "\n  key_file: " + strangerKey + "\n",
 			// Go's client sends only a certificate whose issuer the server's request names, so a
 			// stranger's is not sent at all and the server says what it says without one.
 			refused: "remote error: tls: certificate required"},
@@ -385,7 +296,7 @@ func TestRunWarnsLooseTokenFile(t *testing.T) {
 	for _, mode := range []os.FileMode{0o644, 0o640, 0o604, 0o600} {
 		t.Run(mode.String(), func(t *testing.T) {
 			t.Parallel()
-			srv := startStandIn(t, nil)
+			srv := standin.Start(t, nil)
 			token := filepath.Join(t.TempDir(), "token")
 			if err := os.WriteFile(token, []byte("loose-token-"+strconv.FormatUint(uint64(mode), 8)+"\n"), mode); err != nil {
 				t.Fatal(err)
@@ -394,7 +305,7 @@ func TestRunWarnsLooseTokenFile(t *testing.T) {
 				t.Fatal(err)
 			}
 			p := startProcess(t, bin, runConfig(t, srv.URL(), "  token_file: "+token+"\n", "text", ""), environWithout(config.TokenEnv))
-			d := nextRegistration(t, srv)
+			d := standin.NextRegistration(t, srv)
 			if got, want := d.Header.Get("Authorization"), "Bearer loose-token-"+strconv.FormatUint(uint64(mode), 8); got != want {
 				t.Errorf("Authorization %q, want %q", got, want)
 			}
@@ -434,7 +345,7 @@ func TestRunKeepsTokenHidden(t *testing.T) {
 		t.Run(tc.source+"/"+tc.format, func(t *testing.T) {
 			t.Parallel()
 			var registrations atomic.Int32
-			srv := startStandIn(t, &agenttest.Options{Register: func(_ context.Context, d *agenttest.Device) *jsonrpc2.Error {
+			srv := standin.Start(t, &agenttest.Options{Register: func(_ context.Context, d *agenttest.Device) *jsonrpc2.Error {
 				if registrations.Add(1) == 1 {
 					return &jsonrpc2.Error{Code: -32000, Message: "refused: " + strings.TrimPrefix(d.Header.Get("Authorization"), "Bearer ")}
 				}
@@ -488,7 +399,7 @@ hooks:
 			p := startProcess(t, bin, runConfig(t, srv.URL(), serverKeys, tc.format, extra), env)
 			pid := p.cmd.Process.Pid
 
-			d := nextRegistration(t, srv)
+			d := standin.NextRegistration(t, srv)
 			if got := d.Header.Get("Authorization"); got != "Bearer "+hiddenToken {
 				t.Errorf("Authorization %q, want the token", got)
 			}

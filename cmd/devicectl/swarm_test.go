@@ -25,6 +25,8 @@ import (
 	"github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/internal/leakcheck"
 	"github.com/devicectl/devicectl/internal/swarm"
+	"github.com/devicectl/devicectl/internal/testing/logbuf"
+	"github.com/devicectl/devicectl/internal/testing/serveproc"
 )
 
 // swarmCheckLeaks fails the test if goroutines it started outlive it; register it first.
@@ -45,7 +47,7 @@ func TestSwarm(t *testing.T) {
 	defer cancel()
 	outR, outW := io.Pipe()
 	out := newLineWaiter(outR)
-	var stderr lockedBuffer
+	var stderr logbuf.Buffer
 	done := make(chan int, 1)
 	go func() {
 		defer outW.Close()
@@ -156,7 +158,7 @@ func TestSwarmNoServer(t *testing.T) {
 	defer cancel()
 	outR, outW := io.Pipe()
 	out := newLineWaiter(outR)
-	var stderr lockedBuffer
+	var stderr logbuf.Buffer
 	done := make(chan int, 1)
 	go func() {
 		defer outW.Close()
@@ -250,7 +252,7 @@ func TestSwarmMemory(t *testing.T) {
 	if b, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, b)
 	}
-	url := startServeProcess(t, bin)
+	_, url := serveproc.Start(t, bin)
 	idle := idleRunRSS(t, bin, url)
 	t.Logf("devicectl run, registered and idle: RSS %s", kib(idle))
 
@@ -313,7 +315,7 @@ func swarmMeasureChild(t *testing.T, n string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr lockedBuffer
+	var stderr logbuf.Buffer
 	s, err := swarm.FromConfig(c, plan, &swarm.ConfigIO{Out: io.Discard, Err: &stderr, Getenv: os.Getenv, Version: buildVersion()})
 	if err != nil {
 		t.Fatal(err)
@@ -321,19 +323,16 @@ func swarmMeasureChild(t *testing.T, n string) {
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- s.Run(ctx) }()
-	deadline := time.Now().Add(5 * time.Minute)
-	for {
-		n, all := s.Registered()
-		if all > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d registered after 5 minutes; stderr: %s", n, count, stderr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
+	select {
+	case <-s.Ready():
+	case err := <-done:
+		t.Fatalf("the swarm ended before all registered: %v; stderr: %s", err, stderr.String())
+	case <-time.After(5 * time.Minute):
+		n, _ := s.Registered()
+		t.Fatalf("%d of %d registered after 5 minutes; stderr: %s", n, count, stderr.String())
 	}
 	cpu := cpuTime(t) - cpu0
-	time.Sleep(2 * time.Second) // idle: what the dials and registrations left behind is garbage now
+	settledRSS(t, "self") // idle: the dials and registrations are over, their garbage is left
 	m := sampleMemory(t)
 	_, m.Registered = s.Registered()
 	m.CPU = cpu
@@ -395,40 +394,6 @@ func cpuTime(t *testing.T) time.Duration {
 	return time.Duration(utime+stime) * 10 * time.Millisecond
 }
 
-// startServeProcess runs `devicectl serve` on a free loopback port until the test ends and
-// returns its URL.
-func startServeProcess(t *testing.T, bin string) string {
-	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--log-level", "error")
-	stdin, err := cmd.StdinPipe() // open, and silent, until the test ends: serve keeps serving
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout = io.Discard // a line per device
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stdin.Close()
-		cmd.Process.Signal(syscall.SIGTERM)
-		cmd.Wait()
-	})
-	banner, err := bufio.NewReader(stderr).ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
-	go io.Copy(io.Discard, stderr)
-	_, url, _ := strings.Cut(banner, "listening at ")
-	url, _, _ = strings.Cut(url, ";")
-	if !strings.HasPrefix(url, "ws://") {
-		t.Fatalf("serve said %q", banner)
-	}
-	return url
-}
-
 // idleRunRSS is the RSS of one `devicectl run --hardware sim`, registered and idle for a while.
 func idleRunRSS(t *testing.T, bin, url string) int64 {
 	cmd := exec.Command(bin, "run", "--config", "/dev/null", "--server", url, "--mac", "02-00-00-00-00-01",
@@ -448,8 +413,28 @@ func idleRunRSS(t *testing.T, bin, url string) int64 {
 	for sc.Scan() && !strings.Contains(sc.Text(), "msg=registered") {
 	}
 	go io.Copy(io.Discard, stderr)
-	time.Sleep(3 * time.Second)
-	return rssOf(t, strconv.Itoa(cmd.Process.Pid))
+	return settledRSS(t, strconv.Itoa(cmd.Process.Pid))
+}
+
+// settledRSS returns the RSS of the process pid ("self" for this one) once it has stopped
+// changing: the same over ten readings a tenth of a second apart. No signal says a process has
+// finished growing after its start, so this polls what is measured, for at most 30s.
+func settledRSS(t *testing.T, pid string) int64 {
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	rss, same := rssOf(t, pid), 0
+	for deadline := time.Now().Add(30 * time.Second); same < 10; <-tick.C {
+		if time.Now().After(deadline) {
+			t.Logf("the RSS of %s still changes after 30s: measuring it as it is", pid)
+			break
+		}
+		if r := rssOf(t, pid); r == rss {
+			same++
+		} else {
+			rss, same = r, 0
+		}
+	}
+	return rss
 }
 
 // raceBuild reports whether this test binary was built with -race.
@@ -490,7 +475,7 @@ func TestSwarmTalk(t *testing.T) {
 			defer cancel()
 			outR, outW := io.Pipe()
 			out := newLineWaiter(outR)
-			var stderr lockedBuffer
+			var stderr logbuf.Buffer
 			done := make(chan int, 1)
 			go func() {
 				defer outW.Close()

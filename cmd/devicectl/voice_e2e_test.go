@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/devicectl/devicectl/internal/pulsetest"
+	"github.com/devicectl/devicectl/internal/testing/logbuf"
 )
 
 // The voice loop end to end, with no network and no sound card: flite speaks a command into the
@@ -33,7 +34,7 @@ const micSink = "mic"
 type voiceRig struct {
 	mac    string
 	out    *lineWaiter // serve's console
-	devErr *watchedBuffer
+	devErr *logbuf.Buffer
 	exited chan struct{}
 	dir    string
 	log    *lockedLines // serve's
@@ -114,7 +115,7 @@ log:
 		t.Fatal(err)
 	}
 	dev := exec.Command(bin, "run", "--config", path)
-	r.devErr = &watchedBuffer{}
+	r.devErr = &logbuf.Buffer{}
 	dev.Stdout, dev.Stderr = io.Discard, r.devErr
 	if err := dev.Start(); err != nil {
 		t.Fatal(err)
@@ -300,7 +301,7 @@ func checkLoop(t *testing.T, r *voiceRig, rec *recorder) {
 	r.out.waitFor(t, r.mac+" heard: set the volume to thirty")
 	r.waitVolume(t, 30)
 	// The reply is spoken after the volume is set: wait for espeak-ng to have said it.
-	r.devErr.waitFor(t, "the reply spoken", r.exited, func(s string) bool { return strings.Contains(s, "utterance spoken") })
+	r.devErr.WaitUntil(t, "the reply spoken", r.exited, func(s string) bool { return strings.Contains(s, "utterance spoken") })
 	rec.stop(t)
 	if peak := rec.soxPeak(t); peak < 0.005 {
 		t.Errorf("sox hears a peak of %.4f on the speaker's monitor: the reply was not heard\ndevice:\n%s", peak, tail(r.devErr.String(), 40))

@@ -330,6 +330,9 @@ func (h *handler) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2
 		if ctx.Err() != nil {
 			return // the line died while the hook made up its mind
 		}
+		// The line knows its device before the acceptance goes out: the device may send
+		// mcp/user/* the moment it reads it, and this handler must find it registered.
+		h.device.Store(d)
 		// Answer before publishing, as a real server does: whoever waits for the device and then
 		// calls it sends that call after the acceptance, on the same ordered line.
 		err := conn.Reply(ctx, req.ID, device.RegisterResult{Status: "registered", Message: "Tools were successfully registered.", Features: h.srv.opts.Voice.features()})
@@ -337,7 +340,6 @@ func (h *handler) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2
 			h.srv.log.Debug("answering registration", "mac", d.MAC, "err", err)
 			return
 		}
-		h.device.Store(d)
 		h.srv.register(d)
 	}()
 }

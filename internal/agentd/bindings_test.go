@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -21,6 +20,7 @@ import (
 	"github.com/devicectl/devicectl/hal/sim"
 	"github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/internal/console"
+	"github.com/devicectl/devicectl/internal/testing/loopback"
 	"github.com/devicectl/devicectl/tools"
 	"github.com/devicectl/devicectl/tools/builtin"
 	"github.com/devicectl/devicectl/transport"
@@ -35,24 +35,8 @@ func serveUntil(t *testing.T, c *config.Config) (srv *Server, addr string, stop 
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	var stopped bool
-	stop = func() {
-		if stopped {
-			return
-		}
-		stopped = true
-		if err := errors.Join(srv.Close(), <-served); err != nil {
-			t.Errorf("closing the server: %v", err)
-		}
-	}
-	t.Cleanup(stop)
-	return srv, ln.Addr().String(), stop
+	addr, stop = loopback.Serve(t, srv)
+	return srv, addr, stop
 }
 
 // runDevice runs a real device agent (simulated speaker) with clientID until the returned stop;

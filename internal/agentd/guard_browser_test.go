@@ -1,25 +1,22 @@
 package agentd
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
-)
 
-// chromiumPath is Debian's chromium, which .ci/run installs.
-const chromiumPath = "/usr/bin/chromium"
+	"github.com/devicectl/devicectl/internal/testing/chromium"
+	"github.com/devicectl/devicectl/internal/testing/logbuf"
+	"github.com/devicectl/devicectl/internal/testing/loopback"
+)
 
 // rebindName is the attacker's DNS name, which chromium resolves to 127.0.0.1 as if the
 // attacker's DNS server had rebound it after the page loaded.
@@ -73,23 +70,12 @@ func TestGuardInChromium(t *testing.T) {
 	browser := startChromium(t, "--host-resolver-rules=MAP "+rebindName+" 127.0.0.1")
 	c := testConfig(t)
 	c.Agent.Web = true
-	var logs syncBuffer
+	var logs logbuf.Buffer
 	srv, err := New(&Options{Config: c, Version: "test", Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	t.Cleanup(func() {
-		if err := errors.Join(srv.Close(), <-served); err != nil {
-			t.Errorf("closing the server: %v", err)
-		}
-	})
-	addr := ln.Addr().String()
+	addr, _ := loopback.Serve(t, srv)
 	_, port, _ := net.SplitHostPort(addr)
 
 	// A task of the owner's, which a leak would show.
@@ -198,68 +184,14 @@ const stepTimeout = 30 * time.Second
 // serveOn serves h on a new loopback port until the test ends; it returns the address.
 func serveOn(t *testing.T, h http.Handler) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := &http.Server{Handler: h}
-	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }()
-	t.Cleanup(func() {
-		if err := errors.Join(hs.Close(), ignoreClosed(<-served)); err != nil {
-			t.Errorf("closing %s: %v", ln.Addr(), err)
-		}
-	})
-	return ln.Addr().String()
+	addr, _ := loopback.Serve(t, &http.Server{Handler: h})
+	return addr
 }
 
-func ignoreClosed(err error) error {
-	if errors.Is(err, http.ErrServerClosed) {
-		return nil
-	}
-	return err
-}
-
-// startChromium starts Debian's chromium with flags for the test; DEVICECTL_CHROMIUM=1 makes a
-// missing one a failure rather than a skip.
+// startChromium starts Debian's chromium with flags for the test.
 func startChromium(t *testing.T, flags ...string) context.Context {
 	t.Helper()
-	if os.Getenv("DEVICECTL_CHROMIUM") != "1" {
-		t.Skip("set DEVICECTL_CHROMIUM=1 (with Debian's chromium installed, as .ci/run does) to attack the server from a browser")
-	}
-	if _, err := os.Stat(chromiumPath); err != nil {
-		t.Fatalf("DEVICECTL_CHROMIUM=1 but chromium is missing (apt-get install chromium): %v", err)
-	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromiumPath),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.NoSandbox, // CI runs as root
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		// This machine has no internet: without these chromium keeps dialling Google.
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-	)
-	for _, f := range flags {
-		name, value, ok := strings.Cut(strings.TrimPrefix(f, "--"), "=")
-		if ok {
-			opts = append(opts, chromedp.Flag(name, value))
-		} else {
-			opts = append(opts, chromedp.Flag(name, true))
-		}
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.WithoutCancel(t.Context()), opts...)
-	ctx, cancel := chromedp.NewContext(actx, chromedp.WithErrorf(t.Logf))
-	if err := chromedp.Do(ctx); err != nil {
-		cancel()
-		cancelAlloc()
-		t.Fatalf("starting %s: %v", chromiumPath, err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		cancelAlloc()
-	})
+	ctx, _ := chromium.Start(t, "to attack the server from a browser", flags...)
 	return ctx
 }
 
@@ -267,35 +199,6 @@ func startChromium(t *testing.T, flags ...string) context.Context {
 // when the test ends.
 func newTab(t *testing.T, browser context.Context) context.Context {
 	t.Helper()
-	ctx, cancel := chromedp.NewContext(browser, chromedp.WithNewBrowserContext())
-	if err := chromedp.Do(ctx); err != nil {
-		cancel()
-		t.Fatalf("opening a tab: %v", err)
-	}
-	t.Cleanup(cancel)
+	ctx, _ := chromium.NewTab(t, browser)
 	return ctx
-}
-
-// syncBuffer is a log the server's goroutines write while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func (s *syncBuffer) Reset() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.b.Reset()
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/devicectl/devicectl/internal/swarm"
+	"github.com/devicectl/devicectl/internal/testing/serveproc"
 )
 
 const (
@@ -75,42 +76,6 @@ func setup(b *testing.B) string {
 		b.Fatal(buildErr)
 	}
 	return bin
-}
-
-// startServe starts `devicectl serve` on a loopback port, with a state directory of its own,
-// until the benchmark ends; it returns the process and the devices' ws:// URL.
-func startServe(b *testing.B, bin string) (*os.Process, string) {
-	b.Helper()
-	serve := exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--state-dir", b.TempDir(), "--log-level", "error")
-	stdin, err := serve.StdinPipe() // open and silent: serve keeps serving
-	if err != nil {
-		b.Fatal(err)
-	}
-	serve.Stdout = io.Discard // a line per registration
-	stderr, err := serve.StderrPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := serve.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		stdin.Close()
-		serve.Process.Signal(syscall.SIGTERM)
-		serve.Wait()
-	})
-	errs := bufio.NewReader(stderr)
-	banner, err := errs.ReadString('\n')
-	if err != nil {
-		b.Fatalf("serve: %v", err)
-	}
-	go io.Copy(io.Discard, errs)
-	_, url, _ := strings.Cut(banner, "listening at ")
-	url, _, _ = strings.Cut(url, ";")
-	if !strings.HasPrefix(url, "ws://") {
-		b.Fatalf("serve said %q", banner)
-	}
-	return serve.Process, url
 }
 
 // swarmProc is a `devicectl swarm` process whose status lines are read as they come.
@@ -296,7 +261,7 @@ func runTasks(b *testing.B, bin string, serve *os.Process, url, prefix, route st
 // SendMessage at 8 callers, for comparison.
 func BenchmarkServeTasks(b *testing.B) {
 	bin := setup(b)
-	serve, url := startServe(b, bin)
+	serve, url := serveproc.Start(b, bin, "--state-dir", b.TempDir())
 	for i, run := range []struct {
 		name, route string
 		callers     int
@@ -323,7 +288,7 @@ func BenchmarkServeTasks(b *testing.B) {
 func BenchmarkServeRSSPerDevice(b *testing.B) {
 	bin := setup(b)
 	for b.Loop() {
-		serve, url := startServe(b, bin)
+		serve, url := serveproc.Start(b, bin, "--state-dir", b.TempDir())
 		time.Sleep(settle)
 		idle := rss(b, serve.Pid)
 		registered := func(p *swarmProc, n int, limit time.Duration) {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/devicectl/devicectl/internal/control"
+	"github.com/devicectl/devicectl/internal/testing/standin"
 )
 
 // runtimeDir is a directory for the control socket, as systemd's RuntimeDirectory= is, short
@@ -28,7 +29,7 @@ func runtimeDir(t *testing.T) string {
 // Under systemd (RUNTIME_DIRECTORY set) the daemon serves tool calls on control.sock there:
 // they run on its hardware, as the server's calls do, and the socket goes when it stops.
 func TestControlSocket(t *testing.T) {
-	srv := startStandIn(t, nil)
+	srv := standin.Start(t, nil)
 	dir := runtimeDir(t)
 	getenv := func(k string) string {
 		if k == "RUNTIME_DIRECTORY" {
@@ -36,8 +37,8 @@ func TestControlSocket(t *testing.T) {
 		}
 		return ""
 	}
-	d := startDaemon(t, baseConfig(t, srv.URL()), getenv)
-	dev := nextRegistration(t, srv)
+	d := startDaemon(t, standin.BaseConfig(t, srv.URL()), getenv)
+	dev := standin.NextRegistration(t, srv)
 	path := filepath.Join(dir, "control.sock")
 	if fi, err := os.Lstat(path); err != nil || fi.Mode().Perm() != 0o660 || fi.Mode().Type() != fs.ModeSocket {
 		t.Fatalf("control socket %s: %v, %v; want a socket with mode 0660", path, fi, err)
@@ -57,7 +58,7 @@ func TestControlSocket(t *testing.T) {
 	if err != nil || resp.Error == nil || resp.Error.Code != -32602 || resp.Error.Data == nil || !strings.Contains(resp.Error.Data.Details, "tool_input.level") {
 		t.Errorf("amplify_volume 150 on the socket: %+v, %v; want -32602 naming tool_input.level", resp, err)
 	}
-	d.stderr.waitCount(t, regexp.MustCompile(`msg="tool call on the control socket" component=control tool=amplify_volume`), 2)
+	d.stderr.WaitCount(t, regexp.MustCompile(`msg="tool call on the control socket" component=control tool=amplify_volume`), 2)
 
 	d.stop(t)
 	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
@@ -67,11 +68,11 @@ func TestControlSocket(t *testing.T) {
 
 // A socket path the daemon cannot use stops it at start, naming control.socket; off opens none.
 func TestControlSocketConfig(t *testing.T) {
-	srv := startStandIn(t, nil)
+	srv := standin.Start(t, nil)
 	dir := runtimeDir(t)
 	taken := filepath.Join(dir, "taken")
 	os.WriteFile(taken, []byte("not a socket"), 0o600)
-	c := baseConfig(t, srv.URL()) + "control:\n  socket: " + taken + "\n"
+	c := standin.BaseConfig(t, srv.URL()) + "control:\n  socket: " + taken + "\n"
 	d := startDaemon(t, c, nil)
 	select {
 	case err := <-d.done:
@@ -89,8 +90,8 @@ func TestControlSocketConfig(t *testing.T) {
 		}
 		return ""
 	}
-	d = startDaemon(t, baseConfig(t, srv.URL())+"control:\n  socket: off\n", getenv)
-	nextRegistration(t, srv)
+	d = startDaemon(t, standin.BaseConfig(t, srv.URL())+"control:\n  socket: off\n", getenv)
+	standin.NextRegistration(t, srv)
 	if _, err := os.Lstat(filepath.Join(dir, "control.sock")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("control.socket off, and yet a socket (%v)", err)
 	}
@@ -100,11 +101,11 @@ func TestControlSocketConfig(t *testing.T) {
 // Started by hand (no RUNTIME_DIRECTORY), the daemon still serves its control socket, in its
 // state directory, where `devicectl call` looks: a call there drives the daemon's own parts.
 func TestControlSocketByHand(t *testing.T) {
-	srv := startStandIn(t, nil)
+	srv := standin.Start(t, nil)
 	state := runtimeDir(t) // short enough for a socket path
-	c := strings.Replace(baseConfig(t, srv.URL()), "state_dir: ", "state_dir: "+state+" #", 1)
+	c := strings.Replace(standin.BaseConfig(t, srv.URL()), "state_dir: ", "state_dir: "+state+" #", 1)
 	d := startDaemon(t, c, nil)
-	dev := nextRegistration(t, srv)
+	dev := standin.NextRegistration(t, srv)
 	path := filepath.Join(state, "control.sock")
 	resp, err := control.Call(waitCtx(t), path, &control.Request{Tool: "amplify_volume", Input: json.RawMessage(`{"level":63}`)})
 	if err != nil || resp.Error != nil {

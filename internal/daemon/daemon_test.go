@@ -17,26 +17,27 @@ import (
 
 	"github.com/devicectl/devicectl/device/agenttest"
 	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/internal/testing/standin"
 )
 
 // SIGHUP puts a new config in force without a restart: changed tools are registered again on
 // the same line, a bad config is refused and the old one stays, and a new server is dialled.
 func TestReload(t *testing.T) {
-	srv := startStandIn(t, nil)
-	cfg := baseConfig(t, srv.URL())
+	srv := standin.Start(t, nil)
+	cfg := standin.BaseConfig(t, srv.URL())
 	d := startDaemon(t, cfg, nil)
-	first := nextRegistration(t, srv)
-	if got := description(first, "amplify_volume"); !strings.HasPrefix(got, "Set") {
+	first := standin.NextRegistration(t, srv)
+	if got := standin.Description(first, "amplify_volume"); !strings.HasPrefix(got, "Set") {
 		t.Fatalf("English description %q", got)
 	}
 
 	// The language changes the tools' descriptions: registered again, on the same line.
 	d.reload(t, strings.Replace(cfg, "language: en", "language: zh", 1), "configuration reloaded")
-	again := nextRegistration(t, srv)
+	again := standin.NextRegistration(t, srv)
 	if again.RemoteAddr != first.RemoteAddr {
 		t.Errorf("re-registered from %s, want the same line as before (%s)", again.RemoteAddr, first.RemoteAddr)
 	}
-	if got := description(again, "amplify_volume"); !strings.HasPrefix(got, "设置") {
+	if got := standin.Description(again, "amplify_volume"); !strings.HasPrefix(got, "设置") {
 		t.Errorf("after the reload the description is %q, want the Chinese one", got)
 	}
 	resp, err := again.Execute(waitCtx(t), "amplify_volume", json.RawMessage(`{"level": 30}`))
@@ -64,9 +65,9 @@ func TestReload(t *testing.T) {
 	d.reload(t, cfg, "nothing changed")
 
 	// A new server: the old line is closed, the new server gets the device.
-	srv2 := startStandIn(t, nil)
+	srv2 := standin.Start(t, nil)
 	d.reload(t, strings.Replace(cfg, srv.URL(), srv2.URL(), 1), "configuration reloaded")
-	moved := nextRegistration(t, srv2)
+	moved := standin.NextRegistration(t, srv2)
 	if moved.MAC != "AA-BB-CC-DD-EE-FF" {
 		t.Errorf("registered %s at the new server", moved.MAC)
 	}
@@ -83,7 +84,7 @@ func TestReload(t *testing.T) {
 // Hooks run on each event with the details in the environment, in order, and the last one
 // (disconnected) still runs on the way out.
 func TestHooksRunOnEvents(t *testing.T) {
-	srv := startStandIn(t, nil)
+	srv := standin.Start(t, nil)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "events")
 	hook := filepath.Join(dir, "hook.sh")
@@ -91,7 +92,7 @@ func TestHooksRunOnEvents(t *testing.T) {
 	if err := os.WriteFile(hook, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cfg := baseConfig(t, srv.URL()) + fmt.Sprintf(`hooks:
+	cfg := standin.BaseConfig(t, srv.URL()) + fmt.Sprintf(`hooks:
   connected: [%[1]s]
   registered: [%[1]s]
   disconnected: [%[1]s]
@@ -99,7 +100,7 @@ func TestHooksRunOnEvents(t *testing.T) {
   final_reply: [%[1]s]
 `, hook)
 	d := startDaemon(t, cfg, nil)
-	dev := nextRegistration(t, srv)
+	dev := standin.NextRegistration(t, srv)
 	if _, err := dev.Execute(waitCtx(t), "amplify_volume", json.RawMessage(`{"level": 20}`)); err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +113,7 @@ func TestHooksRunOnEvents(t *testing.T) {
 	// The hooks runner logs each run once it is over (the log is at debug).
 	ran := regexp.MustCompile(`msg="hook ran`)
 	waitLines := func(n int) []string {
-		d.stderr.waitCount(t, ran, n)
+		d.stderr.WaitCount(t, ran, n)
 		b, err := os.ReadFile(out)
 		if err != nil {
 			t.Fatal(err)
@@ -138,7 +139,7 @@ func TestHooksRunOnEvents(t *testing.T) {
 // the log is at debug; the disconnected hook's reason is scrubbed too.
 func TestTokenNeverLogged(t *testing.T) {
 	const token = "tok-9f8e7d6c5b4a"
-	srv := startStandIn(t, &agenttest.Options{Register: func(_ context.Context, d *agenttest.Device) *jsonrpc2.Error {
+	srv := standin.Start(t, &agenttest.Options{Register: func(_ context.Context, d *agenttest.Device) *jsonrpc2.Error {
 		return &jsonrpc2.Error{Code: -32000, Message: "refused: " + strings.TrimPrefix(d.Header.Get("Authorization"), "Bearer ")}
 	}})
 	for _, format := range []string{"text", "json", "human"} {
@@ -149,14 +150,14 @@ func TestTokenNeverLogged(t *testing.T) {
 			if err := os.WriteFile(hook, []byte("#!/bin/sh\necho \"$DEVICECTL_REASON\" >> "+reasons+"\n"), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			cfg := baseConfig(t, srv.URL()) + "  format: " + format + "\nhooks:\n  disconnected: [" + hook + "]\n"
+			cfg := standin.BaseConfig(t, srv.URL()) + "  format: " + format + "\nhooks:\n  disconnected: [" + hook + "]\n"
 			d := startDaemon(t, cfg, func(k string) string {
 				if k == config.TokenEnv {
 					return token
 				}
 				return ""
 			})
-			d.stderr.waitFor(t, "refusal logged", func(s string) bool { return strings.Contains(s, "registration refused") })
+			d.stderr.WaitFor(t, "refusal logged", func(s string) bool { return strings.Contains(s, "registration refused") })
 			d.stop(t)
 			log := d.stderr.String()
 			if strings.Contains(log, token) {
@@ -179,21 +180,21 @@ func TestTokenNeverLogged(t *testing.T) {
 // A token renewed in place (same file) is a change a reload acts on: the line is dialled again
 // with the new one.
 func TestReloadRenewedToken(t *testing.T) {
-	srv := startStandIn(t, nil)
+	srv := standin.Start(t, nil)
 	tokenFile := filepath.Join(t.TempDir(), "token")
 	if err := os.WriteFile(tokenFile, []byte("first-token-1234\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cfg := strings.Replace(baseConfig(t, srv.URL()), "server:\n", "server:\n  token_file: "+tokenFile+"\n", 1)
+	cfg := strings.Replace(standin.BaseConfig(t, srv.URL()), "server:\n", "server:\n  token_file: "+tokenFile+"\n", 1)
 	d := startDaemon(t, cfg, nil)
-	if got := nextRegistration(t, srv).Header.Get("Authorization"); got != "Bearer first-token-1234" {
+	if got := standin.NextRegistration(t, srv).Header.Get("Authorization"); got != "Bearer first-token-1234" {
 		t.Fatalf("Authorization %q", got)
 	}
 	if err := os.WriteFile(tokenFile, []byte("second-token-5678\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	d.reload(t, cfg, "configuration reloaded")
-	if got := nextRegistration(t, srv).Header.Get("Authorization"); got != "Bearer second-token-5678" {
+	if got := standin.NextRegistration(t, srv).Header.Get("Authorization"); got != "Bearer second-token-5678" {
 		t.Errorf("after the reload: Authorization %q, want the new token", got)
 	}
 	if log := d.stderr.String(); strings.Contains(log, "first-token") || strings.Contains(log, "second-token") {
@@ -204,7 +205,7 @@ func TestReloadRenewedToken(t *testing.T) {
 // A reload that changes the hardware opens the new parts and serves the tools on them; one whose
 // parts will not open is refused, and the parts in force before it are opened again.
 func TestReloadHardware(t *testing.T) {
-	srv := startStandIn(t, nil)
+	srv := standin.Start(t, nil)
 	dir := t.TempDir()
 	shown := filepath.Join(dir, "shown")
 	face := filepath.Join(dir, "face.sh")
@@ -215,7 +216,7 @@ func TestReloadHardware(t *testing.T) {
 	if err := os.WriteFile(broken, []byte("#!/bin/sh\necho no display >&2\nexit 3\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	sim := baseConfig(t, srv.URL())
+	sim := standin.BaseConfig(t, srv.URL())
 	withFace := func(prog string) string {
 		return strings.Replace(sim, "  mode: sim\n", "  mode: config\n  face:\n    driver: command\n    command: ["+prog+"]\n", 1)
 	}
@@ -224,7 +225,7 @@ func TestReloadHardware(t *testing.T) {
 		return strings.Join(strings.Fields(string(b)), " ")
 	}
 	d := startDaemon(t, sim, nil)
-	dev := nextRegistration(t, srv)
+	dev := standin.NextRegistration(t, srv)
 
 	d.reload(t, withFace(face), "configuration reloaded")
 	resp, err := dev.Execute(waitCtx(t), "set_virtual_human_expression", json.RawMessage(`{"expression": "smile"}`))
@@ -251,9 +252,9 @@ func TestReloadHardware(t *testing.T) {
 
 // A Daemon runs once: a second Run is refused, and does not disturb the first.
 func TestRunOnce(t *testing.T) {
-	srv := startStandIn(t, nil)
-	d := startDaemon(t, baseConfig(t, srv.URL()), nil)
-	nextRegistration(t, srv)
+	srv := standin.Start(t, nil)
+	d := startDaemon(t, standin.BaseConfig(t, srv.URL()), nil)
+	standin.NextRegistration(t, srv)
 	if err := d.d.Run(t.Context()); !errors.Is(err, ErrRan) {
 		t.Errorf("second Run = %v, want ErrRan", err)
 	}

@@ -10,17 +10,20 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/devicectl/devicectl/internal/testing/sdnotify"
+	"github.com/devicectl/devicectl/internal/testing/standin"
 )
 
 // A SIGHUP while the config file is a FIFO is refused at once (it used to wait for a writer for
 // ever): systemd hears READY=1 again, the old configuration keeps serving, and the daemon still
 // stops when told to.
 func TestReloadFIFOConfig(t *testing.T) {
-	msgs := notifySocket(t, "0")
-	srv := startStandIn(t, nil)
-	d := startDaemon(t, baseConfig(t, srv.URL()), nil)
-	nextRegistration(t, srv)
-	await(t, msgs, "READY=1", func(m string) bool { return strings.HasPrefix(m, "READY=1\n") })
+	msgs := sdnotify.Listen(t, "0")
+	srv := standin.Start(t, nil)
+	d := startDaemon(t, standin.BaseConfig(t, srv.URL()), nil)
+	standin.NextRegistration(t, srv)
+	sdnotify.Await(t, msgs, "READY=1", func(m string) bool { return strings.HasPrefix(m, "READY=1\n") })
 
 	if err := os.Remove(d.path); err != nil {
 		t.Fatal(err)
@@ -42,8 +45,8 @@ func TestReloadFIFOConfig(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatalf("the reload of a FIFO config did not end within 5s:\n%s", d.stderr.String())
 	}
-	await(t, msgs, "RELOADING=1", func(m string) bool { return strings.HasPrefix(m, "RELOADING=1\n") })
-	await(t, msgs, "READY=1 after the refused reload", func(m string) bool { return m == "READY=1" })
+	sdnotify.Await(t, msgs, "RELOADING=1", func(m string) bool { return strings.HasPrefix(m, "RELOADING=1\n") })
+	sdnotify.Await(t, msgs, "READY=1 after the refused reload", func(m string) bool { return m == "READY=1" })
 
 	// The old configuration still serves: a tool call is answered.
 	dev := srv.Devices()
@@ -64,15 +67,15 @@ func TestReloadFIFOConfig(t *testing.T) {
 // A reload whose token file has become /dev/zero is refused naming the file and what it is, and
 // the old token stays in use.
 func TestReloadTokenDevZero(t *testing.T) {
-	srv := startStandIn(t, nil)
+	srv := standin.Start(t, nil)
 	dir := t.TempDir()
 	tokenFile := filepath.Join(dir, "token")
 	if err := os.WriteFile(tokenFile, []byte("good-token-1234\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cfg := strings.Replace(baseConfig(t, srv.URL()), "server:\n", "server:\n  token_file: "+tokenFile+"\n", 1)
+	cfg := strings.Replace(standin.BaseConfig(t, srv.URL()), "server:\n", "server:\n  token_file: "+tokenFile+"\n", 1)
 	d := startDaemon(t, cfg, nil)
-	if got := nextRegistration(t, srv).Header.Get("Authorization"); got != "Bearer good-token-1234" {
+	if got := standin.NextRegistration(t, srv).Header.Get("Authorization"); got != "Bearer good-token-1234" {
 		t.Fatalf("Authorization %q", got)
 	}
 	zero := filepath.Join(dir, "zero")
@@ -95,7 +98,7 @@ func TestReloadTokenDevZero(t *testing.T) {
 func TestAPIKeysFileMode(t *testing.T) {
 	for _, mode := range []os.FileMode{0o644, 0o600} {
 		t.Run(mode.String(), func(t *testing.T) {
-			srv := startStandIn(t, nil)
+			srv := standin.Start(t, nil)
 			keys := filepath.Join(t.TempDir(), "keys")
 			if err := os.WriteFile(keys, []byte("key-one\n"), mode); err != nil {
 				t.Fatal(err)
@@ -103,8 +106,8 @@ func TestAPIKeysFileMode(t *testing.T) {
 			if err := os.Chmod(keys, mode); err != nil { // whatever the umask
 				t.Fatal(err)
 			}
-			d := startDaemon(t, baseConfig(t, srv.URL())+"opentool:\n  listen: 127.0.0.1:0\n  api_keys_file: "+keys+"\n", nil)
-			nextRegistration(t, srv)
+			d := startDaemon(t, standin.BaseConfig(t, srv.URL())+"opentool:\n  listen: 127.0.0.1:0\n  api_keys_file: "+keys+"\n", nil)
+			standin.NextRegistration(t, srv)
 			d.stop(t)
 			warning := `level=WARN msg="secret file is readable by group or others; chmod 600 it" key=opentool.api_keys_file file=` + keys + " mode=" + mode.String()
 			if got, want := strings.Contains(d.stderr.String(), warning), mode&0o044 != 0; got != want {

@@ -11,17 +11,9 @@ import (
 
 	"github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/internal/pulsetest"
+	"github.com/devicectl/devicectl/internal/testing/shscript"
+	"github.com/devicectl/devicectl/internal/testing/standin"
 )
-
-// script writes an executable shell script into dir and returns its path.
-func script(t *testing.T, dir, name, body string) string {
-	t.Helper()
-	path := filepath.Join(dir, name)
-	if err := os.WriteFile(path, []byte("#!/bin/sh\n"+body), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
 
 // fileHolds fails the test unless the file at path holds want.
 func fileHolds(t *testing.T, path, want string) {
@@ -33,7 +25,7 @@ func fileHolds(t *testing.T, path, want string) {
 
 // withParts is baseConfig with the hardware section hw instead of simulated parts.
 func withParts(t *testing.T, url, hw string) string {
-	return strings.Replace(baseConfig(t, url), "hardware:\n  mode: sim\n", hw, 1)
+	return strings.Replace(standin.BaseConfig(t, url), "hardware:\n  mode: sim\n", hw, 1)
 }
 
 // The daemon drives real parts as configured: the volume goes through amixer to a real
@@ -43,15 +35,15 @@ func TestDrivesConfiguredParts(t *testing.T) {
 	pulsetest.Need(t, "amixer", "alsa-utils")
 	pactl := pulsetest.Need(t, "pactl", "pulseaudio-utils")
 	pulsetest.Start(t)
-	srv := startStandIn(t, nil)
+	srv := standin.Start(t, nil)
 
 	dir := t.TempDir()
 	faceLog, spoken := filepath.Join(dir, "faces"), filepath.Join(dir, "spoken")
 	faceEnv := filepath.Join(dir, "face-env")
-	face := script(t, dir, "show-face", `echo "$1" >> "$FACE_LOG"; env > "$FACE_ENV"`+"\n")
+	face := shscript.Write(t, dir, "show-face", `echo "$1" >> "$FACE_LOG"; env > "$FACE_ENV"`+"\n")
 	t.Setenv("FACE_ENV", faceEnv)
 	t.Setenv(config.TokenEnv, "s3cret-token")
-	say := script(t, dir, "say", `cat >> "$SPOKEN"`+"\n")
+	say := shscript.Write(t, dir, "say", `cat >> "$SPOKEN"`+"\n")
 	t.Setenv("FACE_LOG", faceLog)
 	t.Setenv("SPOKEN", spoken)
 
@@ -60,7 +52,7 @@ func TestDrivesConfiguredParts(t *testing.T) {
   face: {driver: command, command: [`+face+`]}
   speech: {driver: command, command: [`+say+`]}
 `), os.Getenv)
-	dev := nextRegistration(t, srv)
+	dev := standin.NextRegistration(t, srv)
 	fileHolds(t, faceLog, "idle\n") // opening the face shows idle, before the line is dialled
 	if env, err := os.ReadFile(faceEnv); err != nil || strings.Contains(string(env), "s3cret-token") || !strings.Contains(string(env), "FACE_LOG=") {
 		t.Errorf("the face program's environment (%v) holds the token, or is not the daemon's:\n%s", err, env)
@@ -98,7 +90,7 @@ func TestDrivesConfiguredParts(t *testing.T) {
 	if err := dev.Say(waitCtx(t), "你好，我是设备。"); err != nil {
 		t.Fatal(err)
 	}
-	d.stderr.waitCount(t, regexp.MustCompile(`msg="utterance spoken"`), 1)
+	d.stderr.WaitCount(t, regexp.MustCompile(`msg="utterance spoken"`), 1)
 	fileHolds(t, spoken, "你好，我是设备。\n")
 
 	// Halting on the way out, before Run returns: the face shows idle, the speaker is muted.
@@ -113,7 +105,7 @@ func TestDrivesConfiguredParts(t *testing.T) {
 // A part that fails at start-up is an error naming it; marked optional, the device starts without
 // its tool and says why.
 func TestMissingPart(t *testing.T) {
-	srv := startStandIn(t, nil)
+	srv := standin.Start(t, nil)
 	missing := filepath.Join(t.TempDir(), "no-such-program")
 	hw := `hardware:
   face: {driver: command, command: [` + missing + `], optional: OPTIONAL}
@@ -132,7 +124,7 @@ func TestMissingPart(t *testing.T) {
 	}
 
 	d := startDaemon(t, withParts(t, srv.URL(), strings.ReplaceAll(hw, "OPTIONAL", "true")), nil)
-	dev := nextRegistration(t, srv)
+	dev := standin.NextRegistration(t, srv)
 	if names := strings.Join(toolNamesOf(dev), ","); names != "amplify_volume,get_device_status" {
 		t.Errorf("registered %v; want the face's tool left out", names)
 	}

@@ -1,20 +1,16 @@
 package daemon
 
 import (
-	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
-	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/devicectl/devicectl/device/agenttest"
 	configpkg "github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/internal/leakcheck"
+	"github.com/devicectl/devicectl/internal/testing/logbuf"
 )
 
 // hiddenToken is a bearer token the tests look for where it must not be.
@@ -27,72 +23,13 @@ func waitCtx(t *testing.T) context.Context {
 	return ctx
 }
 
-// lockedBuffer is a bytes.Buffer safe for a writer and a reader in different goroutines, which
-// wakes waitFor at every write: the tests wait for the daemon's log lines without polling.
-type lockedBuffer struct {
-	mu      sync.Mutex
-	b       bytes.Buffer
-	written chan struct{} // closed at the next write
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.written != nil {
-		close(b.written)
-		b.written = nil
-	}
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
-// waitFor returns the text once ok holds for it, checking after each write; it fails the test
-// when 10s pass first.
-func (b *lockedBuffer) waitFor(t *testing.T, what string, ok func(string) bool) string {
-	t.Helper()
-	timeout := time.After(10 * time.Second)
-	for {
-		b.mu.Lock()
-		text := b.b.String()
-		if b.written == nil {
-			b.written = make(chan struct{})
-		}
-		written := b.written
-		b.mu.Unlock()
-		if ok(text) {
-			return text
-		}
-		select {
-		case <-written:
-		case <-timeout:
-			t.Fatalf("no %s within 10s:\n%s", what, text)
-		}
-	}
-}
-
-// waitCount waits until the text holds n matches of re, and returns them.
-func (b *lockedBuffer) waitCount(t *testing.T, re *regexp.Regexp, n int) [][]string {
-	t.Helper()
-	var m [][]string
-	b.waitFor(t, fmt.Sprintf("%d lines matching %q", n, re), func(s string) bool {
-		m = re.FindAllStringSubmatch(s, -1)
-		return len(m) >= n
-	})
-	return m
-}
-
 // daemonUnderTest is a Daemon running on its own goroutine, reading the config file path.
 type daemonUnderTest struct {
 	d        *Daemon
 	path     string
 	reloaded chan error // each reload's outcome, from Options.Reloaded
-	stdout   lockedBuffer
-	stderr   lockedBuffer
+	stdout   logbuf.Buffer
+	stderr   logbuf.Buffer
 	cancel   context.CancelFunc
 	done     chan error
 }
@@ -162,90 +99,6 @@ func (d *daemonUnderTest) stop(t *testing.T) {
 	}
 }
 
-func startStandIn(t *testing.T, opts *agenttest.Options) *agenttest.Server {
-	t.Helper()
-	srv, err := agenttest.Start(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	return srv
-}
-
-// nextRegistration returns the next registration srv sees, skipping disconnections.
-func nextRegistration(t *testing.T, srv *agenttest.Server) *agenttest.Device {
-	t.Helper()
-	for {
-		select {
-		case e := <-srv.Events():
-			if e.Kind == agenttest.Registered {
-				return e.Device
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatal("no registration within 10s")
-		}
-	}
-}
-
-func description(d *agenttest.Device, tool string) string {
-	for _, tl := range d.Tools {
-		if tl.Name == tool {
-			return tl.Description
-		}
-	}
-	return ""
-}
-
-func baseConfig(t *testing.T, url string) string {
-	return fmt.Sprintf(`server:
-  url: %s
-device:
-  mac: AA-BB-CC-DD-EE-FF
-  state_dir: %s
-  language: en
-connection:
-  ping_interval: 1s
-hardware:
-  mode: sim
-log:
-  level: debug
-`, url, t.TempDir())
-}
-
 // TestMain fails the package if a test leaves goroutines behind: every goroutine a daemon starts
-// must be gone once Run has returned.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if code == 0 {
-		if leaked := leakedGoroutines(); leaked != "" {
-			fmt.Fprintf(os.Stderr, "leaked goroutines:\n%s\n", leaked)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
-
-// leakedGoroutines returns the stacks of goroutines other than this one and the runtime's,
-// giving those that are on their way out a moment to finish.
-func leakedGoroutines() string {
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		buf := make([]byte, 1<<20)
-		buf = buf[:runtime.Stack(buf, true)]
-		var leaked []string
-		for _, g := range strings.Split(string(buf), "\n\n") {
-			if strings.Contains(g, "leakedGoroutines") || strings.Contains(g, "testing.(*M).Run") ||
-				strings.Contains(g, "os/signal.loop") {
-				continue
-			}
-			leaked = append(leaked, g)
-		}
-		if len(leaked) == 0 {
-			return ""
-		}
-		if time.Now().After(deadline) {
-			return strings.Join(leaked, "\n\n")
-		}
-		time.Sleep(20 * time.Millisecond) // goroutines that are returning need the scheduler
-	}
-}
+// must be gone once it has returned.
+func TestMain(m *testing.M) { os.Exit(leakcheck.Main(m)) }

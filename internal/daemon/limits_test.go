@@ -16,6 +16,7 @@ import (
 
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/internal/testing/standin"
 )
 
 // TestConfiguredLimits checks that the size limits set in the config file are the ones the
@@ -25,10 +26,10 @@ func TestConfiguredLimits(t *testing.T) {
 	// connection.read_limit: a frame over it closes the line (1009) and the device dials again and
 	// registers; one under it is served on the same line.
 	t.Run("connection.read_limit", func(t *testing.T) {
-		srv := startStandIn(t, nil)
-		cfg := strings.Replace(baseConfig(t, srv.URL()), "connection:\n", "connection:\n  read_limit: 1KiB\n  backoff_min: 10ms\n  backoff_max: 50ms\n", 1)
+		srv := standin.Start(t, nil)
+		cfg := strings.Replace(standin.BaseConfig(t, srv.URL()), "connection:\n", "connection:\n  read_limit: 1KiB\n  backoff_min: 10ms\n  backoff_max: 50ms\n", 1)
 		d := startDaemon(t, cfg, nil)
-		dev := nextRegistration(t, srv)
+		dev := standin.NextRegistration(t, srv)
 		// The stand-in server's request frame adds about 150 bytes around tool_input.
 		padded := func(n int) json.RawMessage {
 			return json.RawMessage(`{"level": 3, "pad": "` + strings.Repeat("x", n) + `"}`)
@@ -45,7 +46,7 @@ func TestConfiguredLimits(t *testing.T) {
 		case <-waitCtx(t).Done():
 			t.Fatal("the line is still up after a frame over connection.read_limit")
 		}
-		again := nextRegistration(t, srv)
+		again := standin.NextRegistration(t, srv)
 		if resp, err := again.Execute(waitCtx(t), "amplify_volume", json.RawMessage(`{"level": 4}`)); err != nil || resp.Error != nil {
 			t.Errorf("call after reconnecting: %+v, %v", resp, err)
 		}
@@ -62,7 +63,7 @@ func TestConfiguredLimits(t *testing.T) {
 	// not.
 	for _, queued := range []int{0, 1} {
 		t.Run(fmt.Sprintf("execution.max_queued=%d", queued), func(t *testing.T) {
-			srv := startStandIn(t, nil)
+			srv := standin.Start(t, nil)
 			dir := t.TempDir()
 			// Two FIFOs: the face program says it is showing smile by opening the first, which
 			// blocks until the test reads it, then waits for a line on the second.
@@ -80,11 +81,11 @@ read line < "`+release+`"
 `), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			cfg := strings.Replace(baseConfig(t, srv.URL()), "  mode: sim\n",
+			cfg := strings.Replace(standin.BaseConfig(t, srv.URL()), "  mode: sim\n",
 				"  mode: config\n  face:\n    driver: command\n    command: ["+face+"]\n", 1) +
 				fmt.Sprintf("execution:\n  max_in_flight: 1\n  max_queued: %d\n", queued)
 			startDaemon(t, cfg, nil)
-			dev := nextRegistration(t, srv)
+			dev := standin.NextRegistration(t, srv)
 			call := func(tool, input string, answers chan<- error) {
 				resp, err := dev.Execute(waitCtx(t), tool, json.RawMessage(input))
 				if err == nil && resp.Error != nil {
@@ -126,14 +127,14 @@ read line < "`+release+`"
 func TestStreamedReplyScrubbed(t *testing.T) {
 	// The renderer writes each chunk as it comes; the daemon's stream redactors hold back what may
 	// be the start of a secret until the next write shows whether it is one.
-	srv := startStandIn(t, nil)
-	d := startDaemon(t, baseConfig(t, srv.URL()), func(k string) string {
+	srv := standin.Start(t, nil)
+	d := startDaemon(t, standin.BaseConfig(t, srv.URL()), func(k string) string {
 		if k == config.TokenEnv {
 			return hiddenToken
 		}
 		return ""
 	})
-	dev := nextRegistration(t, srv)
+	dev := standin.NextRegistration(t, srv)
 	// Say streams the text as three chunks and a final: the token straddles a chunk boundary.
 	if err := dev.Say(waitCtx(t), "your token is "+hiddenToken); err != nil {
 		t.Fatal(err)

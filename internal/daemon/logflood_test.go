@@ -6,17 +6,19 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/devicectl/devicectl/internal/testing/standin"
 )
 
 // The daemon's loggers aggregate repeats: tool calls whose tool_executed events pile up behind a
 // stuck hook drop events, one warning each, and the log shows the first few and a summary whose
 // count makes up the rest exactly.
 func TestLogFloodAggregated(t *testing.T) {
-	srv := startStandIn(t, nil)
-	cfg := strings.Replace(baseConfig(t, srv.URL()), "level: debug", "level: info", 1) +
+	srv := standin.Start(t, nil)
+	cfg := strings.Replace(standin.BaseConfig(t, srv.URL()), "level: debug", "level: info", 1) +
 		"hooks:\n  tool_executed: [sleep, \"30\"]\n  timeout: 1s\n"
 	d := startDaemon(t, cfg, nil)
-	dev := nextRegistration(t, srv)
+	dev := standin.NextRegistration(t, srv)
 	const calls = 200
 	for range calls {
 		if _, err := dev.Execute(waitCtx(t), "get_device_status", json.RawMessage(`{}`)); err != nil {

@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/internal/testing/logbuf"
+	"github.com/devicectl/devicectl/internal/testing/standin"
 )
 
 const thermostatSpec = `openapi: 3.1.0
@@ -72,11 +74,11 @@ func TestOpenAPIToolSet(t *testing.T) {
 		io.WriteString(w, `{"celsius":21.5}`)
 	}))
 	defer api.Close()
-	srv := startStandIn(t, nil)
+	srv := standin.Start(t, nil)
 	spec := writeFile(t, "thermostat.yaml", thermostatSpec)
 	token := writeFile(t, "thermostat.token", "t0ken-for-the-thermostat\n")
 	key := writeFile(t, "thermostat.key", "k3y-for-the-thermostat\n")
-	config := baseConfig(t, srv.URL()) + fmt.Sprintf(`toolsets:
+	config := standin.BaseConfig(t, srv.URL()) + fmt.Sprintf(`toolsets:
   openapi:
     - spec: %s
       base_url: %s/api
@@ -85,7 +87,7 @@ func TestOpenAPIToolSet(t *testing.T) {
       prefix: heat_
 `, spec, api.URL, token, key)
 	d := startDaemon(t, config, nil)
-	dev := nextRegistration(t, srv)
+	dev := standin.NextRegistration(t, srv)
 	if names := toolNamesOf(dev); !slices.Contains(names, "heat_getTemperature") || !slices.Contains(names, "heat_setTarget") {
 		t.Fatalf("registered tools = %v, want heat_getTemperature and heat_setTarget", names)
 	}
@@ -103,7 +105,7 @@ func TestOpenAPIToolSet(t *testing.T) {
 		mu.Lock()
 		got = nil
 		mu.Unlock()
-		resp := callTool(t, dev, tc.tool, tc.input)
+		resp := standin.Execute(t, dev, tc.tool, tc.input)
 		answer := resultOrError(resp)
 		if resp.Error != nil {
 			answer = fmt.Sprintf("%d: %s", resp.Error.Code, resp.Error.Message)
@@ -136,7 +138,7 @@ func TestOpenAPIBadSpec(t *testing.T) {
 	c.Hardware.Mode = "sim"
 	c.ToolSets.OpenAPI = []config.OpenAPISetConfig{config.DefaultOpenAPISet()}
 	c.ToolSets.OpenAPI[0].Spec = spec
-	var stderr lockedBuffer
+	var stderr logbuf.Buffer
 	err := New(c, &Options{Stderr: &stderr, Getenv: func(string) string { return "" }}).Run(t.Context())
 	if err == nil || !strings.Contains(err.Error(), "toolsets.openapi[1].spec: ") || !strings.Contains(err.Error(), "broken.yaml") {
 		t.Errorf("Run = %v, want an error naming toolsets.openapi[1].spec and the file", err)
@@ -154,7 +156,7 @@ func TestOpenAPIRelativeServer(t *testing.T) {
 	c.Hardware.Mode = "sim"
 	c.ToolSets.OpenAPI = []config.OpenAPISetConfig{config.DefaultOpenAPISet()}
 	c.ToolSets.OpenAPI[0].Spec = spec
-	var stderr lockedBuffer
+	var stderr logbuf.Buffer
 	err := New(c, &Options{Stderr: &stderr, Getenv: func(string) string { return "" }}).Run(t.Context())
 	if err == nil || !strings.Contains(err.Error(), "toolsets.openapi[1]") || !strings.Contains(err.Error(), `URL "/api" is relative`) ||
 		!strings.Contains(err.Error(), "set base_url") || strings.Contains(err.Error(), "Options.BaseURL") {

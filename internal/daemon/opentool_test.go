@@ -19,6 +19,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/devicectl/devicectl/device/agenttest"
+	"github.com/devicectl/devicectl/internal/testing/standin"
 	"github.com/devicectl/devicectl/tools/opentool"
 	"github.com/devicectl/devicectl/tools/opentoolhttp"
 )
@@ -26,7 +27,7 @@ import (
 // openToolAddr waits for the daemon's nth log line saying where the OpenTool server listens.
 func openToolAddr(t *testing.T, d *daemonUnderTest, nth int) string {
 	t.Helper()
-	m := d.stderr.waitCount(t, regexp.MustCompile(`serving the device's tools over OpenTool.* listen=(\S+)`), nth)
+	m := d.stderr.WaitCount(t, regexp.MustCompile(`serving the device's tools over OpenTool.* listen=(\S+)`), nth)
 	return m[nth-1][1]
 }
 
@@ -50,11 +51,11 @@ func toolNamesOf(d *agenttest.Device) []string {
 // The device's tools, served to an OpenTool client: the document lists them, a call runs on the
 // hardware with the same checks as the agent server's, and a key is required when keys are set.
 func TestOpenToolServer(t *testing.T) {
-	srv := startStandIn(t, nil)
+	srv := standin.Start(t, nil)
 	keys := writeFile(t, "keys", "# clients of this device\nk-one\n\nk-two\n")
-	config := baseConfig(t, srv.URL()) + fmt.Sprintf("opentool:\n  listen: 127.0.0.1:0\n  api_keys_file: %s\n", keys)
+	config := standin.BaseConfig(t, srv.URL()) + fmt.Sprintf("opentool:\n  listen: 127.0.0.1:0\n  api_keys_file: %s\n", keys)
 	d := startDaemon(t, config, nil)
-	dev := nextRegistration(t, srv)
+	dev := standin.NextRegistration(t, srv)
 	addr := openToolAddr(t, d, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -91,7 +92,7 @@ func TestOpenToolServer(t *testing.T) {
 	if err != nil || !strings.Contains(string(res), `"success"`) {
 		t.Errorf("amplify_volume 30 = %s, %v; want success", res, err)
 	}
-	status := callTool(t, dev, "get_device_status", `{}`)
+	status := standin.Execute(t, dev, "get_device_status", `{}`)
 	if !strings.Contains(string(*status.Result), `"volume":30`) {
 		t.Errorf("after the OpenTool call the device reports %s, want volume 30", *status.Result)
 	}
@@ -214,7 +215,7 @@ func waitTools(t *testing.T, srv *agenttest.Server, what string, ok func([]strin
 // the device), forwarded with its key, failing as -32000, withdrawn when it is gone for good and
 // registered again when it is back.
 func TestOpenToolToolSet(t *testing.T) {
-	srv := startStandIn(t, nil)
+	srv := standin.Start(t, nil)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -222,7 +223,7 @@ func TestOpenToolToolSet(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close() // down at start-up
 	key := writeFile(t, "lamp.key", "lamp-key\n")
-	config := baseConfig(t, srv.URL()) + fmt.Sprintf(`toolsets:
+	config := standin.BaseConfig(t, srv.URL()) + fmt.Sprintf(`toolsets:
   opentool:
     - url: http://%s
       api_key_file: %s
@@ -232,7 +233,7 @@ func TestOpenToolToolSet(t *testing.T) {
       drop_after: 1s
 `, addr, key)
 	d := startDaemon(t, config, nil)
-	first := nextRegistration(t, srv)
+	first := standin.NextRegistration(t, srv)
 	if slices.Contains(toolNamesOf(first), "lamp_turn_on") {
 		t.Fatalf("tools of a server that is down were registered: %v", toolNamesOf(first))
 	}
@@ -249,15 +250,15 @@ func TestOpenToolToolSet(t *testing.T) {
 		}
 	}
 
-	resp := callTool(t, dev, "lamp_turn_on", `{"brightness":40,"colour":"warm"}`)
+	resp := standin.Execute(t, dev, "lamp_turn_on", `{"brightness":40,"colour":"warm"}`)
 	if resp.Error != nil || !strings.Contains(string(*resp.Result), `"params":{"brightness":40,"colour":"warm"}`) {
 		t.Errorf("forwarded call = %s, want the lamp's answer with the params", resultOrError(resp))
 	}
-	resp = callTool(t, dev, "lamp_turn_on", `{"brightness":"max"}`)
+	resp = standin.Execute(t, dev, "lamp_turn_on", `{"brightness":"max"}`)
 	if resp.Error == nil || resp.Error.Code != -32602 {
 		t.Errorf("invalid input = %s, want -32602 from the device's own validation", resultOrError(resp))
 	}
-	resp = callTool(t, dev, "lamp_fail", `{}`)
+	resp = standin.Execute(t, dev, "lamp_fail", `{}`)
 	if resp.Error == nil || resp.Error.Code != -32000 || !strings.Contains(resp.Error.Message, "the lamp is unplugged") ||
 		!strings.Contains(resp.Error.Message, ": no power on socket 2") {
 		t.Errorf("failing function = %s, want -32000 with the lamp's message and details", resultOrError(resp))
@@ -268,7 +269,7 @@ func TestOpenToolToolSet(t *testing.T) {
 
 	// Down: calls fail clearly; after drop_after the tools are withdrawn.
 	remote.srv.Close()
-	resp = callTool(t, dev, "lamp_turn_on", `{"brightness":1}`)
+	resp = standin.Execute(t, dev, "lamp_turn_on", `{"brightness":1}`)
 	if resp.Error == nil || resp.Error.Code != -32000 || !strings.Contains(resp.Error.Message, "not reachable") {
 		t.Errorf("call while the lamp is down = %s, want -32000 not reachable", resultOrError(resp))
 	}
@@ -288,18 +289,6 @@ func TestOpenToolToolSet(t *testing.T) {
 	}
 }
 
-// callTool sends the stand-in server's execute to dev and returns the answer.
-func callTool(t *testing.T, dev *agenttest.Device, tool, input string) *jsonrpc2.Response {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	resp, err := dev.Execute(ctx, tool, json.RawMessage(input))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp
-}
-
 func resultOrError(r *jsonrpc2.Response) string {
 	if r.Error != nil {
 		return r.Error.Error()
@@ -313,11 +302,11 @@ func resultOrError(r *jsonrpc2.Response) string {
 // A key file renewed in place restarts the tool set, but its tools stay declared meanwhile: the
 // reload neither withdraws them nor registers again.
 func TestToolSetKeyRenewedKeepsTools(t *testing.T) {
-	srv := startStandIn(t, nil)
+	srv := standin.Start(t, nil)
 	remote := &remoteTools{}
 	serveRemote(t, remote, "127.0.0.1:0")
 	key := writeFile(t, "lamp.key", "lamp-key\n")
-	config := baseConfig(t, srv.URL()) + fmt.Sprintf("toolsets:\n  opentool:\n    - url: http://%s\n      api_key_file: %s\n      prefix: lamp_\n", remote.addr, key)
+	config := standin.BaseConfig(t, srv.URL()) + fmt.Sprintf("toolsets:\n  opentool:\n    - url: http://%s\n      api_key_file: %s\n      prefix: lamp_\n", remote.addr, key)
 	d := startDaemon(t, config, nil)
 	dev := waitTools(t, srv, "the lamp's tools", func(n []string) bool { return slices.Contains(n, "lamp_turn_on") })
 
@@ -328,7 +317,7 @@ func TestToolSetKeyRenewedKeepsTools(t *testing.T) {
 	if !regexp.MustCompile(`configuration reloaded".*changed="key files" tools="[^"]*lamp_turn_on`).MatchString(d.stderr.String()) {
 		t.Errorf("the reload did not keep the lamp's tools:\n%s", d.stderr.String())
 	}
-	if resp := callTool(t, dev, "lamp_turn_on", `{"brightness":3}`); resp.Error != nil {
+	if resp := standin.Execute(t, dev, "lamp_turn_on", `{"brightness":3}`); resp.Error != nil {
 		t.Errorf("call after the key was renewed = %s", resultOrError(resp))
 	}
 	select {

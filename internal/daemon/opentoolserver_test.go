@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/internal/testing/standin"
 	"github.com/devicectl/devicectl/tools/opentoolhttp"
 )
 
@@ -25,9 +26,9 @@ import (
 // The SDK clients' way still works, an unknown function is -32601, and the details of a refusal
 // are in error.message for the TypeScript SDK, which reads nothing else.
 func TestOpenToolServerRefusesWebPages(t *testing.T) {
-	srv := startStandIn(t, nil)
-	d := startDaemon(t, baseConfig(t, srv.URL())+"opentool:\n  listen: 127.0.0.1:0\n", nil)
-	dev := nextRegistration(t, srv)
+	srv := standin.Start(t, nil)
+	d := startDaemon(t, standin.BaseConfig(t, srv.URL())+"opentool:\n  listen: 127.0.0.1:0\n", nil)
+	dev := standin.NextRegistration(t, srv)
 	addr := openToolAddr(t, d, 1)
 	_, port, _ := net.SplitHostPort(addr)
 
@@ -66,7 +67,7 @@ func TestOpenToolServerRefusesWebPages(t *testing.T) {
 			t.Errorf("%s: %d %s, want %d", tc.name, status, body, tc.status)
 		}
 	}
-	status := callTool(t, dev, "get_device_status", `{}`)
+	status := standin.Execute(t, dev, "get_device_status", `{}`)
 	if strings.Contains(string(*status.Result), `"volume":100`) {
 		t.Fatalf("a refused request turned the volume up: %s", *status.Result)
 	}
@@ -251,10 +252,10 @@ func TestOpenToolServerConnectionCap(t *testing.T) {
 
 // A reload that changes only the allowed hosts keeps the listener.
 func TestOpenToolServerReloadHosts(t *testing.T) {
-	srv := startStandIn(t, nil)
-	base := baseConfig(t, srv.URL()) + "opentool:\n  listen: 127.0.0.1:0\n"
+	srv := standin.Start(t, nil)
+	base := standin.BaseConfig(t, srv.URL()) + "opentool:\n  listen: 127.0.0.1:0\n"
 	d := startDaemon(t, base, nil)
-	nextRegistration(t, srv)
+	standin.NextRegistration(t, srv)
 	addr := openToolAddr(t, d, 1)
 
 	get := func(hc *http.Client, url, host string) (int, error) {

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/internal/testing/standin"
 )
 
 // selfSigned writes a certificate for 127.0.0.1 and its key in dir.
@@ -105,10 +106,10 @@ func TestOpenToolServerTLS(t *testing.T) {
 // A reload turns TLS on with a new listener, and takes a certificate renewed in place on the
 // same one.
 func TestOpenToolServerReloadTLS(t *testing.T) {
-	srv := startStandIn(t, nil)
-	base := baseConfig(t, srv.URL()) + "opentool:\n  listen: 127.0.0.1:0\n"
+	srv := standin.Start(t, nil)
+	base := standin.BaseConfig(t, srv.URL()) + "opentool:\n  listen: 127.0.0.1:0\n"
 	d := startDaemon(t, base, nil)
-	nextRegistration(t, srv)
+	standin.NextRegistration(t, srv)
 	openToolAddr(t, d, 1)
 	plain := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	get := func(hc *http.Client, url string) (int, error) {

@@ -4,68 +4,24 @@ import (
 	"context"
 	"log/slog"
 	"net"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/internal/testing/sdnotify"
+	"github.com/devicectl/devicectl/internal/testing/standin"
 )
-
-func notifySocket(t *testing.T, watchdog string) <-chan string {
-	t.Helper()
-	sock := filepath.Join(t.TempDir(), "notify")
-	conn, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: sock, Net: "unixgram"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("NOTIFY_SOCKET", sock)
-	t.Setenv("WATCHDOG_USEC", watchdog)
-	msgs := make(chan string, 1024)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		buf := make([]byte, 512)
-		for {
-			n, err := conn.Read(buf)
-			if err != nil {
-				return
-			}
-			select {
-			case msgs <- string(buf[:n]):
-			default: // a test that stopped listening
-			}
-		}
-	}()
-	t.Cleanup(func() { conn.Close(); <-done })
-	return msgs
-}
-
-func await(t *testing.T, msgs <-chan string, what string, want func(string) bool) (before []string) {
-	t.Helper()
-	timeout := time.After(10 * time.Second)
-	for {
-		select {
-		case m := <-msgs:
-			if want(m) {
-				return before
-			}
-			before = append(before, m)
-		case <-timeout:
-			t.Fatalf("no %s within 10s; got %q", what, before)
-		}
-	}
-}
 
 // A reload is bracketed for systemd: RELOADING=1 with MONOTONIC_USEC (systemd 253 and later match
 // it to `systemctl reload`), then READY=1 once the new config is in force, or refused.
 func TestReloadNotifiesSystemd(t *testing.T) {
-	msgs := notifySocket(t, "0")
-	srv := startStandIn(t, nil)
-	cfg := baseConfig(t, srv.URL())
+	msgs := sdnotify.Listen(t, "0")
+	srv := standin.Start(t, nil)
+	cfg := standin.BaseConfig(t, srv.URL())
 	d := startDaemon(t, cfg, nil)
-	await(t, msgs, "READY=1", func(m string) bool { return strings.HasPrefix(m, "READY=1\n") })
+	sdnotify.Await(t, msgs, "READY=1", func(m string) bool { return strings.HasPrefix(m, "READY=1\n") })
 
 	for _, tc := range []struct{ config, ends string }{
 		{strings.Replace(cfg, "level: debug", "level: info", 1), "configuration reloaded"},
@@ -73,12 +29,12 @@ func TestReloadNotifiesSystemd(t *testing.T) {
 	} {
 		d.reload(t, tc.config, tc.ends)
 		var reloading string
-		await(t, msgs, "RELOADING=1", func(m string) bool { reloading = m; return strings.HasPrefix(m, "RELOADING=1\n") })
+		sdnotify.Await(t, msgs, "RELOADING=1", func(m string) bool { reloading = m; return strings.HasPrefix(m, "RELOADING=1\n") })
 		usec, ok := strings.CutPrefix(reloading, "RELOADING=1\nMONOTONIC_USEC=")
 		if n, err := strconv.ParseInt(usec, 10, 64); !ok || err != nil || n <= 0 {
 			t.Errorf("reload announced as %q, want RELOADING=1 and MONOTONIC_USEC", reloading)
 		}
-		if before := await(t, msgs, "READY=1", func(m string) bool { return m == "READY=1" }); len(before) != 0 {
+		if before := sdnotify.Await(t, msgs, "READY=1", func(m string) bool { return m == "READY=1" }); len(before) != 0 {
 			t.Errorf("between RELOADING=1 and READY=1: %q", before)
 		}
 	}
@@ -87,7 +43,7 @@ func TestReloadNotifiesSystemd(t *testing.T) {
 // With the server down, the daemon still says READY=1 after a bounded wait, with a STATUS= saying
 // what it waits for, so systemd does not kill and restart it in a loop.
 func TestReadyWithoutServer(t *testing.T) {
-	msgs := notifySocket(t, "0")
+	msgs := sdnotify.Listen(t, "0")
 	old := readyWait
 	readyWait = 200 * time.Millisecond
 	defer func() { readyWait = old }()
@@ -108,7 +64,7 @@ func TestReadyWithoutServer(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- New(c, &Options{Getenv: func(string) string { return "" }}).Run(ctx) }()
-	before := await(t, msgs, "READY=1", func(m string) bool {
+	before := sdnotify.Await(t, msgs, "READY=1", func(m string) bool {
 		return m == "READY=1\nSTATUS=started; still waiting for the first registration with "+url
 	})
 	if !strings.Contains(strings.Join(before, "|"), "STATUS=not connected to "+url+"; backing off") {

@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/devicectl/devicectl/device/agenttest"
+	"github.com/devicectl/devicectl/internal/testing/standin"
 )
 
 // registrationWith returns the first registration from srv whose tools include every name in
@@ -80,23 +81,23 @@ func TestMCPEverything(t *testing.T) {
 				url := startEverythingHTTP(t, node, index)
 				set = fmt.Sprintf("    - name: everything\n      url: %s\n      init_timeout: 20s\n", url)
 			}
-			srv := startStandIn(t, nil)
-			d := startDaemon(t, baseConfig(t, srv.URL())+"toolsets:\n  mcp:\n"+set, nil)
+			srv := standin.Start(t, nil)
+			d := startDaemon(t, standin.BaseConfig(t, srv.URL())+"toolsets:\n  mcp:\n"+set, nil)
 			dev := registrationWith(t, srv, "amplify_volume", "everything_echo", "everything_get-sum")
 			t.Logf("mcp/registerTools (%s) declared: %s", mode, strings.Join(toolNamesOf(dev), " "))
 
-			if got := resultOrError(callTool(t, dev, "everything_echo", `{"message":"hello from the device"}`)); !strings.Contains(got, "Echo: hello from the device") {
+			if got := resultOrError(standin.Execute(t, dev, "everything_echo", `{"message":"hello from the device"}`)); !strings.Contains(got, "Echo: hello from the device") {
 				t.Errorf("everything_echo = %s, want the echo", got)
 			}
-			if got := resultOrError(callTool(t, dev, "everything_get-sum", `{"a":2,"b":40}`)); !strings.Contains(got, "42") {
+			if got := resultOrError(standin.Execute(t, dev, "everything_get-sum", `{"a":2,"b":40}`)); !strings.Contains(got, "42") {
 				t.Errorf("everything_get-sum 2+40 = %s, want 42", got)
 			}
 			// The device's own checks come first: a missing argument never reaches the server.
-			if r := callTool(t, dev, "everything_get-sum", `{"a":2}`); r.Error == nil || r.Error.Code != -32602 {
+			if r := standin.Execute(t, dev, "everything_get-sum", `{"a":2}`); r.Error == nil || r.Error.Code != -32602 {
 				t.Errorf("everything_get-sum without b = %s, want -32602", resultOrError(r))
 			}
 			// The device's own tools still run beside them.
-			if r := callTool(t, dev, "amplify_volume", `{"level":35}`); r.Error != nil {
+			if r := standin.Execute(t, dev, "amplify_volume", `{"level":35}`); r.Error != nil {
 				t.Errorf("amplify_volume = %v", r.Error)
 			}
 			d.stop(t)
@@ -155,14 +156,14 @@ func startEverythingHTTP(t *testing.T, node, index string) string {
 // A server that never answers initialize is left out, with the reason in the log, and the device
 // serves its own tools meanwhile.
 func TestMCPSetDown(t *testing.T) {
-	srv := startStandIn(t, nil)
-	config := baseConfig(t, srv.URL()) + "toolsets:\n  mcp:\n    - name: mute\n      command: [sleep, \"600\"]\n      init_timeout: 300ms\n"
+	srv := standin.Start(t, nil)
+	config := standin.BaseConfig(t, srv.URL()) + "toolsets:\n  mcp:\n    - name: mute\n      command: [sleep, \"600\"]\n      init_timeout: 300ms\n"
 	d := startDaemon(t, config, nil)
-	dev := nextRegistration(t, srv)
-	if r := callTool(t, dev, "amplify_volume", `{"level":20}`); r.Error != nil {
+	dev := standin.NextRegistration(t, srv)
+	if r := standin.Execute(t, dev, "amplify_volume", `{"level":20}`); r.Error != nil {
 		t.Errorf("amplify_volume with the MCP set down = %v", r.Error)
 	}
-	d.stderr.waitFor(t, "the set's failure", func(s string) bool {
+	d.stderr.WaitFor(t, "the set's failure", func(s string) bool {
 		return strings.Contains(s, "MCP server not available; retrying in the background") &&
 			strings.Contains(s, "toolsets.mcp[1] mute") && strings.Contains(s, "initialize: no answer within 300ms")
 	})
@@ -197,8 +198,8 @@ func TestMCPListChanged(t *testing.T) {
 	t.Cleanup(hs.Close)
 	tokenFile := writeFile(t, "mcp.token", token+"\n")
 
-	srv := startStandIn(t, nil)
-	config := baseConfig(t, srv.URL()) + fmt.Sprintf("toolsets:\n  mcp:\n    - name: lamp\n      url: %s\n      token_file: %s\n", hs.URL, tokenFile)
+	srv := standin.Start(t, nil)
+	config := standin.BaseConfig(t, srv.URL()) + fmt.Sprintf("toolsets:\n  mcp:\n    - name: lamp\n      url: %s\n      token_file: %s\n", hs.URL, tokenFile)
 	d := startDaemon(t, config, nil)
 	dev := registrationWith(t, srv, "amplify_volume", "lamp_on")
 	for _, n := range toolNamesOf(dev) {
@@ -206,7 +207,7 @@ func TestMCPListChanged(t *testing.T) {
 			t.Errorf("the uncarriable tool %s is declared", n)
 		}
 	}
-	log := d.stderr.waitFor(t, "the warnings", func(s string) bool {
+	log := d.stderr.WaitFor(t, "the warnings", func(s string) bool {
 		return strings.Contains(s, `tool=dim.level`) && strings.Contains(s, `tool=remote_ref`)
 	})
 	for _, want := range []string{`lamp_dim.level\" does not match ^[a-zA-Z0-9_-]{1,64}$`, `cannot resolve remote schemas`} {
@@ -217,7 +218,7 @@ func TestMCPListChanged(t *testing.T) {
 	if !strings.Contains(log, "toolset=\"toolsets.mcp[1] lamp\"") {
 		t.Errorf("the warnings do not name the set:\n%s", log)
 	}
-	if got := resultOrError(callTool(t, dev, "lamp_on", `{}`)); got != `"the lamp is on"` {
+	if got := resultOrError(standin.Execute(t, dev, "lamp_on", `{}`)); got != `"the lamp is on"` {
 		t.Errorf("lamp_on = %s", got)
 	}
 
@@ -230,7 +231,7 @@ func TestMCPListChanged(t *testing.T) {
 		t.Error("the line closed for the new registration; want it registered again on the live line")
 	default:
 	}
-	r := callTool(t, again, "lamp_off", `{}`)
+	r := standin.Execute(t, again, "lamp_off", `{}`)
 	if r.Error == nil || r.Error.Code != -32000 || !strings.Contains(r.Error.Message, "off: the switch is stuck") {
 		t.Errorf("lamp_off = %s, want the server's isError as -32000 with its text", resultOrError(r))
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/internal/testing/logbuf"
 )
 
 // Without the mcp build tag, an MCP tool set is refused with how to get one.
@@ -19,7 +20,7 @@ func TestMCPNotBuiltIn(t *testing.T) {
 	c.ToolSets.MCP = []config.MCPSetConfig{config.DefaultMCPSet()}
 	c.ToolSets.MCP[0].Name = "everything"
 	c.ToolSets.MCP[0].Command = []string{"mcp-server-everything"}
-	var stderr lockedBuffer
+	var stderr logbuf.Buffer
 	err := New(c, &Options{Stderr: &stderr, Getenv: func(string) string { return "" }}).Run(t.Context())
 	if err == nil || !strings.Contains(err.Error(), "toolsets.mcp[1]: this devicectl is built without MCP tool sets (the devicectl_omit_mcpsets tag") {
 		t.Errorf("Run = %v, want the build tag named", err)

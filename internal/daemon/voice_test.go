@@ -14,6 +14,8 @@ import (
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/device/agenttest"
 	"github.com/devicectl/devicectl/internal/pulsetest"
+	"github.com/devicectl/devicectl/internal/testing/shscript"
+	"github.com/devicectl/devicectl/internal/testing/standin"
 )
 
 // fliteWAV writes what flite says as a 16 kHz mono WAV: the microphone's file.
@@ -33,10 +35,7 @@ func fliteWAV(t *testing.T, text string) string {
 }
 
 func voiceConfig(t *testing.T, url, wav, said string) string {
-	script := filepath.Join(t.TempDir(), "say.sh")
-	if err := os.WriteFile(script, []byte("#!/bin/sh\ncat >> \"$1\"\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	script := shscript.Write(t, t.TempDir(), "say.sh", `cat >> "$1"`+"\n")
 	return fmt.Sprintf(`server:
   url: %s
 device:
@@ -62,7 +61,7 @@ log:
 func TestRunHearsAndSpeaks(t *testing.T) {
 	wav := fliteWAV(t, "set the volume to thirty")
 	got := make(chan int, 1)
-	srv := startStandIn(t, &agenttest.Options{Voice: &agenttest.Voice{
+	srv := standin.Start(t, &agenttest.Options{Voice: &agenttest.Voice{
 		Audio: func(ctx context.Context, d *agenttest.Device, p device.UserAudioParams) (device.UserResult, *jsonrpc2.Error) {
 			got <- len(p.Audio) / 2
 			go d.Say(context.Background(), "Volume set to thirty.")
@@ -79,10 +78,10 @@ func TestRunHearsAndSpeaks(t *testing.T) {
 	case <-waitCtx(t).Done():
 		t.Fatalf("nothing heard reached the server:\n%s", d.stderr.String())
 	}
-	d.stderr.waitFor(t, "the heard line", func(s string) bool {
+	d.stderr.WaitFor(t, "the heard line", func(s string) bool {
 		return strings.Contains(s, `msg=heard component=voice text="set the volume to thirty"`)
 	})
-	d.stderr.waitFor(t, "the reply spoken", func(string) bool {
+	d.stderr.WaitFor(t, "the reply spoken", func(string) bool {
 		b, _ := os.ReadFile(said)
 		return strings.Contains(string(b), "Volume set to thirty.")
 	})
@@ -95,10 +94,10 @@ func TestRunHearsAndSpeaks(t *testing.T) {
 // serving its tools.
 func TestRunSeed002ServerNoVoice(t *testing.T) {
 	wav := fliteWAV(t, "set the volume to thirty")
-	srv := startStandIn(t, nil)
+	srv := standin.Start(t, nil)
 	d := startDaemon(t, voiceConfig(t, srv.URL(), wav, filepath.Join(t.TempDir(), "said.txt")), nil)
-	dev := nextRegistration(t, srv)
-	d.stderr.waitFor(t, "the no-voice line", func(s string) bool { return strings.Contains(s, "does not take voice") })
+	dev := standin.NextRegistration(t, srv)
+	d.stderr.WaitFor(t, "the no-voice line", func(s string) bool { return strings.Contains(s, "does not take voice") })
 	if r, err := dev.Execute(waitCtx(t), "amplify_volume", []byte(`{"level": 30}`)); err != nil || r.Error != nil {
 		t.Fatalf("a tool after voice was refused: %v %v", r, err)
 	}
@@ -115,7 +114,7 @@ func TestRunHearsThroughPulseAudio(t *testing.T) {
 	pulsetest.Need(t, "parec", "pulseaudio-utils")
 	paplay := pulsetest.Need(t, "paplay", "pulseaudio-utils")
 	got := make(chan int, 4)
-	srv := startStandIn(t, &agenttest.Options{Voice: &agenttest.Voice{
+	srv := standin.Start(t, &agenttest.Options{Voice: &agenttest.Voice{
 		Audio: func(ctx context.Context, d *agenttest.Device, p device.UserAudioParams) (device.UserResult, *jsonrpc2.Error) {
 			got <- len(p.Audio) / 2
 			return device.UserResult{Status: device.UserAccepted, Text: "what is your status", TurnID: "t1"}, nil
@@ -124,8 +123,8 @@ func TestRunHearsThroughPulseAudio(t *testing.T) {
 	cfg := strings.Replace(voiceConfig(t, srv.URL(), wav, filepath.Join(t.TempDir(), "said.txt")),
 		"    driver: file\n    file: "+wav+"\n", "    driver: pulse\n    device: "+pulsetest.Sink+".monitor\n", 1)
 	d := startDaemon(t, cfg, nil)
-	nextRegistration(t, srv)
-	d.stderr.waitFor(t, "listening", func(s string) bool { return strings.Contains(s, "msg=listening") })
+	standin.NextRegistration(t, srv)
+	d.stderr.WaitFor(t, "listening", func(s string) bool { return strings.Contains(s, "msg=listening") })
 	if !strings.Contains(d.stderr.String(), "microphone=pulse:"+pulsetest.Sink+".monitor") {
 		t.Fatalf("not listening to PulseAudio:\n%s", d.stderr.String())
 	}

@@ -1,40 +1,22 @@
 package doctor
 
 import (
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/devicectl/devicectl/agent/hub"
-	"github.com/devicectl/devicectl/agent/hub/hubtest"
 	"github.com/devicectl/devicectl/internal/leakcheck"
+	"github.com/devicectl/devicectl/internal/testing/boundmac"
 )
 
 // With Register, the doctor registers as the device and shows the server's answer: accepted, or
 // refused with the reason the server gave in data.details (here: the MAC is bound to another
-// device's Client-Id), which run's log used to leave out.
+// device's Client-Id).
 func TestCheckRegistration(t *testing.T) {
 	leakcheck.Check(t)
 	t.Setenv("HTTP_PROXY", "")
-	h := hub.New(nil)
-	srv := httptest.NewServer(h)
-	defer srv.Close()
-	defer h.Close()
-	url := "ws" + strings.TrimPrefix(srv.URL, "http") + "/"
 	const mac = "AA-BB-CC-DD-EE-04"
-
-	// Another device registers the MAC first, and leaves: the MAC is bound to it.
-	other, err := hubtest.Dial(t.Context(), url, &hubtest.Options{ClientID: "the-other-board"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := other.Register(t.Context(), mac, hubtest.Tools); err != nil {
-		t.Fatal(err)
-	}
-	done, _ := h.Done(mac)
-	other.Close()
-	<-done
+	url := boundmac.Serve(t, mac, "the-other-board") // another device registered the MAC and left
 
 	s := &Server{URL: url, MAC: mac, ClientID: "this-board", UserAgent: "devicectl/test", HandshakeTimeout: 5 * time.Second, Register: true}
 	res := CheckServer(t.Context(), s)

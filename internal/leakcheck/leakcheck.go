@@ -1,8 +1,12 @@
-// Package leakcheck fails a test whose goroutines outlive it. Every package's tests use it, so
-// that "a stop leaves nothing running" is checked one way everywhere.
+// Package leakcheck fails a test whose goroutines outlive it, so that "a stop leaves nothing
+// running" is checked one way everywhere: Check per test, or Main for a whole package from its
+// TestMain where the tests are too many, or run in parallel, to check one by one.
 package leakcheck
 
 import (
+	"fmt"
+	"io"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -20,6 +24,48 @@ const grace = 10 * time.Second
 func Check(t testing.TB) {
 	t.Helper()
 	check(t, grace)
+}
+
+// Main runs the package's tests and then fails the package, with the stacks on stderr, if any
+// goroutine but the runtime's is still running: every goroutine a test started must be gone once
+// the tests have returned. Call it from TestMain: os.Exit(leakcheck.Main(m)).
+func Main(m *testing.M) int {
+	return runMain(m.Run, grace, os.Stderr)
+}
+
+func runMain(run func() int, grace time.Duration, stderr io.Writer) int {
+	code := run()
+	if code != 0 {
+		return code
+	}
+	deadline := time.Now().Add(grace)
+	for {
+		var leaked []string
+		for _, stack := range stacks() {
+			if !runtimeOnly(stack) && !lasting(stack) && !mainGoroutine(stack) {
+				leaked = append(leaked, stack)
+			}
+		}
+		if len(leaked) == 0 {
+			return 0
+		}
+		if time.Now().After(deadline) {
+			fmt.Fprintf(stderr, "%d goroutines are still running after the tests:\n\n%s\n", len(leaked), strings.Join(leaked, "\n\n"))
+			return 1
+		}
+		time.Sleep(5 * time.Millisecond) // goroutines end asynchronously
+	}
+}
+
+// mainGoroutine reports the goroutine running the tests and this check.
+func mainGoroutine(stack string) bool {
+	return strings.Contains(stack, "leakcheck.runMain(") || strings.Contains(stack, "testing.(*M).Run(")
+}
+
+// lasting reports a goroutine that runs for the rest of the process by design: os/signal's loop
+// starts at the first signal.Notify and never ends.
+func lasting(stack string) bool {
+	return strings.Contains(stack, "os/signal.loop")
 }
 
 func check(t testing.TB, grace time.Duration) {

@@ -1,6 +1,7 @@
 package leakcheck
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 	"time"
@@ -44,5 +45,31 @@ func TestCheckPassesWhenGoroutinesEnd(t *testing.T) {
 	r.end()
 	if len(r.errs) != 0 {
 		t.Errorf("errors = %q, want none", r.errs)
+	}
+}
+
+func TestMainFindsALeak(t *testing.T) {
+	stop := make(chan struct{})
+	defer close(stop)
+	var stderr bytes.Buffer
+	code := runMain(func() int { go func() { <-stop }(); return 0 }, 50*time.Millisecond, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "still running after the tests") || !strings.Contains(stderr.String(), "TestMainFindsALeak") {
+		t.Errorf("code %d, stderr %q; want 1 and the leaked goroutine's stack", code, stderr.String())
+	}
+}
+
+func TestMainPassesWhenGoroutinesEnd(t *testing.T) {
+	var stderr bytes.Buffer
+	run := func() int {
+		done := make(chan struct{})
+		go func() { close(done) }()
+		<-done
+		return 0
+	}
+	if code := runMain(run, time.Second, &stderr); code != 0 {
+		t.Errorf("code %d, stderr %q; want 0", code, stderr.String())
+	}
+	if code := runMain(func() int { return 3 }, time.Second, &stderr); code != 3 {
+		t.Errorf("a failed run gave code %d; want its own 3", code)
 	}
 }

@@ -138,6 +138,9 @@ func (s *Swarm) Registered() (n int, all time.Duration) {
 	return int(s.registeredAny.Load()), time.Duration(s.allRegistered.Load())
 }
 
+// Ready is closed once every device has registered at least once.
+func (s *Swarm) Ready() <-chan struct{} { return s.ready }
+
 // build makes device i through Options.Build.
 func (s *Swarm) build(i int) (Agent, func() error, error) {
 	d := &s.devs[i]

@@ -1,7 +1,6 @@
 package swarm
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/internal/testing/logbuf"
 )
 
 // fakeAgent registers at once, answers one call of (index+1) ms and shows one message, then runs
@@ -46,24 +46,6 @@ func (a *fakeAgent) set(st device.State) {
 
 func (a *fakeAgent) State() device.State { return device.State(a.state.Load()) }
 
-// lockedBuffer is written by the swarm's goroutines and read by the test.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
 // Device i starts i*ramp/n after the start, a status line comes every interval with the counts
 // of that interval, the latest warning is shown once, and the summary has the totals.
 func TestSwarmRampStatusSummary(t *testing.T) {
@@ -72,7 +54,7 @@ func TestSwarmRampStatusSummary(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var out, errw lockedBuffer
+		var out, errw logbuf.Buffer
 		var mu sync.Mutex
 		built := map[int]time.Time{}
 		halted := atomic.Int32{}
@@ -98,7 +80,11 @@ func TestSwarmRampStatusSummary(t *testing.T) {
 		done := make(chan error, 1)
 		go func() { done <- s.Run(ctx) }()
 
-		time.Sleep(1500 * time.Millisecond)
+		<-s.Ready()
+		if got := time.Since(start); got != 300*time.Millisecond {
+			t.Errorf("Ready closed %s after the start, want 300ms (the last device's registration)", got)
+		}
+		time.Sleep(1200 * time.Millisecond)
 		synctest.Wait()
 		for i := range 4 {
 			if got, want := built[i].Sub(start), time.Duration(i)*100*time.Millisecond; got != want {

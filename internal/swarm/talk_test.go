@@ -3,14 +3,10 @@ package swarm
 import (
 	"bufio"
 	"context"
-	"errors"
 	"io"
 	"math"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -19,8 +15,9 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/devicectl/devicectl/internal/agentd"
 	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/internal/testing/logbuf"
+	"github.com/devicectl/devicectl/internal/testing/servetest"
 )
 
 // startAgentd serves a real agent server (the rule planner, a database in a test directory) on
@@ -29,29 +26,11 @@ import (
 func startAgentd(t *testing.T, token string) string {
 	t.Helper()
 	c := config.Defaults()
-	c.Agent.StateDir = t.TempDir()
 	if token != "" {
-		c.Agent.TokenFile = filepath.Join(t.TempDir(), "token")
-		if err := os.WriteFile(c.Agent.TokenFile, []byte(token+"\n"), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		c.Agent.TokenFile = servetest.WriteToken(t, token)
 	}
-	srv, err := agentd.New(&agentd.Options{Config: c, Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	t.Cleanup(func() {
-		if err := errors.Join(srv.Close(), <-served); err != nil {
-			t.Errorf("closing the server: %v", err)
-		}
-	})
-	return "ws://" + ln.Addr().String() + "/"
+	_, addr := servetest.Start(t, c)
+	return "ws://" + addr + "/"
 }
 
 // swarmRun is a swarm of real devices (FromConfig) running until stop; its output is read line
@@ -432,7 +411,7 @@ func TestTalkStatusSummary(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var out lockedBuffer
+		var out logbuf.Buffer
 		s, err := New(p, &Options{Out: &out, Talk: &talk, Build: func(d *Device) (Agent, func() error, error) {
 			return &fakeAgent{d: d}, nil, nil
 		}})

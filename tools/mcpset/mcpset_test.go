@@ -1,13 +1,11 @@
 package mcpset_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,13 +14,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/devicectl/devicectl/internal/testing/logbuf"
 	"github.com/devicectl/devicectl/tools"
 	"github.com/devicectl/devicectl/tools/mcpset"
 )
@@ -40,32 +38,10 @@ func self(args ...string) []string {
 	return append(append(strings.Fields(os.Getenv("DEVICECTL_TEST_EXEC")), os.Args[0]), args...)
 }
 
-// logBuffer collects a Set's log lines; safe for the Set's goroutines and the test's.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-func (l *logBuffer) logger() *slog.Logger {
-	return slog.New(slog.NewTextHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug}))
-}
-
 // running is a Set under Run, with every update it made.
 type running struct {
 	updates chan []*tools.Tool
-	log     *logBuffer
+	log     *logbuf.Buffer
 	set     *mcpset.Set
 	cancel  context.CancelFunc
 	done    chan struct{}
@@ -74,7 +50,7 @@ type running struct {
 // start runs a Set of this test binary as the stdio server mode (servers_test.go).
 func start(t *testing.T, mode string, tune func(*mcpset.Options)) *running {
 	t.Helper()
-	r := &running{updates: make(chan []*tools.Tool, 100), log: &logBuffer{}, done: make(chan struct{})}
+	r := &running{updates: make(chan []*tools.Tool, 100), log: &logbuf.Buffer{}, done: make(chan struct{})}
 	o := &mcpset.Options{
 		Name:        "test " + mode,
 		Command:     self("-test.run=^$"),
@@ -82,7 +58,7 @@ func start(t *testing.T, mode string, tune func(*mcpset.Options)) *running {
 		Prefix:      mode + "_",
 		InitTimeout: 10 * time.Second,
 		Retry:       func(int) time.Duration { return 10 * time.Millisecond },
-		Logger:      r.log.logger(),
+		Logger:      r.log.Logger(),
 	}
 	if tune != nil {
 		tune(o)
@@ -315,12 +291,24 @@ func TestNotificationFlood(t *testing.T) {
 	if _, err := call(t, lists, `{}`); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond) // relists due to the flood, if any, happen now
+	// The flood leaves a relist pending behind the first tools/list: wait for it to be made, as
+	// the server counts it, then see that no more followed.
+	n := 0
+	for deadline := time.Now().Add(10 * time.Second); n < 2; {
+		got, err := call(t, lists, `{}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, _ = strconv.Atoi(strings.Trim(got, `"`))
+		if n < 2 && time.Now().After(deadline) {
+			t.Fatalf("%d tools/list within 10s of the flood, want the relist it causes", n)
+		}
+	}
 	got, err := call(t, lists, `{}`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, _ := strconv.Atoi(strings.Trim(got, `"`))
+	n, _ = strconv.Atoi(strings.Trim(got, `"`))
 	t.Logf("%d tools/list for %d list_changed", n, floodCount)
 	if n < 1 || n > 5 {
 		t.Errorf("%d tools/list for %d list_changed, want 1..5", n, floodCount)

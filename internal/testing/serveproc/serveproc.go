@@ -1,0 +1,50 @@
+// Package serveproc runs a built devicectl binary's `serve` as a process of its own, for the tests
+// and benchmarks that measure it from outside (its RSS, its CPU, many devices against it).
+package serveproc
+
+import (
+	"bufio"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// Start runs `bin serve --listen 127.0.0.1:0 --log-level error` with args after them until the
+// test ends, and returns the process and the devices' ws:// URL from its banner. Its stdin stays
+// open and silent (serve keeps serving until it closes); its output past the banner is discarded.
+func Start(t testing.TB, bin string, args ...string) (*os.Process, string) {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"serve", "--listen", "127.0.0.1:0", "--log-level", "error"}, args...)...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout = io.Discard // a line per registration
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stdin.Close()
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+	})
+	errs := bufio.NewReader(stderr)
+	banner, err := errs.ReadString('\n')
+	if err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+	go io.Copy(io.Discard, errs)
+	_, url, _ := strings.Cut(banner, "listening at ")
+	url, _, _ = strings.Cut(url, ";")
+	if !strings.HasPrefix(url, "ws://") {
+		t.Fatalf("serve said %q", banner)
+	}
+	return cmd.Process, url
+}
