@@ -81,7 +81,6 @@ func TestUserWire(t *testing.T) {
 		"$HEARD":   pcm(1, 1600),
 		"$SILENCE": pcm(0, 1600),
 		"$FAILS":   pcm(2, 1600),
-		"$SLOW":    pcm(3, 1600),
 		"$TOOLONG": pcm(1, 30*16000+1),
 		"$ODD":     base64.StdEncoding.EncodeToString([]byte{1, 2, 3}),
 	})
@@ -101,6 +100,16 @@ func TestUserWire(t *testing.T) {
 			t.Errorf("Heard event %q from %s, turn %q; want %q from %s", got, e.Device.MAC, e.TurnID, w, macA)
 		}
 	}
+}
+
+// TestUserBusy: past Options.UserQueue a request is busy, on a line of its own so that no earlier
+// turn is still leaving the worker when the slow one comes.
+func TestUserBusy(t *testing.T) {
+	leakcheck.Check(t)
+	l := &listener{}
+	h, url := start(t, &hub.Options{Listener: l, UserQueue: 1})
+	l.h = h
+	runWire(t, url, "testdata/user-busy.txt", map[string]string{"$SLOW": pcm(3, 1600)})
 }
 
 // TestUserSeed002: a hub without a Listener is a seed-002 server: no features, -32601.
