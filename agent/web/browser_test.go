@@ -229,8 +229,10 @@ const (
 // logged, and the device's disconnection and return are shown. The page's look is compared
 // with testdata/page.png (go test -run TestPage -update rewrites it).
 func TestPage(t *testing.T) {
-	ctx := browser(t)
+	// The server first: cleanups run last first, so the tab closes before the server does and
+	// the page never sees its stream refused.
 	s := startSim(t, "")
+	ctx := browser(t)
 	page := "http://" + s.url + "/"
 
 	// Load: the device is there, with the status the page read when it registered.
@@ -438,8 +440,10 @@ func near(a, b color.Color) bool {
 // fragment), and is live from then on; the token leaves the address bar.
 func TestPageWithToken(t *testing.T) {
 	const token = "tok-3f9a1c"
-	ctx := browser(t)
+	// The server first: cleanups run last first, so the tab closes before the server does and
+	// the page never sees its stream refused.
 	s := startSim(t, token)
+	ctx := browser(t)
 	page := "http://" + s.url + "/"
 
 	step(t, ctx, "loading "+page, chromedp.EmulateViewport(viewW, viewH, chromedp.EmulateScale(1)), chromedp.Navigate(page))

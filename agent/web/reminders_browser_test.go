@@ -22,8 +22,10 @@ type listedReminder struct{ ID, What, When string }
 // set elsewhere (here by an MCP host) within the page's polling interval; its Cancel button
 // cancels one in the store; its Announce button has the device say the text, with no turn.
 func TestPageReminders(t *testing.T) {
-	ctx := browser(t)
+	// The server first: cleanups run last first, so the tab closes before the server does and
+	// the page never sees its stream refused.
 	s := startSim(t, "")
+	ctx := browser(t)
 	page := "http://" + s.url + "/"
 	step(t, ctx, "loading "+page, chromedp.EmulateViewport(viewW, viewH, chromedp.EmulateScale(1)), chromedp.Navigate(page))
 	waitFor(t, ctx, "the device says it has no reminders",

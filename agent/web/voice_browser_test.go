@@ -10,8 +10,10 @@ import (
 
 // What a device heard shows in the page's conversation, with the reply under it.
 func TestPageHeard(t *testing.T) {
-	ctx := browser(t)
+	// The server first: cleanups run last first, so the tab closes before the server does and
+	// the page never sees its stream refused.
 	s := startSim(t, "")
+	ctx := browser(t)
 	step(t, ctx, "loading the page", chromedp.Navigate("http://"+s.url+"/"))
 	waitFor(t, ctx, "the page is ready", `document.body.dataset.ready === "true"`)
 

@@ -38,6 +38,7 @@ var reviewed = map[string]string{
 	"hal/pulse/pulse.go:(*Speaker).run:s.command": "s.command is Options.Command (devicectl never sets it), default Options.Tool, which " +
 		"New limits to pactl or wpctl (hardware.speaker.tool). Arguments: hardware.speaker.device and the volume as a number.",
 	"internal/pulsetest/pulsetest.go:Start:bin": "a test helper: bin is exec.LookPath(\"pulseaudio\").",
+	"internal/testing/serveproc/serveproc.go:Start:bin": "a test helper: bin is the devicectl binary the test built.",
 	"hal/mic/pipe.go:Start:path": "path is exec.LookPath(argv[0]), argv being parec's or arecord's fixed argv (PulseCommand, " +
 		"ALSACommand: hardware.microphone.device as one argument) or hardware.microphone.command. The server sends nothing to it.",
 	"voice/spotter.go:NewPocketSphinx:path": "path is exec.LookPath(o.Program), pocketsphinx_continuous unless a test names another; " +
