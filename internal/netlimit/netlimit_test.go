@@ -89,6 +89,24 @@ func closedByServer(c net.Conn) error {
 	return nil
 }
 
+// waitIdle waits until ln holds n connections with no request.
+func waitIdle(t *testing.T, ln *Listener, n int) {
+	t.Helper()
+	deadline := time.Now().Add(waitFor)
+	for {
+		ln.mu.Lock()
+		got := ln.idle.Len()
+		ln.mu.Unlock()
+		if got == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d idle connections after %v, want %d", got, waitFor, n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 // get sends a GET on c and reads the answer.
 func get(t *testing.T, c net.Conn, path string) *http.Response {
 	t.Helper()
@@ -142,6 +160,9 @@ func TestListenerEvictsIdle(t *testing.T) {
 	addr, ln := serve(t, ok, &http.Server{ConnState: ConnState}, &ListenerOptions{Connections: 2, Logger: slog.New(log)}, nil)
 	kept := dial(t, addr)
 	get(t, kept, "/") // idle between two requests
+	// The server marks it idle a moment after the answer is read; the flood below must come after,
+	// or kept would be the newest idle one, not the oldest.
+	waitIdle(t, ln, 1)
 	partial := dial(t, addr)
 	fmt.Fprintf(partial, "GET / HTTP/1.1\r\n") // a header begun is not a request yet
 	for range 20 {
