@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/devicectl/devicectl/agent"
-	"github.com/devicectl/devicectl/internal/leakcheck"
+	"github.com/devicectl/devicectl/internal/testing/leakcheck"
 )
 
 // TestStartedBeforePlanner: EventStarted comes while the planner is still thinking, so that a

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/devicectl/devicectl/hooks"
-	"github.com/devicectl/devicectl/internal/leakcheck"
+	"github.com/devicectl/devicectl/internal/testing/leakcheck"
 )
 
 // The tests run real programs: small shell scripts written to a temporary directory. They do

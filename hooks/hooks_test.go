@@ -21,7 +21,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/devicectl/devicectl/hooks"
-	"github.com/devicectl/devicectl/internal/leakcheck"
+	"github.com/devicectl/devicectl/internal/testing/leakcheck"
 )
 
 // dumpScript saves what the hook got, in the directory $1: its environment (env), its stdin

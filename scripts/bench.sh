@@ -3,8 +3,8 @@
 # docs/design.md sets targets for: devicectl next to its floor (a bare client on the same WebSocket
 # library, measured in the same run), their ratio, the target, and whether it was met.
 # BENCH narrows them (a -bench regexp, default .); BENCHTIME sets -benchtime. The process-level
-# benchmarks (internal/benchproc) do a minimum of rounds whatever BENCHTIME says, and an Nx
-# BENCHTIME runs them N rounds. internal/benchserve runs devicectl serve and a devicectl swarm
+# benchmarks (internal/testing/benchproc) do a minimum of rounds whatever BENCHTIME says, and an Nx
+# BENCHTIME runs them N rounds. internal/testing/benchserve runs devicectl serve and a devicectl swarm
 # (the load generator) as two processes: tasks/s at 8, 64 and 256 callers, serve's CPU per task
 # and RSS per device at 1,000 and 16,000 devices (about 4 minutes; BENCH='^BenchmarkServe(Tasks|RSS)'
 # runs only those). Missed targets are reported, not failed: the machine may be busy.
@@ -83,7 +83,7 @@ summary() {
 		proc(b, "start-ms", "start-x-floor", "start to registered (ms)", "%.1f", "<= 50 ms amd64",
 			!has(b, "start-ms") ? "" : arch != "amd64" ? "n/a (" arch ")" : verdict(v[b, "start-ms"] <= 50))
 		print ""
-		print "the agent server (internal/agentd), against ISSUE 13:"
+		print "the agent server (agent/server), against ISSUE 13:"
 		line("metric", "measured", "", "", "target", "met?")
 		agent("BenchmarkAgentTurn", "turn-p50-ns", "rule-planner turn p50 (ms)", 1e6, "<= 5 ms", 5)
 		agent("BenchmarkAgentTurn", "turn-p99-ns", "rule-planner turn p99 (ms)", 1e6, "(none)", 0)
@@ -92,7 +92,7 @@ summary() {
 		agent("BenchmarkServeDevicesRSS", "KiB/device", "serve RSS per device, 1,000 (KiB)", 1, "<= 100 KiB", 100)
 		agent("BenchmarkServeDevicesRSS", "idle-KiB", "serve RSS, no device (KiB)", 1, "(none)", 0)
 		print ""
-		print "serve under load (internal/benchserve: serve, and a swarm of 100 devices sending seed"
+		print "serve under load (internal/testing/benchserve: serve, and a swarm of 100 devices sending seed"
 		print "tasks/send open loop faster than serve answers, in two processes on this machine):"
 		line("metric", "measured", "", "", "target", "met?")
 		split(TASKCALLERS, cs, " ")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The chaos suite (internal/chaos): a real agent against a hostile stand-in server on loopback,
+# The chaos suite (internal/testing/chaos): a real agent against a hostile stand-in server on loopback,
 # under the race detector, for CHAOS_TIME (default here 30s; `go test ./...` runs it for 8s), then
 # the 100,000-call memory test. The run prints its seed and a summary line; a failing run names its
 # violations. Loopback only, bounded in time: it stops by itself.
@@ -28,8 +28,8 @@ if [[ $CHAOS_TIME =~ ^([0-9]+)([smh])$ ]]; then
 	esac
 fi
 
-"$GO" test -race -count=1 -v -timeout "$timeout" -run '^TestChaos' ./internal/chaos
+"$GO" test -race -count=1 -v -timeout "$timeout" -run '^TestChaos' ./internal/testing/chaos
 
 if [ -n "${CHAOS_FUZZTIME:-}" ]; then
-	"$GO" test -run '^$' -fuzz '^FuzzDispatch$' -fuzztime "$CHAOS_FUZZTIME" ./internal/chaos
+	"$GO" test -run '^$' -fuzz '^FuzzDispatch$' -fuzztime "$CHAOS_FUZZTIME" ./internal/testing/chaos
 fi

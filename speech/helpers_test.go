@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/devicectl/devicectl/internal/leakcheck"
+	"github.com/devicectl/devicectl/internal/testing/leakcheck"
 )
 
 // deadline bounds every wait in these tests; generous because -race and a loaded CI box slow

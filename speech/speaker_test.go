@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/devicectl/devicectl/hal"
-	"github.com/devicectl/devicectl/internal/leakcheck"
+	"github.com/devicectl/devicectl/internal/testing/leakcheck"
 )
 
 var _ hal.Resource = (*Speaker)(nil)

@@ -5,7 +5,7 @@
 // A Guard wraps the whole server (Guard.Handler) and checks each request, in this order:
 //
 //   - Host. The request's Host must be one of the server's own names: an IP literal (any address,
-//     any port), localhost or a name under .localhost, or one of Options.Hosts (agentd gives the
+//     any port), localhost or a name under .localhost, or one of Options.Hosts (agent/server gives the
 //     listen address's host, agent.public_url's host, agent.allowed_hosts and the machine's own
 //     host name, short, as os.Hostname says it and with .local). Any other is refused with 421
 //     Misdirected Request. This defeats DNS rebinding: a page at http://rebind.evil.example:8765/
@@ -17,7 +17,7 @@
 //     owns no name the local resolver answers for the machine itself.
 //   - Origin, on the requests that change state: every method but GET, HEAD and OPTIONS, every
 //     WebSocket handshake (whatever its method: a browser opens one from any page, and CORS does
-//     not apply to it), and what Options.Strict names (agentd: /mcp, whose GET opens a session's
+//     not apply to it), and what Options.Strict names (agent/server: /mcp, whose GET opens a session's
 //     event stream). A request from another origin (Sec-Fetch-Site same-site or cross-site, else
 //     an Origin whose host and port are not the Host's) is refused with 403 unless its Origin is
 //     in Options.Origins (agent.allowed_origins); for those the Guard answers CORS, preflights

@@ -13,7 +13,7 @@ import (
 	"github.com/devicectl/devicectl/agent/httpguard"
 )
 
-// newGuard is the agent server's guard as agentd builds it, with a fixed set of names.
+// newGuard is the agent server's guard as agent/server builds it, with a fixed set of names.
 func newGuard(t *testing.T, log io.Writer) *httpguard.Guard {
 	t.Helper()
 	if log == nil {

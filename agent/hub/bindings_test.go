@@ -16,7 +16,7 @@ import (
 	"github.com/devicectl/devicectl/agent/hub"
 	"github.com/devicectl/devicectl/agent/hub/hubtest"
 	agentdb "github.com/devicectl/devicectl/agent/memory"
-	"github.com/devicectl/devicectl/internal/leakcheck"
+	"github.com/devicectl/devicectl/internal/testing/leakcheck"
 )
 
 const macSquat = "AA-BB-CC-DD-EE-04"

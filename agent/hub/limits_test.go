@@ -10,7 +10,7 @@ import (
 
 	"github.com/devicectl/devicectl/agent/hub"
 	"github.com/devicectl/devicectl/agent/hub/hubtest"
-	"github.com/devicectl/devicectl/internal/leakcheck"
+	"github.com/devicectl/devicectl/internal/testing/leakcheck"
 )
 
 // declarations returns n valid tools, each with a schema of about pad bytes; with badLast the last

@@ -19,7 +19,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/devicectl/devicectl/agent/hub"
-	"github.com/devicectl/devicectl/internal/leakcheck"
+	"github.com/devicectl/devicectl/internal/testing/leakcheck"
 )
 
 var update = flag.Bool("update", false, "rewrite the wire scripts in testdata with what the hub sent")

@@ -44,7 +44,7 @@
 //
 // # Transports
 //
-// Handler serves the Streamable HTTP transport (agentd mounts it at /mcp), behind the bearer
+// Handler serves the Streamable HTTP transport (agent/server mounts it at /mcp), behind the bearer
 // token Options.Token when one is set.
 //
 // # Sessions

@@ -11,12 +11,12 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/devicectl/devicectl/agent/server"
 	"github.com/devicectl/devicectl/device"
-	"github.com/devicectl/devicectl/internal/agentd"
 	"github.com/devicectl/devicectl/internal/config"
 	devhw "github.com/devicectl/devicectl/internal/hardware"
-	"github.com/devicectl/devicectl/internal/leakcheck"
 	"github.com/devicectl/devicectl/internal/simdevice"
+	"github.com/devicectl/devicectl/internal/testing/leakcheck"
 	"github.com/devicectl/devicectl/internal/testing/servetest"
 	"github.com/devicectl/devicectl/tools"
 )
@@ -28,7 +28,7 @@ const wait = 10 * time.Second
 // startServe runs the agent server as `devicectl serve` builds it, on a loopback port, until the
 // test ends; edit changes its config. It returns the server and its address. Called first, it
 // also checks that nothing the test started outlives it.
-func startServe(t *testing.T, edit func(c *config.Config)) (*agentd.Server, string) {
+func startServe(t *testing.T, edit func(c *config.Config)) (*server.Server, string) {
 	t.Helper()
 	leakcheck.Check(t)
 	c := config.Defaults()

@@ -23,11 +23,11 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/devicectl/devicectl/agent/server"
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/hal"
 	"github.com/devicectl/devicectl/hal/faces"
 	"github.com/devicectl/devicectl/hal/sim"
-	"github.com/devicectl/devicectl/internal/agentd"
 	"github.com/devicectl/devicectl/internal/config"
 	devhw "github.com/devicectl/devicectl/internal/hardware"
 	"github.com/devicectl/devicectl/internal/simdevice"
@@ -54,7 +54,7 @@ const (
 // simulated device.
 type simServer struct {
 	t       *testing.T
-	srv     *agentd.Server
+	srv     *server.Server
 	url     string // ws://... and http://... share it
 	c       *config.Config
 	speaker atomic.Int64 // the simulated speaker's volume, as its hook saw it
@@ -75,7 +75,7 @@ func startSim(t *testing.T, token string) *simServer {
 	c.Log.Level = slog.LevelWarn
 	c.Agent.WaitForControl = true // as sim: the face has changed before the reply is drawn
 	c.Agent.Web = true
-	srv, err := agentd.New(&agentd.Options{Config: c, DBPath: filepath.Join(t.TempDir(), "agent.db"), Version: "test"})
+	srv, err := server.New(&server.Options{Config: c, DBPath: filepath.Join(t.TempDir(), "agent.db"), Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ import (
 	"github.com/devicectl/devicectl/agent/web"
 	"github.com/devicectl/devicectl/hal"
 	"github.com/devicectl/devicectl/hal/faces"
-	"github.com/devicectl/devicectl/internal/leakcheck"
+	"github.com/devicectl/devicectl/internal/testing/leakcheck"
 )
 
 // replyTurner answers every turn with its events (a planner's thought, a call of the server's

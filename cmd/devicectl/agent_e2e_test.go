@@ -19,8 +19,8 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
 
-	"github.com/devicectl/devicectl/internal/pulsetest"
 	"github.com/devicectl/devicectl/internal/testing/logbuf"
+	"github.com/devicectl/devicectl/internal/testing/pulsetest"
 )
 
 // The whole loop, for real: an A2A message 把音量调到30 (a2a-go's client) goes to devicectl serve,

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/devicectl/devicectl/internal/pulsetest"
 	"github.com/devicectl/devicectl/internal/testing/logbuf"
+	"github.com/devicectl/devicectl/internal/testing/pulsetest"
 	"github.com/devicectl/devicectl/internal/testing/standin"
 )
 

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/devicectl/devicectl/internal/buildfeatures"
-	"github.com/devicectl/devicectl/internal/leakcheck"
+	"github.com/devicectl/devicectl/internal/testing/leakcheck"
 )
 
 // TestMain fails the package if a test leaves goroutines behind: every goroutine a command starts

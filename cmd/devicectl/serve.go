@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/devicectl/devicectl/internal/agentd"
+	"github.com/devicectl/devicectl/agent/server"
 	"github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/internal/console"
 	"github.com/devicectl/devicectl/internal/logging"
@@ -110,7 +110,7 @@ func runServe(ctx context.Context, c *config.Config, in io.Reader, stdout, stder
 	repeats := logging.NewRepeats(nil)
 	defer repeats.Close()
 	log := slog.New(repeats.Handler(config.NewLogger(c.Log, stderr).Handler()))
-	srv, err := agentd.New(&agentd.Options{Config: c, Version: buildVersion(), Logger: log})
+	srv, err := server.New(&server.Options{Config: c, Version: buildVersion(), Logger: log})
 	if err != nil {
 		return err
 	}

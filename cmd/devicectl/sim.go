@@ -16,11 +16,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/devicectl/devicectl/agent/hub"
+	"github.com/devicectl/devicectl/agent/server"
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/hal"
 	"github.com/devicectl/devicectl/hal/mic"
 	"github.com/devicectl/devicectl/hal/sim"
-	"github.com/devicectl/devicectl/internal/agentd"
 	"github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/internal/console"
 	devhw "github.com/devicectl/devicectl/internal/hardware"
@@ -145,7 +145,7 @@ func runSim(ctx context.Context, c *config.Config, sv simVoice, in io.Reader, st
 		return fmt.Errorf("a directory for the agent's database: %w", err)
 	}
 	defer func() { err = errors.Join(err, os.RemoveAll(dir)) }()
-	srv, err := agentd.New(&agentd.Options{Config: c, DBPath: filepath.Join(dir, "agent.db"), Version: buildVersion(), Logger: log.With("component", "agent")})
+	srv, err := server.New(&server.Options{Config: c, DBPath: filepath.Join(dir, "agent.db"), Version: buildVersion(), Logger: log.With("component", "agent")})
 	if err != nil {
 		return err
 	}
@@ -249,7 +249,7 @@ func runSim(ctx context.Context, c *config.Config, sv simVoice, in io.Reader, st
 
 // simHear makes the sim's device hear (--voice, --voice-input) and the console show what the
 // server heard. stop ends both.
-func simHear(ctx context.Context, c *config.Config, sv simVoice, srv *agentd.Server, dev *simdevice.Device, con *console.Console, mouth devhw.Speech, log *slog.Logger) (stop func(), err error) {
+func simHear(ctx context.Context, c *config.Config, sv simVoice, srv *server.Server, dev *simdevice.Device, con *console.Console, mouth devhw.Speech, log *slog.Logger) (stop func(), err error) {
 	events, unsubscribe := srv.Hub.Subscribe(0)
 	var wg sync.WaitGroup
 	wg.Go(func() {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/devicectl/devicectl/internal/term/ptytest"
+	"github.com/devicectl/devicectl/internal/testing/ptytest"
 )
 
 // sim at a terminal: up-arrow runs the line before again (it used to be said to the agent as

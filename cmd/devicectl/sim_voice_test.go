@@ -7,7 +7,7 @@ import (
 	"io"
 	"testing"
 
-	"github.com/devicectl/devicectl/internal/pulsetest"
+	"github.com/devicectl/devicectl/internal/testing/pulsetest"
 )
 
 // sim --voice-input: a WAV plays in as the sim device's microphone; the server transcribes it,

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/devicectl/devicectl/internal/pulsetest"
+	"github.com/devicectl/devicectl/internal/testing/pulsetest"
 )
 
 // benchCommands are 20 different things said to the device, and what the rule planner must do

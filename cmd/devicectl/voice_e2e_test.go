@@ -18,8 +18,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/devicectl/devicectl/internal/pulsetest"
 	"github.com/devicectl/devicectl/internal/testing/logbuf"
+	"github.com/devicectl/devicectl/internal/testing/pulsetest"
 )
 
 // The voice loop end to end, with no network and no sound card: flite speaks a command into the

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/devicectl/devicectl/hal"
-	"github.com/devicectl/devicectl/internal/pulsetest"
+	"github.com/devicectl/devicectl/internal/testing/pulsetest"
 )
 
 // fakeAmixer stands in for amixer, running body.

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/devicectl/devicectl/hal"
-	"github.com/devicectl/devicectl/internal/pulsetest"
+	"github.com/devicectl/devicectl/internal/testing/pulsetest"
 	"github.com/devicectl/devicectl/internal/wav"
 )
 

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/devicectl/devicectl/hal"
-	"github.com/devicectl/devicectl/internal/pulsetest"
+	"github.com/devicectl/devicectl/internal/testing/pulsetest"
 )
 
 // fake stands in for the program name, running body.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/devicectl/devicectl/internal/pulsetest"
+	"github.com/devicectl/devicectl/internal/testing/pulsetest"
 )
 
 // startPulse starts a private PulseAudio daemon and returns the path of

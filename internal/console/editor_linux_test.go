@@ -11,7 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/devicectl/devicectl/agent"
-	"github.com/devicectl/devicectl/internal/term/ptytest"
+	"github.com/devicectl/devicectl/internal/testing/ptytest"
 )
 
 // At a terminal the console edits lines: up-arrow brings back the line before, left-arrow moves

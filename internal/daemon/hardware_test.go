@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/devicectl/devicectl/internal/config"
-	"github.com/devicectl/devicectl/internal/pulsetest"
+	"github.com/devicectl/devicectl/internal/testing/pulsetest"
 	"github.com/devicectl/devicectl/internal/testing/shscript"
 	"github.com/devicectl/devicectl/internal/testing/standin"
 )

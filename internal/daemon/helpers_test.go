@@ -9,7 +9,7 @@ import (
 	"time"
 
 	configpkg "github.com/devicectl/devicectl/internal/config"
-	"github.com/devicectl/devicectl/internal/leakcheck"
+	"github.com/devicectl/devicectl/internal/testing/leakcheck"
 	"github.com/devicectl/devicectl/internal/testing/logbuf"
 )
 

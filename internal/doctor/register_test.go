@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/devicectl/devicectl/internal/leakcheck"
 	"github.com/devicectl/devicectl/internal/testing/boundmac"
+	"github.com/devicectl/devicectl/internal/testing/leakcheck"
 )
 
 // With Register, the doctor registers as the device and shows the server's answer: accepted, or

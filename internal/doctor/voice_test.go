@@ -14,8 +14,8 @@ import (
 	"github.com/devicectl/devicectl/device/agenttest"
 	"github.com/devicectl/devicectl/hal"
 	"github.com/devicectl/devicectl/hal/mic"
-	"github.com/devicectl/devicectl/internal/leakcheck"
-	"github.com/devicectl/devicectl/internal/pulsetest"
+	"github.com/devicectl/devicectl/internal/testing/leakcheck"
+	"github.com/devicectl/devicectl/internal/testing/pulsetest"
 )
 
 // The level is what the microphone heard over the second: a square wave of a tenth of full

@@ -1,7 +1,7 @@
 // Package netlimit bounds what a peer can make an HTTP server hold: open connections (in all and
 // per IP address), the time to send a request's body, the time a client may take to read each
 // write of the response (streams included), and the size of a request's body. The agent server
-// (internal/agentd) serves through it with agent.limits.* from the configuration; the timeouts
+// (agent/server) serves through it with agent.limits.* from the configuration; the timeouts
 // of a request's header and of a kept-alive idle connection are http.Server's own
 // (ReadHeaderTimeout, IdleTimeout).
 //

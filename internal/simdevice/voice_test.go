@@ -14,12 +14,12 @@ import (
 	"periph.io/x/conn/v3/gpio/gpiotest"
 
 	"github.com/devicectl/devicectl/agent/hub"
+	"github.com/devicectl/devicectl/agent/server"
 	"github.com/devicectl/devicectl/hal/mic"
-	"github.com/devicectl/devicectl/internal/agentd"
 	"github.com/devicectl/devicectl/internal/config"
 	devhw "github.com/devicectl/devicectl/internal/hardware"
-	"github.com/devicectl/devicectl/internal/pulsetest"
 	"github.com/devicectl/devicectl/internal/simdevice"
+	"github.com/devicectl/devicectl/internal/testing/pulsetest"
 )
 
 // Push to talk, end to end: the device listens on a PulseAudio sink's monitor with a button
@@ -32,7 +32,7 @@ func TestHearButton(t *testing.T) {
 	pulsetest.Start(t, "mic")
 	c := config.Defaults()
 	c.Agent.StateDir = t.TempDir()
-	srv, err := agentd.New(&agentd.Options{Config: c})
+	srv, err := server.New(&server.Options{Config: c})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/devicectl/devicectl/internal/term"
-	"github.com/devicectl/devicectl/internal/term/ptytest"
+	"github.com/devicectl/devicectl/internal/testing/ptytest"
 )
 
 // keyboard hands the editor the keys a test types, one batch per Read. Before each Read it says

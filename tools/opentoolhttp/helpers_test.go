@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/devicectl/devicectl/internal/leakcheck"
+	"github.com/devicectl/devicectl/internal/testing/leakcheck"
 	"github.com/devicectl/devicectl/tools/opentoolhttp"
 )
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// Server is what Serve runs: an *http.Server, agentd's Server, or any with the same two methods.
+// Server is what Serve runs: an *http.Server, agent/server's Server, or any with the same two methods.
 type Server interface {
 	Serve(net.Listener) error
 	Close() error

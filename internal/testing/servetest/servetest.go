@@ -1,4 +1,4 @@
-// Package servetest runs the agent server as `devicectl serve` builds it (agentd.New) on a
+// Package servetest runs the agent server as `devicectl serve` builds it (server.New) on a
 // loopback port, for the tests of what talks to it: the MCP server, devicectl's commands, the
 // swarm.
 package servetest
@@ -8,19 +8,19 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/devicectl/devicectl/internal/agentd"
+	"github.com/devicectl/devicectl/agent/server"
 	"github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/internal/testing/loopback"
 )
 
 // Start serves c on 127.0.0.1, on a port of its own, until the test ends, with a state
 // directory of the test's when c names none; it returns the server and its address.
-func Start(t testing.TB, c *config.Config) (*agentd.Server, string) {
+func Start(t testing.TB, c *config.Config) (*server.Server, string) {
 	t.Helper()
 	if c.Agent.StateDir == "" {
 		c.Agent.StateDir = t.TempDir()
 	}
-	srv, err := agentd.New(&agentd.Options{Config: c, Version: "test"})
+	srv, err := server.New(&server.Options{Config: c, Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

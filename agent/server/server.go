@@ -1,4 +1,4 @@
-package agentd
+package server
 
 import (
 	"context"
@@ -74,7 +74,7 @@ type Server struct {
 func New(o *Options) (_ *Server, err error) {
 	opts := *o
 	if opts.Config == nil {
-		return nil, errors.New("agentd: Options.Config is nil")
+		return nil, errors.New("server: Options.Config is nil")
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/devicectl/devicectl/internal/chaos"
+	"github.com/devicectl/devicectl/internal/testing/chaos"
 )
 
 // heapGrowthBound is how much the heap in use may grow from the 10,000th call to the 100,000th:

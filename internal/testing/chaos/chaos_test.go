@@ -14,7 +14,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/devicectl/devicectl/device"
-	"github.com/devicectl/devicectl/internal/chaos"
+	"github.com/devicectl/devicectl/internal/testing/chaos"
 )
 
 // TestChaos runs a real agent against the hostile server for CHAOS_TIME (default 8s, 3s with

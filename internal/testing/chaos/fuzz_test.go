@@ -18,7 +18,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/devicectl/devicectl/device"
-	"github.com/devicectl/devicectl/internal/chaos"
+	"github.com/devicectl/devicectl/internal/testing/chaos"
 )
 
 // FuzzDispatch sends any frame (text or binary) from the server to a registered agent over a real

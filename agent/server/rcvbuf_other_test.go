@@ -1,6 +1,6 @@
 //go:build !unix
 
-package agentd
+package server
 
 // setRecvBuffer leaves the buffer as it is: a stalled reader then takes more data to block.
 func setRecvBuffer(uintptr, int) error { return nil }

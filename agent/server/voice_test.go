@@ -1,4 +1,4 @@
-package agentd
+package server
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 	"github.com/devicectl/devicectl/agent/hub/hubtest"
 	"github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/internal/console"
-	"github.com/devicectl/devicectl/internal/leakcheck"
+	"github.com/devicectl/devicectl/internal/testing/leakcheck"
 )
 
 const voiceMAC = "AA-BB-CC-DD-EE-51"

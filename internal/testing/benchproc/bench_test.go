@@ -105,7 +105,7 @@ func build(p *programs) error {
 	}
 	for _, prog := range []struct{ out, pkg, tags string }{
 		{filepath.Join(dir, "devicectl"), "github.com/devicectl/devicectl/cmd/devicectl", tags},
-		{filepath.Join(dir, "floor"), "github.com/devicectl/devicectl/internal/benchproc/floor", ""},
+		{filepath.Join(dir, "floor"), "github.com/devicectl/devicectl/internal/testing/benchproc/floor", ""},
 	} {
 		cmd := exec.Command(goCmd, "build", "-trimpath", "-ldflags=-s -w", "-tags", prog.tags, "-o", prog.out, prog.pkg)
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+host[0], "GOARCH="+host[1])
@@ -137,7 +137,7 @@ func boardTags() (string, error) {
 	if t := os.Getenv("BOARD_TAGS"); t != "" {
 		return t, nil
 	}
-	mk, err := os.ReadFile("../../Makefile")
+	mk, err := os.ReadFile("../../../Makefile")
 	if err != nil {
 		return "", fmt.Errorf("the board tags: BOARD_TAGS is unset and %w", err)
 	}

@@ -1,4 +1,4 @@
-// Package agentd builds the agent server of `devicectl serve` and `devicectl sim` from the
+// Package server builds the agent server of `devicectl serve` and `devicectl sim` from the
 // configuration: the device hub, the agent with its planner (the rule planner or an
 // OpenAI-compatible endpoint), its local tools (seed 004's, and memory in the state directory's
 // agent.db), the A2A and seed 004 routes, and the one HTTP handler that serves them all on one
@@ -7,4 +7,4 @@
 //
 // The board binaries leave it out with serve and sim (devicectl_omit_serve, devicectl_omit_sim):
 // nothing a device links imports it.
-package agentd
+package server

@@ -12,7 +12,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/devicectl/devicectl/device"
-	"github.com/devicectl/devicectl/internal/chaos"
+	"github.com/devicectl/devicectl/internal/testing/chaos"
 )
 
 // Regression tests for invariant violations the chaos run found. Each talks raw WebSocket to a
