@@ -39,6 +39,10 @@ var reviewed = map[string]string{
 		"New limits to pactl or wpctl (hardware.speaker.tool). Arguments: hardware.speaker.device and the volume as a number.",
 	"internal/testing/pulsetest/pulsetest.go:Start:bin": "a test helper: bin is exec.LookPath(\"pulseaudio\").",
 	"internal/testing/serveproc/serveproc.go:Start:bin": "a test helper: bin is the devicectl binary the test built.",
+	"internal/testing/pgtest/pgtest.go:start:filepath.Join(bin, \"postgres\")": "a test helper: bin is binDir(), the directory " +
+		"of postgres on PATH or Debian's /usr/lib/postgresql/VERSION/bin; the arguments are fixed but for its temporary directory.",
+	"internal/testing/pgtest/pgtest.go:(*server).run:program": "a test helper: program is initdb in binDir() (see start), its " +
+		"arguments fixed but for its temporary directory.",
 	"hal/mic/pipe.go:Start:path": "path is exec.LookPath(argv[0]), argv being parec's or arecord's fixed argv (PulseCommand, " +
 		"ALSACommand: hardware.microphone.device as one argument) or hardware.microphone.command. The server sends nothing to it.",
 	"voice/spotter.go:NewPocketSphinx:path": "path is exec.LookPath(o.Program), pocketsphinx_continuous unless a test names another; " +
