@@ -3,7 +3,6 @@ package a2a
 import (
 	"context"
 	"crypto/rand"
-	"database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -20,6 +19,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv/push"
 
 	"github.com/devicectl/devicectl/agent"
+	"github.com/devicectl/devicectl/agent/store"
 	authbearer "github.com/devicectl/devicectl/internal/bearer"
 	"github.com/devicectl/devicectl/tools"
 )
@@ -63,9 +63,9 @@ const (
 type Options struct {
 	// Runner runs the turns. Required.
 	Runner Runner
-	// DB keeps the tasks of both protocols, so that they survive a restart. Required: open one with
-	// agent/memory.OpenDB (or any database/sql handle on modernc.org/sqlite, driver "sqlite").
-	DB *sql.DB
+	// DB keeps the tasks of both protocols, so that they survive a restart. Required: the agent's
+	// database (agent/store.Open: SQLite, or PostgreSQL that several servers may share).
+	DB *store.DB
 	// Token, when set, is the bearer token every route but the agent cards requires.
 	Token string
 	// URL is the public base URL the cards advertise (e.g. "https://robot.example:8080");

@@ -17,10 +17,11 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv/taskstore"
 
-	"github.com/devicectl/devicectl/agent/memory"
+	"github.com/devicectl/devicectl/agent/store"
 )
 
-// The tables are prefixed a2a_ because the database is shared with the agent's memory.
+// The tables are prefixed a2a_ because the database is shared with the agent's memory. This is
+// SQLite's table; PostgreSQL's is made by its migrations (store_postgres.go).
 const schema = `
 CREATE TABLE IF NOT EXISTS a2a_tasks (
 	id         TEXT PRIMARY KEY,
@@ -34,7 +35,8 @@ CREATE TABLE IF NOT EXISTS a2a_tasks (
 CREATE INDEX IF NOT EXISTS a2a_tasks_context ON a2a_tasks(context_id, updated_ns);
 `
 
-// sqlTaskStore is a2a-go's taskstore.Store over SQLite: tasks as JSON, with a version column for
+// sqlTaskStore is a2a-go's taskstore.Store over the agent's database (agent/store: SQLite, or
+// PostgreSQL with the tables of store_postgres.go): tasks as JSON, with a version column for
 // the optimistic concurrency a2a-go asks of a store. status_ns is the status's timestamp, for
 // ListTasks' statusTimestampAfter.
 //
@@ -42,8 +44,8 @@ CREATE INDEX IF NOT EXISTS a2a_tasks_context ON a2a_tasks(context_id, updated_ns
 // event: a2a-go updates the store for each piece of a streamed reply, and a task rewritten whole
 // per piece costs O(n²) bytes for a reply of n pieces. Between state changes the task lives in
 // memory (live), where Get and List read it; a crash meanwhile loses only the pieces since the
-// last state change, and the next start marks the task failed anyway. Writes go through one
-// connection (writer) with statements prepared once.
+// last state change, and the next start marks the task failed anyway. Writes go through the
+// database's writer (one connection on SQLite) with statements prepared once.
 //
 // It keeps finished tasks (completed, failed, canceled, rejected) for keepAge and at most
 // keepCount tasks in all, deleting the oldest finished ones past it; a task still running is
@@ -84,24 +86,20 @@ var finishedStates = []any{string(a2a.TaskStateCompleted), string(a2a.TaskStateF
 
 const finishedIn = "state IN (?, ?, ?, ?)"
 
-func newSQLTaskStore(ctx context.Context, db *sql.DB, now func() time.Time, keepAge time.Duration, keepCount int, log *slog.Logger) (*sqlTaskStore, error) {
-	if _, err := db.ExecContext(ctx, schema); err != nil {
-		return nil, fmt.Errorf("a2a: creating the task tables: %w", err)
+func newSQLTaskStore(ctx context.Context, db *store.DB, now func() time.Time, keepAge time.Duration, keepCount int, log *slog.Logger) (*sqlTaskStore, error) {
+	if db.Dialect() == store.SQLite {
+		if err := sqliteTables(ctx, db); err != nil {
+			return nil, err
+		}
 	}
-	if err := addStatusNs(ctx, db); err != nil {
-		return nil, err
-	}
-	if _, err := db.ExecContext(ctx, `CREATE INDEX IF NOT EXISTS a2a_tasks_updated ON a2a_tasks(updated_ns, state)`); err != nil {
-		return nil, fmt.Errorf("a2a: creating the task index: %w", err)
-	}
-	if err := memory.Migrate(ctx, db, "a2a", migrations); err != nil {
+	if err := db.Migrate(ctx, "a2a", store.Schema{SQLite: store.SQL(migrations...), Postgres: pgMigrations}); err != nil {
 		return nil, fmt.Errorf("a2a: migrating the task tables: %w", err)
 	}
 	w, err := newWriter(ctx, db)
 	if err != nil {
 		return nil, err
 	}
-	s := &sqlTaskStore{db: db, w: w, now: now, keepAge: keepAge, keepCount: keepCount, log: log,
+	s := &sqlTaskStore{db: db.DB, w: w, now: now, keepAge: keepAge, keepCount: keepCount, log: log,
 		live: make(map[a2a.TaskID]*liveTask)}
 	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM a2a_tasks`).Scan(&s.rows); err != nil {
 		w.close()
@@ -118,6 +116,20 @@ func newSQLTaskStore(ctx context.Context, db *sql.DB, now func() time.Time, keep
 
 // close releases the writer; the DB stays open.
 func (s *sqlTaskStore) close() error { return s.w.close() }
+
+// sqliteTables makes the task table and brings one made before its migrations up to them.
+func sqliteTables(ctx context.Context, db *store.DB) error {
+	if _, err := db.ExecContext(ctx, schema); err != nil {
+		return fmt.Errorf("a2a: creating the task tables: %w", err)
+	}
+	if err := addStatusNs(ctx, db.DB); err != nil {
+		return err
+	}
+	if _, err := db.ExecContext(ctx, `CREATE INDEX IF NOT EXISTS a2a_tasks_updated ON a2a_tasks(updated_ns, state)`); err != nil {
+		return fmt.Errorf("a2a: creating the task index: %w", err)
+	}
+	return nil
+}
 
 // addStatusNs adds status_ns to a table made before it existed, filled from the stored tasks.
 func addStatusNs(ctx context.Context, db *sql.DB) error {

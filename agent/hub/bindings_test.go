@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,7 +14,7 @@ import (
 
 	"github.com/devicectl/devicectl/agent/hub"
 	"github.com/devicectl/devicectl/agent/hub/hubtest"
-	agentdb "github.com/devicectl/devicectl/agent/memory"
+	"github.com/devicectl/devicectl/agent/store/storetest"
 	"github.com/devicectl/devicectl/internal/testing/leakcheck"
 )
 
@@ -122,16 +121,16 @@ func TestTokenRebinds(t *testing.T) {
 }
 
 // The bindings kept in the agent's database survive a restart: the hub built on the reopened
-// database still refuses the squatter.
+// database still refuses the squatter. On PostgreSQL the reopened database is also what a second
+// serve process sharing it sees.
 func TestBindingsSurviveRestart(t *testing.T) {
 	leakcheck.Check(t)
-	path := filepath.Join(t.TempDir(), "agent.db")
+	storetest.Each(t, bindingsSurviveRestart)
+}
+
+func bindingsSurviveRestart(t *testing.T, where string) {
 	open := func() (*hub.Hub, string) {
-		db, err := agentdb.OpenDB(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() }) // after the hub's: cleanups run last first
+		db := storetest.Open(t, where) // closed after the hub: cleanups run last first
 		b, err := hub.NewSQLBindings(ctxFor(t), db)
 		if err != nil {
 			t.Fatal(err)
@@ -149,6 +148,9 @@ func TestBindingsSurviveRestart(t *testing.T) {
 	register(t, dial(t, url, &hubtest.Options{ClientID: "real-device"}), macSquat)
 	if was, err := h.Forget(ctxFor(t), macSquat); err != nil || !was {
 		t.Fatalf("Forget: %v, %v", was, err)
+	}
+	if was, err := h.Forget(ctxFor(t), macSquat); err != nil || was {
+		t.Fatalf("Forget again: %v, %v; want false", was, err)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/devicectl/devicectl/agent"
+	"github.com/devicectl/devicectl/agent/store"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -167,12 +168,23 @@ func checkText(what, s string, empty bool) (string, error) {
 	switch {
 	case s == "" && !empty:
 		return "", invalid("%s is empty", what)
-	case !utf8.ValidString(s):
-		return "", invalid("%s is not valid UTF-8", what)
+	case !store.Storable(s):
+		return "", invalid("%s is not valid UTF-8 or holds a NUL character", what)
 	case utf8.RuneCountInString(s) > MaxText:
 		return "", invalid("%s is longer than %d characters", what, MaxText)
 	}
 	return s, nil
+}
+
+// checkUser checks a user_id; empty is allowed when it may be left out.
+func checkUser(id string, empty bool) error {
+	switch {
+	case strings.TrimSpace(id) == "" && !empty:
+		return invalid("user_id is empty")
+	case !store.Storable(id):
+		return invalid("user_id is not valid UTF-8 or holds a NUL character")
+	}
+	return nil
 }
 
 // Lang is the language a text is said in: Chinese when it has a CJK character.
@@ -190,8 +202,8 @@ func (t *toolset) set(ctx context.Context, in setInput) (setResult, error) {
 	if err != nil {
 		return setResult{}, err
 	}
-	if strings.TrimSpace(in.UserID) == "" {
-		return setResult{}, invalid("user_id is empty")
+	if err := checkUser(in.UserID, false); err != nil {
+		return setResult{}, err
 	}
 	given := 0
 	for _, s := range []bool{in.At != "", in.In != "", in.Every != nil} {
@@ -265,8 +277,8 @@ type listed struct {
 }
 
 func (t *toolset) list(ctx context.Context, in listInput) ([]listed, error) {
-	if strings.TrimSpace(in.UserID) == "" {
-		return nil, invalid("user_id is empty")
+	if err := checkUser(in.UserID, false); err != nil {
+		return nil, err
 	}
 	loc := t.o.Scheduler.Location()
 	rs, err := t.o.Store.List(ctx, in.UserID, loc)
@@ -287,6 +299,12 @@ func (t *toolset) list(ctx context.Context, in listInput) ([]listed, error) {
 func (t *toolset) cancel(ctx context.Context, in cancelInput) (bool, error) {
 	if strings.TrimSpace(in.ID) == "" {
 		return false, invalid("id is empty")
+	}
+	if err := checkUser(in.UserID, true); err != nil {
+		return false, err
+	}
+	if !store.Storable(in.ID) {
+		return false, invalid("id is not valid UTF-8 or holds a NUL character")
 	}
 	return t.o.Store.Cancel(ctx, in.UserID, strings.TrimSpace(in.ID))
 }

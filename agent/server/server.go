@@ -22,6 +22,7 @@ import (
 	"github.com/devicectl/devicectl/agent/mcpserver"
 	"github.com/devicectl/devicectl/agent/memory"
 	"github.com/devicectl/devicectl/agent/reminders"
+	"github.com/devicectl/devicectl/agent/store"
 	"github.com/devicectl/devicectl/agent/web"
 	"github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/internal/netlimit"
@@ -31,7 +32,8 @@ import (
 // Options say what to build. New copies them.
 type Options struct {
 	Config *config.Config // the agent, llm, connection and log sections; required
-	// DBPath is the agent's database; "" resolves agent.state_dir (config.AgentDBPath).
+	// DBPath is the agent's database, a SQLite file or a PostgreSQL URL (agent/store.Open); ""
+	// is agent.db in agent.state_dir (config.AgentDBPath).
 	DBPath  string
 	Version string // shown in the agent card
 	Logger  *slog.Logger
@@ -49,7 +51,7 @@ type Server struct {
 	// foreign Origin unless agent.allowed_origins lists it, JSON bodies only.
 	// Serve applies agent.limits around it (internal/netlimit); mounted elsewhere, it has none.
 	Handler http.Handler
-	DBPath  string // "" when the server has no database
+	DBPath  string // the database: its file, or its PostgreSQL URL with the password masked
 	// Web is the web page at / and /web/, when agent.web is on; nil otherwise.
 	Web *web.Handler
 
@@ -99,16 +101,18 @@ func New(o *Options) (_ *Server, err error) {
 			return nil, err
 		}
 	}
-	if s.DBPath = opts.DBPath; s.DBPath == "" {
-		if s.DBPath, err = config.AgentDBPath(c, opts.Getenv); err != nil {
+	where := opts.DBPath
+	if where == "" {
+		if where, err = config.AgentDBPath(c, opts.Getenv); err != nil {
 			return nil, err
 		}
 	}
-	db, err := memory.OpenDB(s.DBPath)
+	db, err := store.Open(context.Background(), where)
 	if err != nil {
 		return nil, &config.Error{Key: "agent.state_dir", Err: err}
 	}
 	s.closers = append(s.closers, db.Close)
+	s.DBPath = db.String()
 	bindings, err := hub.NewSQLBindings(context.Background(), db)
 	if err != nil {
 		return nil, fmt.Errorf("the device bindings in %s: %w", s.DBPath, err)
