@@ -33,7 +33,7 @@ import (
 type Options struct {
 	Config *config.Config // the agent, llm, connection and log sections; required
 	// DBPath is the agent's database, a SQLite file or a PostgreSQL URL (agent/store.Open); ""
-	// is agent.db in agent.state_dir (config.AgentDBPath).
+	// is agent.store, else agent.db in agent.state_dir (config.AgentStore).
 	DBPath  string
 	Version string // shown in the agent card
 	Logger  *slog.Logger
@@ -103,16 +103,25 @@ func New(o *Options) (_ *Server, err error) {
 	}
 	where := opts.DBPath
 	if where == "" {
-		if where, err = config.AgentDBPath(c, opts.Getenv); err != nil {
+		if where, err = config.AgentStore(c, opts.Getenv); err != nil {
 			return nil, err
 		}
 	}
 	db, err := store.Open(context.Background(), where)
 	if err != nil {
-		return nil, &config.Error{Key: "agent.state_dir", Err: err}
+		key := "agent.state_dir"
+		if store.IsPostgres(where) {
+			key = "agent.store"
+		}
+		return nil, &config.Error{Key: key, Err: err}
 	}
 	s.closers = append(s.closers, db.Close)
 	s.DBPath = db.String()
+	if u, err := url.Parse(where); err == nil && store.IsPostgres(where) {
+		if _, ok := u.User.Password(); ok {
+			s.log.Warn("agent.store holds a password, which the config file then holds too: put it in ~/.pgpass (PGPASSFILE) or PGPASSWORD instead", "store", s.DBPath)
+		}
+	}
 	bindings, err := hub.NewSQLBindings(context.Background(), db)
 	if err != nil {
 		return nil, fmt.Errorf("the device bindings in %s: %w", s.DBPath, err)

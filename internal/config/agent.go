@@ -22,6 +22,7 @@ type AgentConfig struct {
 	TurnTimeout      time.Duration // one turn, from what was said to the final reply
 	WaitForControl   bool          // false: a control tool answers the model "success" at once
 	StateDir         string        // where agent.db lives; empty: as device.state_dir resolves
+	Store            string        // the database when not agent.db: a postgres:// URL
 	TokenFile        string        // bearer token of the HTTP API; empty: open (loopback only)
 	DeviceTokensFile string        // tokens a device may register with, one a line; empty: any
 	Web              bool          // serve the web page (agent/web) at http://ADDR/
@@ -216,6 +217,15 @@ func AgentDBPath(c *Config, getenv func(string) string) (string, error) {
 		return "", &Error{Key: "agent.state_dir", Err: fmt.Errorf("not set, and none of %s can hold agent.db: %w", strings.Join(dirs, ", "), err)}
 	}
 	return filepath.Join(dir, agentDBName), nil
+}
+
+// AgentStore returns where the agent keeps its database, for agent/store.Open: agent.store when
+// set (a PostgreSQL URL), else AgentDBPath's file.
+func AgentStore(c *Config, getenv func(string) string) (string, error) {
+	if c.Agent.Store != "" {
+		return c.Agent.Store, nil
+	}
+	return AgentDBPath(c, getenv)
 }
 
 // ReadTokens reads a file of tokens (agent.device_tokens_file): one a line, blank lines and

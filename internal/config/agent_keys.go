@@ -3,8 +3,10 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"maps"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -21,7 +23,8 @@ func agentSettings() []setting {
 		enumKey("agent.planner", "planner", "serve, sim: who decides what a turn does: rules, the built-in rule planner (no network, no model), or llm, the OpenAI-compatible endpoint of the llm section", func(c *Config) *string { return &c.Agent.Planner }, PlannerRules, PlannerLLM),
 		durationKey("agent.turn_timeout", "turn-timeout", "serve, sim: one turn's deadline, from what was said to the final reply", func(c *Config) *time.Duration { return &c.Agent.TurnTimeout }),
 		boolKey("agent.wait_for_control", "", "serve, sim: wait for the device's answer to a control tool (false: answer the planner \"success\" at once, as seed 002 says)", func(c *Config) *bool { return &c.Agent.WaitForControl }),
-		stringKey("agent.state_dir", "", "serve: directory of agent.db (memories, tasks); empty: as device.state_dir", func(c *Config) *string { return &c.Agent.StateDir }, nil),
+		stringKey("agent.state_dir", "", "serve: directory of agent.db (memories, tasks, reminders, device bindings); empty: as device.state_dir", func(c *Config) *string { return &c.Agent.StateDir }, nil),
+		stringKey("agent.store", "", "serve: the agent's database: empty, the SQLite file agent.db in agent.state_dir (nothing to install); postgres://USER@HOST:PORT/DB (or postgresql://), a PostgreSQL database several serve processes may share, its password best in ~/.pgpass or PGPASSWORD", func(c *Config) *string { return &c.Agent.Store }, checkStore),
 		stringKey("agent.token_file", "", "serve: file holding the bearer token HTTP clients (A2A, the seed's routes) must send; empty: none, allowed on loopback only", func(c *Config) *string { return &c.Agent.TokenFile }, nil),
 		stringKey("agent.device_tokens_file", "", "serve: file of device tokens, one per line (# comments); a device registers only with one of them as its bearer token; empty: any device", func(c *Config) *string { return &c.Agent.DeviceTokensFile }, nil),
 		deviceAliasesKey(),
@@ -103,6 +106,16 @@ func deviceAliasesKey() setting {
 func checkTimezone(v string) (string, error) {
 	if _, err := time.LoadLocation(v); err != nil || v == "Local" {
 		return "", fmt.Errorf("%q is not an IANA time zone name, e.g. Asia/Shanghai or Europe/Berlin", v)
+	}
+	return v, nil
+}
+
+// checkStore accepts a postgres:// or postgresql:// URL. Its error does not repeat the value,
+// which may hold a password.
+func checkStore(v string) (string, error) {
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		return "", errors.New("not a postgres:// or postgresql:// URL (e.g. postgres://devicectl@db.example/devicectl); empty keeps agent.db in agent.state_dir")
 	}
 	return v, nil
 }

@@ -155,3 +155,30 @@ func TestDeviceAliases(t *testing.T) {
 		}
 	}
 }
+
+// agent.store takes a PostgreSQL URL; anything else is refused without repeating the value (it
+// may hold a password). AgentStore gives the URL, else agent.db's path.
+func TestAgentStore(t *testing.T) {
+	getenv := func(string) string { return "" }
+	c := Defaults()
+	c.Agent.StateDir = t.TempDir()
+	if got, err := AgentStore(c, getenv); err != nil || got != filepath.Join(c.Agent.StateDir, "agent.db") {
+		t.Errorf("agent.store unset: %q, %v; want agent.db in agent.state_dir", got, err)
+	}
+	for _, dsn := range []string{"postgres://devicectl@db.example:5432/devicectl?sslmode=verify-full", "postgresql:///devicectl?host=/run/postgresql"} {
+		c := Defaults()
+		if err := Parse([]byte("agent: {store: '"+dsn+"'}"), c); err != nil {
+			t.Errorf("%s: %v", dsn, err)
+			continue
+		}
+		if got, err := AgentStore(c, getenv); err != nil || got != dsn {
+			t.Errorf("AgentStore: %q, %v; want %s", got, err, dsn)
+		}
+	}
+	for _, bad := range []string{"mysql://u:s3cret@db/x", "/var/lib/devicectl/agent.db", "u:s3cret@db"} {
+		err := Parse([]byte("agent: {store: '"+bad+"'}"), Defaults())
+		if err == nil || !strings.Contains(err.Error(), "agent.store") || !strings.Contains(err.Error(), "not a postgres://") || strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("agent.store %q: %v; want a refusal naming the key, without the value", bad, err)
+		}
+	}
+}

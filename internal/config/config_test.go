@@ -315,6 +315,7 @@ func TestBadValues(t *testing.T) {
 		{"agent.allowed_origins", `[http://a, ""]`, "item 2 is empty"},
 		{"agent.devices_open", "sometimes", "is not true or false"},
 		{"agent.timezone", "Mars/Olympus", `"Mars/Olympus" is not an IANA time zone name`},
+		{"agent.store", "mysql://db.example/devicectl", "not a postgres:// or postgresql:// URL"},
 		{"agent.reminders.grace", "soon", "is not a duration"},
 		{"agent.tasks.keep.age", "0s", "must be positive"},
 		{"agent.tasks.keep.count", "0", "out of range"},
