@@ -1,7 +1,7 @@
 # devicectl: what people type. Longer jobs live in scripts/; CI (.ci/run) runs test, chaos, fuzz,
 # test-arm, cross and deb-test, and holds the armv6 binary to its 9 MiB budget.
 #
-#   make build   stamped binary in bin/ with every command, not stripped (66.5 MB on amd64);
+#   make build   stamped binary in bin/ with every command, not stripped (74.3 MB on amd64);
 #                TAGS=openapi adds OpenAPI tool sets
 #   make test    gofmt, go vet, go mod tidy check, board-deps, go test -race, and tests again with
 #                -tags openapi (command, daemon) and with BOARD_TAGS (command,
