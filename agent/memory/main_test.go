@@ -8,8 +8,4 @@ import (
 	"github.com/devicectl/devicectl/internal/testing/pgtest"
 )
 
-func TestMain(m *testing.M) {
-	code := leakcheck.Main(m)
-	pgtest.Stop()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m, leakcheck.Main)) }

@@ -7,8 +7,4 @@ import (
 	"github.com/devicectl/devicectl/internal/testing/pgtest"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	pgtest.Stop()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m, (*testing.M).Run)) }

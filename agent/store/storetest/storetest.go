@@ -1,7 +1,7 @@
 // Package storetest runs a test against both of the agent's databases: SQLite (a fresh agent.db
 // in a temporary directory, always) and PostgreSQL (a fresh schema from internal/testing/pgtest:
 // skipped without a server to test against, a failure then when DEVICECTL_REQUIRE_HW is 1).
-// Packages whose tests use it stop pgtest's server in TestMain (pgtest.Stop).
+// Packages whose tests use it run them through pgtest.Main, which stops its server.
 package storetest
 
 import (

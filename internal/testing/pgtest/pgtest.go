@@ -3,7 +3,7 @@
 // throwaway server this package starts from Debian's binaries (initdb and postgres, package
 // postgresql) with its own data directory in a temporary directory, listening on a unix socket
 // there and on no TCP port. As root it runs the server as the user postgres (or nobody), which
-// PostgreSQL insists on. The server starts at the first DSN and is stopped by Stop (TestMain),
+// PostgreSQL insists on. The server starts at the first DSN and is stopped by Main (TestMain),
 // or with the test binary, whose death it follows (a parent-death signal).
 //
 // With neither the variable nor the binaries the test is skipped, or fails when
@@ -114,8 +114,16 @@ func adminURL() (string, error) {
 	return base, startErr
 }
 
-// Stop stops the server DSN started, if it did, and removes its directory. Call it from
-// TestMain once the tests have run.
+// Main runs a package's tests with run (testing.M's Run, or leakcheck.Main where the package
+// checks for goroutines left running), then Stop, and returns run's code. From TestMain:
+// os.Exit(pgtest.Main(m, (*testing.M).Run)).
+func Main(m *testing.M, run func(*testing.M) int) int {
+	code := run(m)
+	Stop()
+	return code
+}
+
+// Stop stops the server DSN started, if it did, and removes its directory. Main calls it.
 func Stop() {
 	mu.Lock()
 	defer mu.Unlock()

@@ -12,11 +12,7 @@ import (
 	"github.com/devicectl/devicectl/internal/testing/leakcheck"
 )
 
-func TestMain(m *testing.M) {
-	code := leakcheck.Main(m)
-	Stop()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(Main(m, leakcheck.Main)) }
 
 // Each DSN is a schema of its own: a table made in one is not in another, and the schema is
 // gone once its test has ended.
