@@ -99,18 +99,19 @@
 //
 // # Tasks and credentials
 //
-// Tasks of both kinds are kept in one table of the SQLite database given as Options.DB
-// (a2a_tasks, as A2A tasks: a seed task is a view of one), so they survive a restart and either
-// door reads the other's; tasks a previous run left working are marked failed when the next
-// one starts. A database from before the seed routes shared the table has their table
-// (a2a_seed_tasks) moved into it at start (versioned through agent/memory.Migrate, component
-// "a2a"). A task is written when its state changes, not per piece of its reply: the pieces of
-// a running task are merged in memory, where GetTask and ListTasks read them, and stored with
-// the next state. Writes go through one connection with statements prepared once, so that
-// concurrent tasks queue in Go rather than spin on SQLITE_BUSY. The database is in WAL mode
-// with synchronous=NORMAL (agent/memory.OpenDB): a crash of the process loses nothing written,
-// a power cut the last writes before SQLite's checkpoint (a task may then read as it was a
-// state earlier, or be missing), never the file. On the seed routes a message's text is at most
+// Tasks of both kinds are kept in one table of the agent's database given as Options.DB
+// (agent/store: SQLite, or PostgreSQL; a2a_tasks, as A2A tasks: a seed task is a view of one),
+// so they survive a restart and either door reads the other's; tasks a previous run left
+// working are marked failed when the next one starts. A SQLite database from before the seed
+// routes shared the table has their table (a2a_seed_tasks) moved into it at start (versioned
+// through store.DB.Migrate, component "a2a"). A task is written when its state changes, not per
+// piece of its reply: the pieces of a running task are merged in memory, where GetTask and
+// ListTasks read them, and stored with the next state. Writes go through the database's writer
+// (on SQLite one connection) with statements prepared once, so that concurrent tasks queue in Go
+// rather than spin on SQLITE_BUSY. SQLite is in WAL mode with synchronous=NORMAL: a crash of the
+// process loses nothing written, a power cut the last writes before SQLite's checkpoint (a task
+// may then read as it was a state earlier, or be missing), never the file; docs/storage.md has
+// both databases. On the seed routes a message's text is at most
 // Options.MessageBytes and a task's history Options.TaskHistory messages (a send adds two: the
 // message, the reply): past either, -32600 naming the limit. Finished tasks (completed,
 // canceled, failed) are deleted past Options.TasksKeepAge and, oldest first, past

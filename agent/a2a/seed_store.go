@@ -159,7 +159,7 @@ func (h *Handler) storeSeedTask(ctx context.Context, t *seedTask, at time.Time, 
 // stamp is a seed timestamp.
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
-// migrations are the task tables' versioned steps (agent/memory.Migrate, component "a2a"):
+// migrations are the task tables' versioned steps on SQLite (store.DB.Migrate, component "a2a"):
 // 1. the seed routes' own table, a2a_seed_tasks, is copied into a2a_tasks as A2A tasks (a task
 // whose id an A2A task already has is dropped), then dropped. A subquery's JSON loses its type
 // in SQLite: each is wrapped in json() to nest as JSON rather than as a string.

@@ -75,7 +75,7 @@ func TestOpenSQLiteCorruptFile(t *testing.T) {
 	}
 }
 
-// TestOpenDBDamagedPages damages a real database past its header, which
+// TestOpenSQLiteDamagedPages damages a real database past its header, which
 // opens fine and fails only the structure check.
 func TestOpenSQLiteDamagedPages(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "agent.db")
