@@ -32,13 +32,13 @@ func TestOpenSQLiteCreatesWAL(t *testing.T) {
 		t.Errorf("journal_mode %q, foreign_keys %d, busy_timeout %d; want wal, 1, %d", mode, fk, busy, busyTimeoutMS)
 	}
 	// NORMAL (1) on the readers and the writer: what docs/storage.md says a power cut can lose.
-	for name, pool := range map[string]*sql.DB{"reader": db.DB, "writer": db.Writer()} {
+	for name, pool := range map[string]*sql.DB{"reader": db.DB, "writer": db.write} {
 		var mode int
 		if err := pool.QueryRow("PRAGMA synchronous").Scan(&mode); err != nil || mode != 1 {
 			t.Errorf("%s: synchronous %d, %v; want 1 (NORMAL)", name, mode, err)
 		}
 	}
-	if n := db.Writer().Stats().MaxOpenConnections; n != 1 {
+	if n := db.write.Stats().MaxOpenConnections; n != 1 {
 		t.Errorf("the writer may open %d connections; want 1", n)
 	}
 	if _, err := os.Stat(path); err != nil {

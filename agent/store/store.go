@@ -26,8 +26,10 @@ func (d Dialect) String() string {
 }
 
 // DB is the agent's database. The embedded *sql.DB is the pool for reads (on PostgreSQL it is
-// the writers' pool too); writes go through Write, WriteRow and BeginWrite (with TxExec and
-// TxQueryRow), which on SQLite use its one writing connection. Close closes both. It is safe for concurrent use.
+// the writers' pool too); writes go through Write, WriteRow, WriteRows and BeginWrite (with
+// TxExec and TxQueryRow), which on SQLite use its one writing connection, held by a
+// transaction until it ends: a goroutine holding one must write through it, never beside it.
+// Close closes both pools. A DB is safe for concurrent use.
 type DB struct {
 	*sql.DB
 	write   *sql.DB // SQLite: one connection; PostgreSQL: the same pool as DB
@@ -66,11 +68,6 @@ func (db *DB) Dialect() Dialect { return db.dialect }
 
 // String names the database for messages: its file, or its URL with the password masked.
 func (db *DB) String() string { return db.name }
-
-// Writer is the pool writes go through: on SQLite one connection, which a transaction holds
-// until it ends (so a write outside it, from the goroutine holding it, waits forever); on
-// PostgreSQL the one pool.
-func (db *DB) Writer() *sql.DB { return db.write }
 
 // BeginWrite begins a transaction on the writer. On SQLite it takes the write lock at once
 // (BEGIN IMMEDIATE).
