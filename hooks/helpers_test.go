@@ -17,6 +17,7 @@ import (
 
 	"github.com/devicectl/devicectl/hooks"
 	"github.com/devicectl/devicectl/internal/testing/leakcheck"
+	"github.com/devicectl/devicectl/internal/testing/poll"
 )
 
 // The tests run real programs: small shell scripts written to a temporary directory. They do
@@ -62,7 +63,7 @@ func newHolder(t *testing.T) holder {
 // waitStarted waits for the held hook to be running.
 func (h holder) waitStarted(t *testing.T) {
 	t.Helper()
-	waitFor(t, "the held hook to start", func() bool {
+	poll.Until(t, "the held hook to start", func() bool {
 		_, err := os.Stat(filepath.Join(h.dir, "started"))
 		return err == nil
 	})
@@ -93,20 +94,6 @@ func lines(t *testing.T, path string) []string {
 		t.Fatal(err)
 	}
 	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
-}
-
-// waitFor polls cond until it holds or the deadline passes. What it waits for is done by a real
-// program (a file it wrote, a process it started or left), which neither testing/synctest nor a
-// fake clock can drive, so a bounded poll is the wait; a passing run never reaches the deadline.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	end := time.Now().Add(deadline)
-	for !cond() {
-		if time.Now().After(end) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }
 
 // newRunner starts a Runner that is closed, and checked for leaked goroutines, when the test

@@ -3,6 +3,7 @@ package voice_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -18,6 +19,7 @@ import (
 	"github.com/devicectl/devicectl/device/agenttest"
 	"github.com/devicectl/devicectl/hal/mic"
 	"github.com/devicectl/devicectl/internal/testing/leakcheck"
+	"github.com/devicectl/devicectl/internal/testing/poll"
 	"github.com/devicectl/devicectl/internal/testing/pulsetest"
 	"github.com/devicectl/devicectl/internal/wav"
 	"github.com/devicectl/devicectl/speech"
@@ -41,16 +43,10 @@ func (s said) text() string {
 	return string(b)
 }
 
-// waitSaid polls the log the speech command writes (a program's output: there is nothing to wake on).
+// wait polls the log the speech command writes (a program's output: there is nothing to wake on).
 func (s said) wait(t *testing.T, want string) {
 	t.Helper()
-	end := time.Now().Add(10 * time.Second)
-	for !strings.Contains(s.text(), want) {
-		if time.Now().After(end) {
-			t.Fatalf("the device never said %q; it said:\n%s", want, s.text())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	poll.Until(t, fmt.Sprintf("%q said", want), func() bool { return strings.Contains(s.text(), want) })
 }
 
 func newSpeech(t *testing.T) (*speech.Speaker, *speech.Narrator, said) {

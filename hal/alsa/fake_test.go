@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/devicectl/devicectl/hal"
+	"github.com/devicectl/devicectl/internal/testing/poll"
 	"github.com/devicectl/devicectl/internal/testing/pulsetest"
 )
 
@@ -297,14 +298,7 @@ func TestSlowAmixerHonoursContext(t *testing.T) {
 	defer cancel2()
 	done := make(chan error, 1)
 	go func() { done <- s.SetVolume(ctx2, 40) }()
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		if _, err := os.Stat(started); err == nil {
-			break // the hung call holds the turn
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the hung amixer never started")
-		}
-	}
+	poll.Until(t, "start of the hung amixer", func() bool { _, err := os.Stat(started); return err == nil })
 	ctx3, cancel3 := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel3()
 	start = time.Now()

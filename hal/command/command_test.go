@@ -13,6 +13,7 @@ import (
 
 	"github.com/devicectl/devicectl/hal"
 	"github.com/devicectl/devicectl/hal/command"
+	"github.com/devicectl/devicectl/internal/testing/poll"
 )
 
 // The tests run real programs: small shell scripts written to a temporary
@@ -271,14 +272,7 @@ func TestRunsDoNotOverlap(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- f.SetExpression(context.Background(), hal.Cry) }()
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
-		if _, err := os.Stat(started); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the blocking run never started")
-		}
-	}
+	poll.Until(t, "start of the blocking run", func() bool { _, err := os.Stat(started); return err == nil })
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	if err := f.SetExpression(ctx, hal.Smile); !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "waiting") {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/devicectl/devicectl/internal/swarm"
+	"github.com/devicectl/devicectl/internal/testing/leakcheck"
 	"github.com/devicectl/devicectl/internal/testing/serveproc"
 )
 
@@ -41,7 +42,7 @@ const (
 
 // TestMain removes the binary the benchmarks built.
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := leakcheck.Main(m)
 	if bin != "" {
 		os.RemoveAll(filepath.Dir(bin))
 	}
