@@ -17,9 +17,9 @@ import (
 
 // line is one connection to the server, from a completed dial to its close. Its read loop is the
 // only reader of the stream: it hands the server's executes to the dispatcher (which runs an
-// instant tool with nothing ahead of it on the loop, and every other on a worker), renders mcp/ai/message notifications inline, so in arrival order and never two at
-// once, and passes the answers to the device's own requests (mcp/registerTools) to whoever waits
-// for them. The agent's session goroutine owns the line: it starts the loop, sends the device's
+// instant tool with nothing ahead of it on the loop, and every other on a worker), renders
+// mcp/ai/message notifications inline, so in arrival order and never two at once, and passes the
+// answers to the device's own requests (mcp/registerTools) to whoever waits for them. The agent's session goroutine owns the line: it starts the loop, sends the device's
 // requests, and closes the line, which waits for the loop to return.
 type line struct {
 	stream *transport.Stream
