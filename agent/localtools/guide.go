@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/devicectl/devicectl/agent"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -27,7 +28,7 @@ func Guide(query string) (string, error) {
 	topic := topicOf(q)
 	h, known := hintFor(topic)
 	var b strings.Builder
-	if isChinese(q) {
+	if agent.Chinese(q) {
 		areas := "它的原理、应用还是发展历史"
 		if known {
 			areas = h.zhAreas

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/devicectl/devicectl/agent"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -84,7 +85,7 @@ func Split(query string) (*Dimensions, error) {
 	if err != nil {
 		return nil, err
 	}
-	zh := isChinese(q)
+	zh := agent.Chinese(q)
 	type part struct {
 		a       aspect
 		topic   string

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/devicectl/devicectl/agent"
@@ -177,10 +176,8 @@ func checkText(what, s string, empty bool) (string, error) {
 
 // Lang is the language a text is said in: Chinese when it has a CJK character.
 func Lang(s string) string {
-	for _, r := range s {
-		if unicode.Is(unicode.Han, r) {
-			return "zh"
-		}
+	if agent.Chinese(s) {
+		return "zh"
 	}
 	return "en"
 }

@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"os"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -265,7 +264,7 @@ func allowedOrigins(c *config.Config) []string {
 // working), /devices/ to the hub's route (forgetting a MAC's binding), /mcp to the MCP server, the
 // web page's paths to it when it is on, and the rest to the HTTP API.
 func (s *Server) route(w http.ResponseWriter, r *http.Request) {
-	if isWebSocket(r) {
+	if httpguard.IsWebSocket(r) {
 		s.Hub.ServeHTTP(w, r)
 		return
 	}
@@ -294,23 +293,6 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 
 // MCPPath is where the MCP server's Streamable HTTP transport is mounted.
 const MCPPath = "/mcp"
-
-// isWebSocket reports whether r asks to upgrade to a WebSocket (RFC 6455 section 4.1).
-func isWebSocket(r *http.Request) bool {
-	return headerHas(r.Header, "Connection", "upgrade") && headerHas(r.Header, "Upgrade", "websocket")
-}
-
-// headerHas reports whether the comma-separated header holds token, in any case.
-func headerHas(h http.Header, name, token string) bool {
-	for _, v := range h.Values(name) {
-		for part := range strings.SplitSeq(v, ",") {
-			if strings.EqualFold(strings.TrimSpace(part), token) {
-				return true
-			}
-		}
-	}
-	return false
-}
 
 // Serve serves Handler on ln until Close (after Close, it closes ln and returns at once), with
 // agent.limits' caps on connections and its timeouts (see internal/netlimit). It returns nil once

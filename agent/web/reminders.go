@@ -4,9 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"strings"
 
 	"github.com/devicectl/devicectl/agent"
 )
@@ -78,19 +76,8 @@ func (h *Handler) serveCancel(w http.ResponseWriter, r *http.Request) {
 
 // serveAnnounce makes a device say the text now, with no turn: {"said": [MAC, ...]}.
 func (h *Handler) serveAnnounce(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxSay))
-	if err != nil {
-		http.Error(w, fmt.Sprintf("reading the request: %v", err), http.StatusRequestEntityTooLarge)
-		return
-	}
-	var req sayRequest
-	if err := json.Unmarshal(body, &req); err != nil {
-		http.Error(w, fmt.Sprintf(`the body must be {"text": "...", "mac": "..."}: %v`, err), http.StatusBadRequest)
-		return
-	}
-	req.Text = strings.TrimSpace(req.Text)
-	if req.Text == "" {
-		http.Error(w, "text is empty: write what the device should say", http.StatusBadRequest)
+	req, ok := readSay(w, r, "write what the device should say")
+	if !ok {
 		return
 	}
 	said, err := h.opts.Reminders.Announce(r.Context(), req.MAC, req.Text)

@@ -337,20 +337,31 @@ type sayRequest struct {
 	MAC  string `json:"mac"` // "" : the only device
 }
 
-func (h *Handler) serveSay(w http.ResponseWriter, r *http.Request) {
+// readSay reads the body of a POST /web/say or /web/announce, with its text trimmed. Refused (too
+// long, not that JSON, no text) it answers the request itself, the empty text with ifEmpty, and
+// returns false.
+func readSay(w http.ResponseWriter, r *http.Request, ifEmpty string) (sayRequest, bool) {
+	var req sayRequest
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxSay))
 	if err != nil {
 		http.Error(w, fmt.Sprintf("reading the request: %v", err), http.StatusRequestEntityTooLarge)
-		return
+		return req, false
 	}
-	var req sayRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		http.Error(w, fmt.Sprintf(`the body must be {"text": "...", "mac": "..."}: %v`, err), http.StatusBadRequest)
-		return
+		return req, false
 	}
 	req.Text = strings.TrimSpace(req.Text)
 	if req.Text == "" {
-		http.Error(w, "text is empty: say something", http.StatusBadRequest)
+		http.Error(w, "text is empty: "+ifEmpty, http.StatusBadRequest)
+		return req, false
+	}
+	return req, true
+}
+
+func (h *Handler) serveSay(w http.ResponseWriter, r *http.Request) {
+	req, ok := readSay(w, r, "say something")
+	if !ok {
 		return
 	}
 	select {
