@@ -18,6 +18,7 @@ import (
 	"github.com/devicectl/devicectl/hal"
 	"github.com/devicectl/devicectl/hal/faces"
 	"github.com/devicectl/devicectl/hal/oled"
+	"github.com/devicectl/devicectl/internal/testing/graydiff"
 )
 
 var sizes = []oled.Size{oled.Size128x64, oled.Size128x32}
@@ -118,7 +119,7 @@ func checkShown(t *testing.T, p *panel, want *image.Gray, what string) {
 	if err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
-	if msg := diffImages(got, want); msg != "" {
+	if msg := graydiff.Diff(got, want); msg != "" {
 		t.Fatalf("%s: %s", what, msg)
 	}
 }
@@ -224,7 +225,7 @@ func TestPanelFollowsDatasheet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diffImages(got, draw(hal.Smile, s)) == "" {
+	if graydiff.Diff(got, draw(hal.Smile, s)) == "" {
 		t.Error("horizontal mode: a partial redraw placed with page commands showed the right picture; the emulator ignores the addressing mode")
 	}
 }
@@ -495,28 +496,4 @@ func rotate180(img *image.Gray) *image.Gray {
 		}
 	}
 	return out
-}
-
-// diffImages describes how got differs from want, or returns "".
-func diffImages(got, want *image.Gray) string {
-	if got.Bounds() != want.Bounds() {
-		return fmt.Sprintf("bounds %v, want %v", got.Bounds(), want.Bounds())
-	}
-	n, first := 0, image.Point{}
-	b := got.Bounds()
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			if got.GrayAt(x, y) != want.GrayAt(x, y) {
-				if n == 0 {
-					first = image.Pt(x, y)
-				}
-				n++
-			}
-		}
-	}
-	if n == 0 {
-		return ""
-	}
-	return fmt.Sprintf("%d pixels differ, the first at %v (got %d, want %d)",
-		n, first, got.GrayAt(first.X, first.Y).Y, want.GrayAt(first.X, first.Y).Y)
 }
