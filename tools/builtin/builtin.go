@@ -40,6 +40,18 @@ const (
 	ResourceFace    = "face"
 )
 
+// The built-in tools' names, in the order Register adds them.
+const (
+	nameVolume     = "amplify_volume"
+	nameExpression = "set_virtual_human_expression"
+	nameStatus     = "get_device_status"
+)
+
+// Names lists the tools Register adds for a device with every part, in the order it adds them,
+// without building them: what a config may name (execution.tool_timeouts) before any part is
+// open.
+func Names() []string { return []string{nameVolume, nameExpression, nameStatus} }
+
 // Register adds the built-in tools to r: amplify_volume when opts.Speaker
 // is set, set_virtual_human_expression when opts.Face is set, and always
 // get_device_status. It adds none of them if any name is already taken or

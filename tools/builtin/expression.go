@@ -23,7 +23,7 @@ type expressionResult struct {
 
 func expressionTool(face hal.Face, txt *text) (*tools.Tool, error) {
 	t, err := tools.Func(tools.Declaration{
-		Name:        "set_virtual_human_expression",
+		Name:        nameExpression,
 		Description: txt.expression,
 		MainType:    tools.Remote,
 		SubType:     tools.Control,

@@ -38,7 +38,7 @@ type statusResult struct {
 // call's timeout.
 func statusTool(o *Options, txt *text) (*tools.Tool, error) {
 	t, err := tools.Func(tools.Declaration{
-		Name:        "get_device_status",
+		Name:        nameStatus,
 		Description: txt.status,
 		MainType:    tools.Remote,
 		SubType:     tools.Query,

@@ -21,7 +21,7 @@ type volumeResult struct {
 
 func volumeTool(spk hal.Speaker, txt *text) (*tools.Tool, error) {
 	t, err := tools.Func(tools.Declaration{
-		Name:        "amplify_volume",
+		Name:        nameVolume,
 		Description: txt.volume,
 		MainType:    tools.Remote,
 		SubType:     tools.Control,
