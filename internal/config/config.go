@@ -136,8 +136,11 @@ type setting struct {
 	// keys of its mappings for the README.
 	setItems func(c *Config, n *yaml.Node) error
 	rows     func() []itemRow
-	// choices are the only values allowed, for shell completion; nil: any of typ.
-	choices []string
+	// choices returns the only values allowed, for --help, the README and shell completion;
+	// nil: any of typ. It is called when a value is checked or documented, not when the table
+	// is built: the drivers' names are those the program registered (hal/drivers), and a
+	// package's init order does not put that first.
+	choices func() []string
 }
 
 // settings lists every key, in the order of configs/devicectl.yaml and the README table.
@@ -214,22 +217,36 @@ func stringKey(key, flag, usage string, p func(*Config) *string, check func(stri
 	}
 }
 
+// enumKey is a string that is one of choices.
 func enumKey(key, flag, usage string, p func(*Config) *string, choices ...string) setting {
-	s := stringKey(key, flag, usage+" ("+strings.Join(choices, ", ")+")", p, func(v string) (string, error) {
-		if !slices.Contains(choices, v) {
-			return "", fmt.Errorf("%q is not one of %s", v, strings.Join(choices, ", "))
+	return oneOfKey(key, flag, usage, p, func() []string { return choices })
+}
+
+// oneOfKey is a string that is one of what choices returns when the value is checked.
+func oneOfKey(key, flag, usage string, p func(*Config) *string, choices func() []string) setting {
+	s := stringKey(key, flag, usage, p, func(v string) (string, error) {
+		if cs := choices(); !slices.Contains(cs, v) {
+			return "", fmt.Errorf("%q is not one of %s", v, strings.Join(cs, ", "))
 		}
 		return v, nil
 	})
 	set := s.set
 	s.set = func(c *Config, v string) error {
 		if v == "" {
-			return fmt.Errorf("empty; want one of %s", strings.Join(choices, ", "))
+			return fmt.Errorf("empty; want one of %s", strings.Join(choices(), ", "))
 		}
 		return set(c, v)
 	}
 	s.choices = choices
 	return s
+}
+
+// help is the key's usage for --help and the README, with its choices as they are now.
+func (s *setting) help() string {
+	if s.choices == nil {
+		return s.usage
+	}
+	return s.usage + " (" + strings.Join(s.choices(), ", ") + ")"
 }
 
 // levelKey is a log level, parsed into an slog.Level once, here.
@@ -239,7 +256,7 @@ func levelKey(key, flag, usage string, p func(*Config) *slog.Level) setting {
 	for i, l := range levels {
 		names[i] = strings.ToLower(l.String())
 	}
-	return setting{key: key, flag: flag, usage: usage + " (" + strings.Join(names, ", ") + ")", typ: "string", choices: names,
+	return setting{key: key, flag: flag, usage: usage, typ: "string", choices: func() []string { return names },
 		get: func(c *Config) string { return strings.ToLower(p(c).String()) },
 		set: func(c *Config, v string) error {
 			i := slices.Index(names, v)
