@@ -7,7 +7,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -241,11 +240,6 @@ func ReadTokens(key, path string, log *slog.Logger) ([]string, error) {
 	}
 	return tokens, nil
 }
-
-// aliasPattern is what a device alias may be (with at most 32 bytes): it starts an MCP tool
-// name (ALIAS__TOOL), whose charset is [A-Za-z0-9_-]; no "__" and no "_" at either end, so the
-// first "__" of a tool name ends the alias.
-var aliasPattern = regexp.MustCompile(`^[A-Za-z0-9-]+(_[A-Za-z0-9-]+)*$`)
 
 // checkAliasesUnique refuses two devices with one alias: their tools would share names.
 func checkAliasesUnique(aliases map[string]string) error {

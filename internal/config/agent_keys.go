@@ -5,17 +5,16 @@ package config
 import (
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
 )
 
-// The agent's and the llm section's keys are compiled only into builds that run the agent (serve,
-// sim): a board binary reads those sections as ignored (agent_board.go).
-var agentKeys = agentSettings
-
-// agentSettings are the agent and llm sections' keys, in the order of configs/devicectl.yaml.
-func agentSettings() []setting {
+// agentKeys are the agent and llm sections' keys, in the order of configs/devicectl.yaml. They
+// are compiled only into builds that run the agent (serve, sim): a board binary reads those
+// sections as ignored (agent_board.go).
+func agentKeys() []setting {
 	return []setting{
 		stringKey("agent.listen", "listen", "serve: the agent server's address, host:port; devices dial ws://ADDR/ (any path), A2A and the seed's routes are on http://ADDR/. Beyond loopback it needs agent.token_file", func(c *Config) *string { return &c.Agent.Listen }, checkListen(DefaultAgentListen)),
 		enumKey("agent.planner", "planner", "serve, sim: who decides what a turn does: rules, the built-in rule planner (no network, no model), or llm, the OpenAI-compatible endpoint of the llm section", func(c *Config) *string { return &c.Agent.Planner }, PlannerRules, PlannerLLM),
@@ -98,6 +97,11 @@ func deviceAliasesKey() setting {
 		},
 	}
 }
+
+// aliasPattern is what a device alias may be (with at most 32 bytes): it starts an MCP tool
+// name (ALIAS__TOOL), whose charset is [A-Za-z0-9_-]; no "__" and no "_" at either end, so the
+// first "__" of a tool name ends the alias.
+var aliasPattern = regexp.MustCompile(`^[A-Za-z0-9-]+(_[A-Za-z0-9-]+)*$`)
 
 // checkTimezone accepts an IANA zone name Go can load.
 func checkTimezone(v string) (string, error) {
