@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/url"
 	"slices"
 	"strconv"
@@ -144,7 +145,7 @@ type setting struct {
 }
 
 // settings lists every key, in the order of configs/devicectl.yaml and the README table.
-var settings = slices.Concat(coreSettings, hardwareSettings(), voiceSettings(), hookSettings(), toolSetSettings(), controlSettings(), agentKeys(), logSettings)
+var settings = slices.Concat(coreSettings, hardwareSettings(), voiceSettings(), hookSettings(), openToolSettings(), toolSetSettings(), controlSettings(), agentKeys(), logSettings)
 
 var coreSettings = []setting{
 	stringKey("server.url", "server", "agent server address, ws://host:port/path or wss://...", func(c *Config) *string { return &c.Server.URL }, checkServerURL),
@@ -417,6 +418,43 @@ func checkMAC(v string) (string, error) {
 		return "", fmt.Errorf("%q is not a MAC address (want six hex pairs, e.g. AA-BB-CC-DD-EE-FF)", v)
 	}
 	return mac, nil
+}
+
+// checkListen returns the check of a host:port key whose errors show example, the key's own
+// default port, so that a mistake in one server's address is not answered with another's.
+func checkListen(example string) func(string) (string, error) {
+	return func(v string) (string, error) {
+		_, port, err := net.SplitHostPort(v)
+		if err != nil {
+			return "", fmt.Errorf("%q is not host:port (e.g. %s)", v, example)
+		}
+		if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+			return "", fmt.Errorf("%q: port %q is not a number 0..65535", v, port)
+		}
+		return v, nil
+	}
+}
+
+// isLoopback reports whether host:port only listens on this machine: an empty host or 0.0.0.0
+// listens everywhere, and a name other than localhost may resolve to anything.
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func checkHTTPURL(v string) (string, error) {
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("%q is not an http:// or https:// URL", v)
+	}
+	return v, nil
 }
 
 // Check validates what no single key can: relations between keys. Resolve calls it.
