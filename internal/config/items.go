@@ -29,18 +29,13 @@ type itemRow struct{ key, def, usage string }
 // (which returns the key at fault). Errors name the item: toolsets.opentool[2].url.
 func itemsKey[T any](key, usage string, list func(*Config) *[]T, def func() T, check func(*T) (string, error), keys []itemKey[*T]) setting {
 	return setting{key: key, usage: usage, typ: "list",
-		get: func(c *Config) string {
-			if n := len(*list(c)); n > 0 {
-				return fmt.Sprintf("(%d)", n)
-			}
-			return "[]"
-		},
+		get: func(c *Config) string { return countItems(len(*list(c))) },
 		setItems: func(c *Config, n *yaml.Node) error {
 			if isNull(n) {
 				return nil
 			}
-			if n.Kind != yaml.SequenceNode {
-				return &Error{Key: key, Line: n.Line, Err: fmt.Errorf("want a list of mappings, one per tool set, got %s", describe(n))}
+			if err := checkSequence(key, n); err != nil {
+				return err
 			}
 			var items []T
 			for i, it := range n.Content {
@@ -70,6 +65,22 @@ func itemsKey[T any](key, usage string, list func(*Config) *[]T, def func() T, c
 			return rows
 		},
 	}
+}
+
+// countItems is a list of mappings as --help and the README show its value: how many there are.
+func countItems(n int) string {
+	if n > 0 {
+		return fmt.Sprintf("(%d)", n)
+	}
+	return "[]"
+}
+
+// checkSequence refuses a value of key that is not a list.
+func checkSequence(key string, n *yaml.Node) error {
+	if n.Kind != yaml.SequenceNode {
+		return &Error{Key: key, Line: n.Line, Err: fmt.Errorf("want a list of mappings, one per tool set, got %s", describe(n))}
+	}
+	return nil
 }
 
 func setItem[P any](item P, n *yaml.Node, prefix string, keys []itemKey[P]) error {

@@ -27,18 +27,13 @@ func toolSetSettings() []setting {
 // kind's keys into a binary that cannot use them.
 func leftOutSetsKey[T any](key, usage string, list func(*Config) *[]T) setting {
 	return setting{key: key, usage: usage, typ: "list",
-		get: func(c *Config) string {
-			if n := len(*list(c)); n > 0 {
-				return fmt.Sprintf("(%d)", n)
-			}
-			return "[]"
-		},
+		get: func(c *Config) string { return countItems(len(*list(c))) },
 		setItems: func(c *Config, n *yaml.Node) error {
 			if isNull(n) {
 				return nil
 			}
-			if n.Kind != yaml.SequenceNode {
-				return &Error{Key: key, Line: n.Line, Err: fmt.Errorf("want a list of mappings, one per tool set, got %s", describe(n))}
+			if err := checkSequence(key, n); err != nil {
+				return err
 			}
 			*list(c) = make([]T, len(n.Content))
 			return nil
