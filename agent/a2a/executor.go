@@ -35,12 +35,6 @@ func newExecutor(run Runner, maxTurns int, log *slog.Logger) *executor {
 	return &executor{run: run, log: log, maxTurns: maxTurns, turns: newTurns()}
 }
 
-// invalidParams is a -32602 whose first data entry carries {"details": details}.
-func invalidParams(details string) error {
-	return a2a.NewError(a2a.ErrInvalidParams, "Invalid parameters: "+details).
-		WithDetails(map[string]any{"details": details})
-}
-
 // refusal is the answer, on either door, to a turn the agent refused at once: -32602 naming
 // the devices for want of one, -32603 naming agent.limits.turns past it (maxTurns; 0: the
 // agent's words), else -32603.

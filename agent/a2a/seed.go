@@ -6,11 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"iter"
 	"net/http"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
@@ -102,122 +100,8 @@ type seedParams struct {
 	MAC, UserID   string
 }
 
-// JSON-RPC envelopes.
-type (
-	rpcRequest struct {
-		JSONRPC string
-		ID      json.RawMessage
-		Method  string
-		Params  json.RawMessage
-	}
-	rpcResponse struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Result  any             `json:"result,omitempty"`
-		Error   *rpcError       `json:"error,omitempty"`
-	}
-	rpcError struct {
-		Code    int           `json:"code"`
-		Message string        `json:"message"`
-		Data    *rpcErrorData `json:"data,omitempty"`
-	}
-	rpcErrorData struct {
-		Details string `json:"details"`
-	}
-)
-
-// Seed 004's error table.
-const (
-	codeParse          = -32700
-	codeInvalidRequest = -32600
-	codeNoMethod       = -32601
-	codeInvalidParams  = -32602
-	codeInternal       = -32603
-)
-
-var messages = map[int]string{
-	codeParse:          "Invalid JSON payload",
-	codeInvalidRequest: "Request payload validation error",
-	codeNoMethod:       "Method not found",
-	codeInvalidParams:  "Invalid parameters",
-	codeInternal:       "Internal error",
-}
-
 func newRPCError(code int, format string, args ...any) *rpcError {
 	return &rpcError{Code: code, Message: messages[code], Data: &rpcErrorData{Details: fmt.Sprintf(format, args...)}}
-}
-
-var nullID = json.RawMessage("null")
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil { // only our own types are written: a bug
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	w.Write(append(b, '\n')) //nolint:errcheck // the client went away
-}
-
-func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, e *rpcError) {
-	if id == nil {
-		id = nullID
-	}
-	writeJSON(w, status, rpcResponse{JSONRPC: "2.0", ID: id, Error: e})
-}
-
-// readRPC reads and checks a JSON-RPC 2.0 request envelope; the method is checked by the caller.
-func readRPC(r *http.Request) (*rpcRequest, *rpcError) {
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxRequestBody))
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return nil, newRPCError(codeInvalidRequest, "Request body is larger than %d bytes", maxRequestBody)
-		}
-		return nil, newRPCError(codeParse, "Could not read the request body: %v", err)
-	}
-	if !json.Valid(body) {
-		var v any
-		err := json.Unmarshal(body, &v)
-		if len(bytes.TrimSpace(body)) == 0 {
-			return nil, newRPCError(codeParse, "The request body is empty")
-		}
-		return nil, newRPCError(codeParse, "Malformed JSON: %v", err)
-	}
-	var env map[string]json.RawMessage
-	if err := json.Unmarshal(body, &env); err != nil || env == nil {
-		return nil, newRPCError(codeInvalidRequest, "The request must be a JSON object")
-	}
-	req := &rpcRequest{ID: env["id"], Params: env["params"]}
-	if id := req.ID; id != nil {
-		if c := bytes.TrimSpace(id)[0]; c != '"' && c != '-' && (c < '0' || c > '9') && !bytes.Equal(id, nullID) {
-			return nil, newRPCError(codeInvalidRequest, "id must be a string, a number or null")
-		}
-		// The answer echoes the id as sent; bytes that are not UTF-8 would make it invalid
-		// JSON, and any repaired form would be another id. The id is then unknown: null.
-		if !utf8.Valid(id) {
-			return nil, newRPCError(codeInvalidRequest, "id is not valid UTF-8, so it cannot be echoed: send it as UTF-8 text")
-		}
-	}
-	fail := func(format string, args ...any) (*rpcRequest, *rpcError) {
-		return req, newRPCError(codeInvalidRequest, format, args...)
-	}
-	raw, ok := env["jsonrpc"]
-	if !ok {
-		return fail("Missing required field: jsonrpc")
-	}
-	if json.Unmarshal(raw, &req.JSONRPC) != nil || req.JSONRPC != "2.0" {
-		return fail(`jsonrpc must be "2.0", got %s`, raw)
-	}
-	raw, ok = env["method"]
-	if !ok {
-		return fail("Missing required field: method")
-	}
-	if json.Unmarshal(raw, &req.Method) != nil {
-		return fail("method must be a string, got %s", raw)
-	}
-	return req, nil
 }
 
 // field decodes one optional member of params; a JSON null counts as absent.
@@ -361,15 +245,13 @@ func parseTaskIDParams(raw json.RawMessage) (id string, historyLength *int, e *r
 // serveSeedSend answers POST /tasks/send: tasks/send runs a turn and answers the task once the
 // turn is over; tasks/get and tasks/cancel read and stop tasks.
 func (h *Handler) serveSeedSend(w http.ResponseWriter, r *http.Request) {
-	req, e := readRPC(r)
-	var id json.RawMessage
-	if req != nil {
-		id = req.ID
-	}
-	if e != nil {
-		writeRPCError(w, http.StatusOK, id, e)
+	req, err := readEnvelope(w, r)
+	id := req.ID
+	if err != nil {
+		writeRPCError(w, http.StatusOK, id, seedError(err))
 		return
 	}
+	var e *rpcError
 	var result any
 	switch req.Method {
 	case methodSend:
@@ -404,10 +286,11 @@ func (h *Handler) serveSeedSend(w http.ResponseWriter, r *http.Request) {
 // pieces as artifact events, then the final status. A request refused before its task is stored
 // (bad params, a limit, a busy task) gets a plain JSON-RPC error instead.
 func (h *Handler) serveSeedStream(w http.ResponseWriter, r *http.Request) {
-	req, e := readRPC(r)
-	var id json.RawMessage
-	if req != nil {
-		id = req.ID
+	req, err := readEnvelope(w, r)
+	id := req.ID
+	var e *rpcError
+	if err != nil {
+		e = seedError(err)
 	}
 	if e == nil && req.Method != methodStream {
 		e = newRPCError(codeNoMethod, "Method not found: %q (%s serves %s)", req.Method, PathSeedStream, methodStream)
