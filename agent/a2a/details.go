@@ -22,31 +22,41 @@ import (
 // there carries, first, a google.protobuf.Struct with {"details": "..."} that names the
 // problem, as the seed's table asks; detailer adds it where a2a-go's own errors have none.
 
-// detailer is an a2asrv.CallInterceptor that gives a2a-go's errors a details entry. It also
-// refuses a message that continues a finished task, as A2A 1.0 says: UnsupportedOperationError
-// (a2a-go would answer -32602).
+// detailer is an a2asrv.CallInterceptor that gives a2a-go's errors a details entry. Before
+// a2a-go sets anything up for a message from the A2A paths, it applies
+// agent.limits.message_bytes and refuses a message to a task whose turn still runs, or that
+// continues a finished task, as A2A 1.0 says: UnsupportedOperationError (a2a-go would answer
+// -32602, and fail the task). The seed routes apply their own task rules before they store the
+// task (seed_task.go).
 type detailer struct {
 	a2asrv.PassthroughCallInterceptor
-	store    *sqlTaskStore
-	turns    *turns // the turns in flight, of both doors
-	maxTurns int    // the turn limit, to explain a2a-go's limiter; 0: none
+	tasks        taskStore
+	turns        *turns // the turns in flight, of both doors
+	maxTurns     int    // the turn limit, to explain a2a-go's limiter; 0: none
+	messageBytes int64  // agent.limits.message_bytes
 }
 
 type payloadKey struct{}
 
 func (d *detailer) Before(ctx context.Context, _ *a2asrv.CallContext, req *a2asrv.Request) (context.Context, any, error) {
 	ctx = context.WithValue(ctx, payloadKey{}, req.Payload)
-	if send, ok := req.Payload.(*a2a.SendMessageRequest); ok && send.Message != nil && send.Message.TaskID != "" {
-		// Refused before a2a-go adds the message to the task, which would fail it.
-		if d.turns.running(string(send.Message.TaskID)) {
-			details := fmt.Sprintf("Task %s is still working; wait for it or cancel it", send.Message.TaskID)
-			return ctx, nil, a2a.NewError(a2a.ErrInvalidParams, details).WithDetails(map[string]any{"details": details})
+	send, ok := req.Payload.(*a2a.SendMessageRequest)
+	if !ok || send.Message == nil || seedCallFrom(ctx) != nil {
+		return ctx, nil, nil
+	}
+	if err := checkMessageSize(send.Message, d.messageBytes); err != nil {
+		return ctx, nil, err
+	}
+	if id := send.Message.TaskID; id != "" {
+		// Its outcome stored, a turn is over, though a2a-go may not have let go of it yet. A
+		// task unknown or unreadable here is a2a-go's to answer.
+		if st, err := d.tasks.Get(ctx, id); err == nil && st.Task.Status.State.Terminal() {
+			return ctx, nil, withDetails(a2a.ErrUnsupportedOperation,
+				fmt.Sprintf("Task %s is %s and takes no more messages; send the message without taskId to start a new task",
+					st.Task.ID, stateWord(st.Task.Status.State)))
 		}
-		// A task unknown or unreadable here is a2a-go's to answer.
-		if st, err := d.store.Get(ctx, send.Message.TaskID); err == nil && st.Task.Status.State.Terminal() {
-			details := fmt.Sprintf("Task %s is %s and takes no more messages; send the message without taskId to start a new task",
-				st.Task.ID, stateWord(st.Task.Status.State))
-			return ctx, nil, a2a.NewError(a2a.ErrUnsupportedOperation, details).WithDetails(map[string]any{"details": details})
+		if d.turns.running(string(id)) {
+			return ctx, nil, invalidParams(busyDetails(id))
 		}
 	}
 	return ctx, nil, nil
@@ -60,8 +70,15 @@ func (d *detailer) After(ctx context.Context, _ *a2asrv.CallContext, resp *a2asr
 	if errors.As(resp.Err, &ae) && ae.Details["details"] != nil {
 		return nil
 	}
+	payload := ctx.Value(payloadKey{})
+	if send, ok := payload.(*a2a.SendMessageRequest); ok && send.Message != nil &&
+		strings.Contains(resp.Err.Error(), "execution is already in progress") {
+		// a2a-go's own check, for a message that came in as another's turn started.
+		resp.Err = invalidParams(busyDetails(send.Message.TaskID))
+		return nil
+	}
 	resp.Err = a2a.NewError(resp.Err, resp.Err.Error()).
-		WithDetails(map[string]any{"details": d.detailsOf(resp.Err, ctx.Value(payloadKey{}))})
+		WithDetails(map[string]any{"details": d.detailsOf(resp.Err, payload)})
 	return nil
 }
 
