@@ -17,6 +17,7 @@ import (
 	"github.com/devicectl/devicectl/agent/hub"
 	"github.com/devicectl/devicectl/agent/hub/hubtest"
 	"github.com/devicectl/devicectl/internal/testing/leakcheck"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -270,7 +271,7 @@ func TestInputValidatedBeforeAnyCall(t *testing.T) {
 	}
 	for i, want := range []string{"tool_input.level: 150 is greater than the maximum 100", `"happy" is not one of`, `unknown tool "no_such_tool"`, "tool_input.a"} {
 		var te *agent.ToolError
-		if !errors.As(results[i].err, &te) || te.Code != agent.CodeInvalidParams || !strings.Contains(te.Details, want) {
+		if !errors.As(results[i].err, &te) || te.Code != protocol.CodeInvalidParams || !strings.Contains(te.Details, want) {
 			t.Errorf("call %d: %v, want -32602 with %q", i, results[i].err, want)
 		}
 	}

@@ -65,7 +65,7 @@ type CallReport struct {
 	Via      string // ViaServer or ViaLocal (Agent.Call)
 	Input    json.RawMessage
 	Result   any           // the result sent, as the tool returned it; nil for an error
-	Code     int64         // the JSON-RPC error code sent (CodeToolFailed, ...); 0 on success
+	Code     int64         // the JSON-RPC error code sent (protocol.CodeServerError, ...); 0 on success
 	Message  string        // the error message sent; "" on success
 	Duration time.Duration // from admission to the answer
 }

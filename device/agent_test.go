@@ -23,6 +23,7 @@ import (
 	"github.com/devicectl/devicectl/device/agenttest"
 	"github.com/devicectl/devicectl/hal/sim"
 	"github.com/devicectl/devicectl/internal/testing/standin"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 	"github.com/devicectl/devicectl/transport"
 )
@@ -397,7 +398,7 @@ func TestBurstAnsweredExactlyOnce(t *testing.T) {
 				switch {
 				case resp.Error == nil:
 					ok++
-				case resp.Error.Code == device.CodeBusy:
+				case resp.Error.Code == protocol.CodeBusy:
 					busy++
 				default:
 					t.Errorf("%s: unexpected error %d", resp.ID, resp.Error.Code)

@@ -30,7 +30,8 @@
 // id's raw bytes. Ids are echoed as received,
 // byte for byte. The loop waits for the session to take the answer to a registration before it
 // reads on, so a call right behind the acceptance already sees the session registered.
-// sourcegraph/jsonrpc2 supplies only the Error type and the error codes here.
+// The method names, error codes and message shapes are package protocol's, shared with the agent;
+// sourcegraph/jsonrpc2 supplies only the Error type of an error response (transport.Message).
 //
 // # Calls
 //

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/transport"
 )
 
@@ -156,14 +157,14 @@ func (l *line) handle(m *transport.Message) {
 		if p := recover(); p != nil {
 			set.log.Error("panic handling message", "method", m.Method, "panic", p, "stack", string(debug.Stack()))
 			if m.Kind == transport.KindRequest {
-				l.replyError(m.ID, CodeInternal, "Internal error", "")
+				l.replyError(m.ID, protocol.CodeInternalError, "Internal error", "")
 			}
 		}
 	}()
 	switch m.Kind {
 	case transport.KindRequest:
 		if m.Method != MethodExecute {
-			l.replyError(m.ID, CodeMethodNotFound, "Method not found", fmt.Sprintf("method %q is not served by this device", m.Method))
+			l.replyError(m.ID, protocol.CodeMethodNotFound, "Method not found", fmt.Sprintf("method %q is not served by this device", m.Method))
 			return
 		}
 		l.execute(set, m)
@@ -177,7 +178,7 @@ func (l *line) handle(m *transport.Message) {
 func (l *line) execute(set *dispatchSettings, m *transport.Message) {
 	p, err := parseExecute(m.Params)
 	if err != nil {
-		l.replyError(m.ID, CodeInvalidParams, "Invalid params", err.Error())
+		l.replyError(m.ID, protocol.CodeInvalidParams, "Invalid params", err.Error())
 		return
 	}
 	if refused := l.disp.submit(l.ctx, set, p.ToolName, p.ToolInput, ViaServer, lineReply{l, m.ID}); refused != nil {

@@ -30,19 +30,6 @@ const (
 	FeatureUserAudio = "user/audio"
 )
 
-// JSON-RPC error codes the device answers with. The first five are JSON-RPC 2.0's own; the rest are
-// server-defined and stay within -32000..-32099.
-const (
-	CodeParseError     = -32700
-	CodeInvalidRequest = -32600
-	CodeMethodNotFound = -32601
-	CodeInvalidParams  = -32602
-	CodeInternal       = -32603
-	CodeToolFailed     = -32000
-	CodeToolTimeout    = -32001
-	CodeBusy           = -32002
-)
-
 // RegisterParams are the params of mcp/registerTools.
 type RegisterParams struct {
 	MAC   string              `json:"mac_addr"`

@@ -13,6 +13,7 @@ import (
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/device/agenttest"
 	"github.com/devicectl/devicectl/internal/testing/standin"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // A refused registration is logged with the server's reason, data.details, not only its code and
@@ -26,7 +27,7 @@ func TestRefusalLogsDetails(t *testing.T) {
 		if refused.Swap(true) {
 			return nil
 		}
-		return &jsonrpc2.Error{Code: device.CodeInvalidParams, Message: "Invalid params", Data: &data}
+		return &jsonrpc2.Error{Code: protocol.CodeInvalidParams, Message: "Invalid params", Data: &data}
 	}})
 	logs := &lockedBuffer{}
 	a := newAgent(t, device.Options{URL: srv.URL(), Logger: slog.New(slog.NewTextHandler(logs, nil))})

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"sync/atomic"
 	"time"
+
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // This file is the device's side of voice (VOICE.md): what the person said goes to the server as
@@ -151,7 +153,7 @@ func (a *Agent) userRequest(ctx context.Context, method, feature string, params 
 	case m := <-r.answer:
 		defer r.finish(true)
 		if e := m.Error; e != nil {
-			if e.Code == CodeMethodNotFound {
+			if e.Code == protocol.CodeMethodNotFound {
 				l.noVoice.Store(true)
 				a.sayNoVoice(v.opts, "it answered "+method+" with -32601, method not found")
 				return UserResult{}, fmt.Errorf("%s: %w", method, ErrNoVoice)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // frameKind is what Read and ReadObject do with a frame.
@@ -406,11 +408,13 @@ func appendAnswer(dst []byte, v verdict) []byte {
 	} else {
 		dst = append(dst, v.id...)
 	}
+	dst = append(dst, `,"error":{"code":`...)
 	if v.kind == frameUnparsable {
-		dst = append(dst, `,"error":{"code":-32700,"message":"Parse error"}}`...)
-		return dst
+		dst = strconv.AppendInt(dst, protocol.CodeParseError, 10)
+		return append(dst, `,"message":"Parse error"}}`...)
 	}
-	dst = append(dst, `,"error":{"code":-32600,"message":"Invalid Request","data":{"details":`...)
+	dst = strconv.AppendInt(dst, protocol.CodeInvalidRequest, 10)
+	dst = append(dst, `,"message":"Invalid Request","data":{"details":`...)
 	dst = appendString(dst, v.details)
 	return append(dst, "}}}"...)
 }

@@ -4,15 +4,17 @@ import (
 	"errors"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // Seed 004's error table; the A2A paths use the same JSON-RPC codes for the same kinds.
 const (
-	codeParse          = -32700
-	codeInvalidRequest = -32600
-	codeNoMethod       = -32601
-	codeInvalidParams  = -32602
-	codeInternal       = -32603
+	codeParse          = protocol.CodeParseError
+	codeInvalidRequest = protocol.CodeInvalidRequest
+	codeNoMethod       = protocol.CodeMethodNotFound
+	codeInvalidParams  = protocol.CodeInvalidParams
+	codeInternal       = protocol.CodeInternalError
 )
 
 var messages = map[int]string{

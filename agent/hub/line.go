@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/transport"
 )
 
@@ -16,13 +17,6 @@ const (
 	MethodRegisterTools = "mcp/registerTools"
 	MethodExecute       = "mcp/tool/execute"
 	MethodAIMessage     = "mcp/ai/message"
-)
-
-// JSON-RPC codes the hub answers with.
-const (
-	CodeMethodNotFound = -32601
-	CodeInvalidParams  = -32602
-	CodeInternalError  = -32603
 )
 
 // line is one device's WebSocket. Its read loop (serve) is the only reader; writers are Call,
@@ -92,7 +86,7 @@ func (l *line) serve() {
 			if l.user(m) {
 				continue
 			}
-			l.writeError(m.ID, CodeMethodNotFound, "Method not found", fmt.Sprintf("the server has no method %q", m.Method))
+			l.writeError(m.ID, protocol.CodeMethodNotFound, "Method not found", fmt.Sprintf("the server has no method %q", m.Method))
 		case transport.KindNotification:
 			if l.user(m) {
 				continue
@@ -309,7 +303,7 @@ func (l *line) register(m *transport.Message) {
 
 	if conflict != "" {
 		h.log.Warn("registration refused", "mac", mac, "remote", l.remote, "client_id", l.clientID, "reason", conflict)
-		l.writeError(m.ID, CodeInvalidParams, "Invalid params", conflict)
+		l.writeError(m.ID, protocol.CodeInvalidParams, "Invalid params", conflict)
 		h.emit(Event{Kind: Refused, Device: Device{MAC: mac, RemoteAddr: l.remote, ClientID: l.clientID}, Reason: errors.New(conflict)})
 		return
 	}
@@ -344,7 +338,7 @@ func (l *line) refuseBinding(id json.RawMessage, mac string, err error) {
 	var be *bindingError
 	if !errors.As(err, &be) {
 		h.log.Error("registration refused: the device bindings cannot be read", "mac", mac, "remote", l.remote, "err", err)
-		l.writeError(id, CodeInternalError, "Internal error", "the server could not check which client "+mac+" is bound to; it logged why")
+		l.writeError(id, protocol.CodeInternalError, "Internal error", "the server could not check which client "+mac+" is bound to; it logged why")
 		return
 	}
 	details := be.details
@@ -409,6 +403,6 @@ func (h *Hub) closeLine(l *line) {
 // refuse answers a malformed registration with -32602 and data.details.
 func (l *line) refuse(id json.RawMessage, mac, details string) {
 	l.h.log.Warn("registration refused", "mac", mac, "remote", l.remote, "client_id", l.clientID, "reason", details)
-	l.writeError(id, CodeInvalidParams, "Invalid params", details)
+	l.writeError(id, protocol.CodeInvalidParams, "Invalid params", details)
 	l.h.emit(Event{Kind: Refused, Device: Device{MAC: mac, RemoteAddr: l.remote, ClientID: l.clientID}, Reason: errors.New(details)})
 }

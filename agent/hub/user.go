@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/transport"
 )
 
@@ -29,13 +30,6 @@ const (
 
 	FeatureUserText  = "user/text"
 	FeatureUserAudio = "user/audio"
-)
-
-// More JSON-RPC codes the hub answers with.
-const (
-	CodeInvalidRequest = -32600
-	CodeSTTFailed      = -32000 // the speech-to-text engine failed; data.details names it
-	CodeBusy           = -32002 // the device has as many utterances waiting as it may
 )
 
 // What mcp/user/audio carries: 16 kHz mono signed 16-bit little-endian samples.
@@ -154,7 +148,7 @@ func (l *line) user(m *transport.Message) bool {
 	}
 	mac := l.mac()
 	if mac == "" {
-		l.writeError(m.ID, CodeInvalidRequest, "Invalid Request", "register first (mcp/registerTools): what a person says goes to a registered device's turn")
+		l.writeError(m.ID, protocol.CodeInvalidRequest, "Invalid Request", "register first (mcp/registerTools): what a person says goes to a registered device's turn")
 		return true
 	}
 	j := userJob{id: m.ID, mac: mac}
@@ -166,7 +160,7 @@ func (l *line) user(m *transport.Message) bool {
 	}
 	if details != "" {
 		h.log.Info("user request refused", "mac", mac, "method", m.Method, "reason", details)
-		l.writeError(m.ID, CodeInvalidParams, "Invalid params", details)
+		l.writeError(m.ID, protocol.CodeInvalidParams, "Invalid params", details)
 		return true
 	}
 	select {
@@ -174,7 +168,7 @@ func (l *line) user(m *transport.Message) bool {
 	default:
 		details = fmt.Sprintf("this device already has %d request(s) waiting to be heard or answered, the most it may; say it again when the reply is over", cap(l.slots))
 		h.log.Warn("user request refused: too many waiting", "mac", mac, "method", m.Method, "waiting", cap(l.slots))
-		l.writeError(m.ID, CodeBusy, "Busy", details)
+		l.writeError(m.ID, protocol.CodeBusy, "Busy", details)
 		return true
 	}
 	j.turn.ID = newTurnID()
@@ -267,7 +261,7 @@ func (l *line) runUser(j userJob) {
 		took := time.Since(start)
 		if err != nil {
 			h.log.Warn("speech to text failed", "mac", j.mac, "audio", audioLength(j.audio), "took", took, "err", err)
-			l.writeError(j.id, CodeSTTFailed, "Speech to text failed", err.Error())
+			l.writeError(j.id, protocol.CodeServerError, "Speech to text failed", err.Error())
 			return
 		}
 		j.turn.Text = strings.TrimSpace(text)

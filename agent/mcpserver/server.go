@@ -22,6 +22,7 @@ import (
 
 	"github.com/devicectl/devicectl/agent/hub"
 	"github.com/devicectl/devicectl/internal/bearer"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -522,13 +523,13 @@ func parseErrors(next http.Handler) http.Handler {
 		r.Body.Close()
 		switch {
 		case err != nil:
-			writeRPCError(w, http.StatusBadRequest, -32700, "Parse error", "reading the request body: "+err.Error())
+			writeRPCError(w, http.StatusBadRequest, protocol.CodeParseError, "Parse error", "reading the request body: "+err.Error())
 			return
 		case len(body) > maxBody:
-			writeRPCError(w, http.StatusRequestEntityTooLarge, -32600, "Invalid Request", fmt.Sprintf("the request body is over %d bytes", maxBody))
+			writeRPCError(w, http.StatusRequestEntityTooLarge, protocol.CodeInvalidRequest, "Invalid Request", fmt.Sprintf("the request body is over %d bytes", maxBody))
 			return
 		case !json.Valid(body):
-			writeRPCError(w, http.StatusBadRequest, -32700, "Parse error", "the request body is not JSON")
+			writeRPCError(w, http.StatusBadRequest, protocol.CodeParseError, "Parse error", "the request body is not JSON")
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
@@ -554,7 +555,7 @@ func (s *Server) authorize(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !bearer.Matches(r, s.opts.Token) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="devicectl"`)
-			writeRPCError(w, http.StatusUnauthorized, -32600, "Invalid Request", "Missing or wrong bearer token in the Authorization header (the token in agent.token_file)")
+			writeRPCError(w, http.StatusUnauthorized, protocol.CodeInvalidRequest, "Invalid Request", "Missing or wrong bearer token in the Authorization header (the token in agent.token_file)")
 			return
 		}
 		next.ServeHTTP(w, r)

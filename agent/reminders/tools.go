@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/devicectl/devicectl/agent"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -69,7 +70,7 @@ type announceInput struct {
 }
 
 func invalid(format string, args ...any) error {
-	return &agent.ToolError{Code: agent.CodeInvalidParams, Message: "Invalid params", Details: fmt.Sprintf(format, args...)}
+	return &agent.ToolError{Code: protocol.CodeInvalidParams, Message: "Invalid params", Details: fmt.Sprintf(format, args...)}
 }
 
 // RegisterTools adds set_reminder, list_reminders, cancel_reminder and announce to r.
@@ -317,7 +318,7 @@ func (t *toolset) announce(ctx context.Context, in announceInput) ([]string, err
 		said = append(said, mac)
 	}
 	if len(said) == 0 {
-		return nil, &agent.ToolError{Code: agent.CodeToolFailed, Message: "no device said it", Details: errors.Join(errs...).Error()}
+		return nil, &agent.ToolError{Code: protocol.CodeServerError, Message: "no device said it", Details: errors.Join(errs...).Error()}
 	}
 	return said, nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/devicectl/devicectl/agent"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -83,11 +84,11 @@ func (r *turn) failed(zhWhat, enWhat string, err error) {
 	}
 	var zhWhy, enWhy string
 	switch te.Code {
-	case agent.CodeInvalidParams:
+	case protocol.CodeInvalidParams:
 		zhWhy, enWhy = "参数不被接受", "the input was refused"
-	case agent.CodeToolTimeout:
+	case protocol.CodeToolTimeout:
 		zhWhy, enWhy = "设备没有及时回答", "the device did not answer in time"
-	case agent.CodeBusy:
+	case protocol.CodeBusy:
 		zhWhy, enWhy = "设备正忙", "the device is busy"
 	default:
 		zhWhy, enWhy = "出错了", "it failed"

@@ -16,6 +16,7 @@ import (
 	"github.com/devicectl/devicectl/agent"
 	"github.com/devicectl/devicectl/hal"
 	"github.com/devicectl/devicectl/hal/sim"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 	"github.com/devicectl/devicectl/tools/builtin"
 )
@@ -172,14 +173,14 @@ func (f *fakeTurn) Call(ctx context.Context, name string, input json.RawMessage)
 	f.mu.Unlock()
 	if !f.listed(name) {
 		f.flag("called %s, which Tools() does not list", name)
-		return nil, &agent.ToolError{Code: agent.CodeInvalidParams, Message: "Invalid params", Details: "unknown tool " + name}
+		return nil, &agent.ToolError{Code: protocol.CodeInvalidParams, Message: "Invalid params", Details: "unknown tool " + name}
 	}
 	p, err := f.w.reg.Prepare(name, input)
 	if err != nil {
 		f.flag("%s %s: %v", name, input, err)
 		var pe *tools.ParamsError
 		if errors.As(err, &pe) {
-			return nil, &agent.ToolError{Code: agent.CodeInvalidParams, Message: "Invalid params", Details: pe.Details}
+			return nil, &agent.ToolError{Code: protocol.CodeInvalidParams, Message: "Invalid params", Details: pe.Details}
 		}
 		return nil, err
 	}
@@ -188,7 +189,7 @@ func (f *fakeTurn) Call(ctx context.Context, name string, input json.RawMessage)
 	}
 	out, err := p.Invoke(ctx)
 	if err != nil {
-		return nil, &agent.ToolError{Code: agent.CodeToolFailed, Message: "Tool execution failed", Details: err.Error()}
+		return nil, &agent.ToolError{Code: protocol.CodeServerError, Message: "Tool execution failed", Details: err.Error()}
 	}
 	if f.fakeSuccess && p.Tool.SubType == tools.Control && p.Tool.MainType == tools.Remote {
 		return json.RawMessage(`{"status":"success"}`), nil

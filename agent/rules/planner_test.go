@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/devicectl/devicectl/agent"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // The world starts with the volume at 40 and the face idle.
@@ -373,18 +374,18 @@ func TestToolErrors(t *testing.T) {
 		reply string
 	}{
 		{"把音量调到30", toolVolume,
-			&agent.ToolError{Code: agent.CodeInvalidParams, Message: "Invalid params", Details: "tool_input.level: 30 is greater than the maximum 20"},
+			&agent.ToolError{Code: protocol.CodeInvalidParams, Message: "Invalid params", Details: "tool_input.level: 30 is greater than the maximum 20"},
 			"把音量调到30没有成功，参数不被接受（Invalid params: tool_input.level: 30 is greater than the maximum 20，错误码 -32602）。"},
 		{"volume 30", toolVolume,
-			&agent.ToolError{Code: agent.CodeToolFailed, Message: "Tool execution failed", Details: "amixer: device busy"},
+			&agent.ToolError{Code: protocol.CodeServerError, Message: "Tool execution failed", Details: "amixer: device busy"},
 			"I couldn't set the volume to 30, it failed (Tool execution failed: amixer: device busy, code -32000)."},
-		{"smile", toolFace, &agent.ToolError{Code: agent.CodeToolTimeout, Message: "Tool timed out"},
+		{"smile", toolFace, &agent.ToolError{Code: protocol.CodeToolTimeout, Message: "Tool timed out"},
 			"I couldn't show a smile, the device did not answer in time (Tool timed out, code -32001)."},
-		{"louder", toolStatus, &agent.ToolError{Code: agent.CodeBusy, Message: "Busy"},
+		{"louder", toolStatus, &agent.ToolError{Code: protocol.CodeBusy, Message: "Busy"},
 			"I couldn't read the current volume, the device is busy (Busy, code -32002)."},
 		{"状态", toolStatus, errors.New("boom"), "读取设备状态没有成功：boom。"},
 		// The first intent fails, the second still runs.
-		{"volume 30 and smile", toolVolume, &agent.ToolError{Code: agent.CodeToolFailed, Message: "Tool execution failed", Details: "no speaker"},
+		{"volume 30 and smile", toolVolume, &agent.ToolError{Code: protocol.CodeServerError, Message: "Tool execution failed", Details: "no speaker"},
 			"I couldn't set the volume to 30, it failed (Tool execution failed: no speaker, code -32000). OK, now showing a smile."},
 	} {
 		w := newWorld(t)

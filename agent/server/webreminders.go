@@ -8,6 +8,7 @@ import (
 
 	"github.com/devicectl/devicectl/agent"
 	"github.com/devicectl/devicectl/agent/web"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -49,7 +50,7 @@ func (w webReminders) Announce(ctx context.Context, mac, text string) ([]string,
 	}
 	p, err := w.local.Prepare("announce", in)
 	if pe := (*tools.ParamsError)(nil); errors.As(err, &pe) {
-		return nil, &agent.ToolError{Code: agent.CodeInvalidParams, Message: "Invalid params", Details: pe.Details}
+		return nil, &agent.ToolError{Code: protocol.CodeInvalidParams, Message: "Invalid params", Details: pe.Details}
 	} else if err != nil {
 		return nil, err
 	}

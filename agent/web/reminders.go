@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/devicectl/devicectl/agent"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // maxListed bounds the reminders the page is sent per device; past it the answer says how many
@@ -83,7 +84,7 @@ func (h *Handler) serveAnnounce(w http.ResponseWriter, r *http.Request) {
 	said, err := h.opts.Reminders.Announce(r.Context(), req.MAC, req.Text)
 	if err != nil {
 		var te *agent.ToolError
-		if errors.As(err, &te) && te.Code == agent.CodeInvalidParams {
+		if errors.As(err, &te) && te.Code == protocol.CodeInvalidParams {
 			http.Error(w, te.Details, http.StatusBadRequest)
 			return
 		}

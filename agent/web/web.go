@@ -78,7 +78,7 @@ type Reminders interface {
 	CancelReminder(ctx context.Context, id string) (bool, error)
 	// Announce makes the device mac ("" the only one, "all" every one) show and speak text now,
 	// as the announce tool does, and returns the devices that said it. An *agent.ToolError with
-	// agent.CodeInvalidParams is the caller's mistake (the page answers 400).
+	// protocol.CodeInvalidParams is the caller's mistake (the page answers 400).
 	Announce(ctx context.Context, mac, text string) ([]string, error)
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/transport"
 )
 
@@ -309,12 +310,12 @@ func (h *handler) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2
 		return
 	}
 	if req.Method != device.MethodRegisterTools {
-		conn.ReplyWithError(ctx, req.ID, &jsonrpc2.Error{Code: device.CodeMethodNotFound, Message: "Method not found"})
+		conn.ReplyWithError(ctx, req.ID, &jsonrpc2.Error{Code: protocol.CodeMethodNotFound, Message: "Method not found"})
 		return
 	}
 	var p device.RegisterParams
 	if req.Params == nil || json.Unmarshal(*req.Params, &p) != nil || p.MAC == "" {
-		conn.ReplyWithError(ctx, req.ID, &jsonrpc2.Error{Code: device.CodeInvalidParams, Message: "Invalid params"})
+		conn.ReplyWithError(ctx, req.ID, &jsonrpc2.Error{Code: protocol.CodeInvalidParams, Message: "Invalid params"})
 		return
 	}
 	d := &Device{MAC: p.MAC, Tools: p.Tools, Header: h.header, RemoteAddr: h.remote, srv: h.srv, conn: conn, done: make(chan struct{})}

@@ -8,6 +8,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // Voice is what a Server does with what a device hears (Options.Voice). Each handler runs on a
@@ -48,12 +49,12 @@ func (h *handler) user(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.R
 		conn.ReplyWithError(ctx, req.ID, e)
 	}
 	if (req.Method == device.MethodUserText && v.Text == nil) || (req.Method == device.MethodUserAudio && v.Audio == nil) {
-		fail(device.CodeMethodNotFound, "Method not found", "")
+		fail(protocol.CodeMethodNotFound, "Method not found", "")
 		return
 	}
 	d := h.device.Load()
 	if d == nil {
-		fail(device.CodeInvalidRequest, "Invalid Request", "register with mcp/registerTools first")
+		fail(protocol.CodeInvalidRequest, "Invalid Request", "register with mcp/registerTools first")
 		return
 	}
 	var raw []byte
@@ -65,18 +66,18 @@ func (h *handler) user(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.R
 	case device.MethodUserText:
 		var p device.UserTextParams
 		if err := json.Unmarshal(raw, &p); err != nil || p.Text == "" {
-			fail(device.CodeInvalidParams, "Invalid params", `want {"text":"...","lang":"..."}`)
+			fail(protocol.CodeInvalidParams, "Invalid params", `want {"text":"...","lang":"..."}`)
 			return
 		}
 		answer = func() (device.UserResult, *jsonrpc2.Error) { return v.Text(ctx, d, p) }
 	default:
 		var p device.UserAudioParams
 		if err := json.Unmarshal(raw, &p); err != nil {
-			fail(device.CodeInvalidParams, "Invalid params", fmt.Sprintf("audio params: %v", err))
+			fail(protocol.CodeInvalidParams, "Invalid params", fmt.Sprintf("audio params: %v", err))
 			return
 		}
 		if p.Format != device.AudioFormat || p.Rate != device.AudioRate || p.Channels != 1 || len(p.Audio)%2 != 0 {
-			fail(device.CodeInvalidParams, "Invalid params", fmt.Sprintf("want %s, %d Hz, 1 channel; got %s, %d Hz, %d channels, %d bytes", device.AudioFormat, device.AudioRate, p.Format, p.Rate, p.Channels, len(p.Audio)))
+			fail(protocol.CodeInvalidParams, "Invalid params", fmt.Sprintf("want %s, %d Hz, 1 channel; got %s, %d Hz, %d channels, %d bytes", device.AudioFormat, device.AudioRate, p.Format, p.Rate, p.Channels, len(p.Audio)))
 			return
 		}
 		answer = func() (device.UserResult, *jsonrpc2.Error) { return v.Audio(ctx, d, p) }

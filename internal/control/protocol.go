@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // Request is one line a client sends.
@@ -44,7 +45,7 @@ func (e *Error) Error() string {
 func ErrorOf(err error) *Error {
 	var ce *device.CallError
 	if !errors.As(err, &ce) {
-		return newError(device.CodeInternal, "Internal error", err.Error())
+		return newError(protocol.CodeInternalError, "Internal error", err.Error())
 	}
 	return newError(ce.Code, ce.Message, ce.Details)
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/transport"
 )
 
@@ -202,7 +203,7 @@ func checkVoice(ctx context.Context, stream *transport.Stream, timeout time.Dura
 		switch {
 		case !ok:
 			r.Warn = fmt.Sprintf("%v: the server closed the line when asked %s", errNoVoice, device.MethodUserText)
-		case m.Error != nil && m.Error.Code == device.CodeMethodNotFound:
+		case m.Error != nil && m.Error.Code == protocol.CodeMethodNotFound:
 			r.Warn = fmt.Sprintf("%v: it answers %s with -32601 (a seed-002 server); the device will not send what it hears", errNoVoice, device.MethodUserText)
 		default:
 			r.Detail = "the server takes " + device.MethodUserText

@@ -18,6 +18,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/transport"
 )
 
@@ -218,7 +219,7 @@ func (d *Device) read() {
 			}
 		case transport.KindRequest:
 			if m.Method != "mcp/tool/execute" {
-				_ = d.s.WriteError(m.ID, -32601, "Method not found", nil)
+				_ = d.s.WriteError(m.ID, protocol.CodeMethodNotFound, "Method not found", nil)
 				continue
 			}
 			d.calls.Add(1)
@@ -227,7 +228,7 @@ func (d *Device) read() {
 				Input json.RawMessage `json:"tool_input"`
 			}
 			if err := json.Unmarshal(m.Params, &p); err != nil {
-				_ = d.s.WriteError(m.ID, -32602, "Invalid params", map[string]string{"details": err.Error()})
+				_ = d.s.WriteError(m.ID, protocol.CodeInvalidParams, "Invalid params", map[string]string{"details": err.Error()})
 				continue
 			}
 			d.wg.Go(func() {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // Bounds are the time limits a Ledger holds the device to. Compute them from the agent's options
@@ -661,7 +662,7 @@ func (l *Ledger) response(line int, rawID json.RawMessage, code int64, result bo
 		switch {
 		case result:
 			l.violate("line %d: a result with id null", line)
-		case code != device.CodeParseError && code != device.CodeInvalidRequest:
+		case code != protocol.CodeParseError && code != protocol.CodeInvalidRequest:
 			l.violate("line %d: error %d with id null; only -32700 and -32600 may have no id", line, code)
 		}
 		ll.nullGot++
@@ -688,7 +689,7 @@ func (l *Ledger) response(line int, rawID json.RawMessage, code int64, result bo
 	if r.e.Tally != nil {
 		r.e.Tally.add(outcome)
 	}
-	if outcome == device.CodeBusy && r.e.Call {
+	if outcome == protocol.CodeBusy && r.e.Call {
 		l.st.Busy++
 	}
 	if r.got < r.want {

@@ -12,6 +12,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // DropMode is how the server drops a line.
@@ -148,7 +149,7 @@ func (l *Line) Message(typ, content string) error {
 // ledger then checks that everything sent before it and handled inline was handled.
 func (l *Line) Sync(ctx context.Context) error {
 	id := json.RawMessage(`"sync-` + strconv.FormatInt(l.seq.Add(1), 10) + `"`)
-	e := Expect{Kind: "sync", ID: id, Answers: 1, Codes: []int64{device.CodeMethodNotFound}}
+	e := Expect{Kind: "sync", ID: id, Answers: 1, Codes: []int64{protocol.CodeMethodNotFound}}
 	if err := l.srv.led.expect(l.id, e, true); err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/internal/testing/chaos"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // Regression tests for invariant violations the chaos run found. Each talks raw WebSocket to a
@@ -97,7 +98,7 @@ func TestRegressionLoneSurrogateID(t *testing.T) {
 		t.Fatalf("answer %s: %v", b, err)
 	}
 	exact := strings.EqualFold(string(resp.ID), `"\ud800x"`)
-	refused := string(resp.ID) == "null" && resp.Error != nil && resp.Error.Code == device.CodeInvalidRequest
+	refused := string(resp.ID) == "null" && resp.Error != nil && resp.Error.Code == protocol.CodeInvalidRequest
 	if !exact && !refused {
 		t.Errorf(`request with id "\ud800x" answered with id %s (%s); want that id echoed exactly, or -32600 with id null`, resp.ID, b)
 	}
