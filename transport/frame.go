@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"unicode/utf8"
-
-	"github.com/devicectl/devicectl/protocol"
 )
 
 // frameKind is what Read and ReadObject do with a frame.
@@ -397,6 +395,14 @@ func clip(raw []byte) string {
 	return string(raw[:limit]) + "..."
 }
 
+// The fixed parts of appendAnswer's frames, with protocol.CodeParseError and
+// protocol.CodeInvalidRequest spelled out (TestAnswerCodes holds them to it): written as
+// constants, they cost the board binary nothing at run time.
+const (
+	parseErrorTail     = `,"error":{"code":-32700,"message":"Parse error"}}`
+	invalidRequestHead = `,"error":{"code":-32600,"message":"Invalid Request","data":{"details":`
+)
+
 // appendAnswer appends the error response frame for v (frameInvalid or
 // frameUnparsable). The member order is fixed so the frame is the same bytes
 // every time: {"jsonrpc":"2.0","id":…,"error":{"code":…,"message":…,"data":{"details":…}}}.
@@ -408,13 +414,10 @@ func appendAnswer(dst []byte, v verdict) []byte {
 	} else {
 		dst = append(dst, v.id...)
 	}
-	dst = append(dst, `,"error":{"code":`...)
 	if v.kind == frameUnparsable {
-		dst = strconv.AppendInt(dst, protocol.CodeParseError, 10)
-		return append(dst, `,"message":"Parse error"}}`...)
+		return append(dst, parseErrorTail...)
 	}
-	dst = strconv.AppendInt(dst, protocol.CodeInvalidRequest, 10)
-	dst = append(dst, `,"message":"Invalid Request","data":{"details":`...)
+	dst = append(dst, invalidRequestHead...)
 	dst = appendString(dst, v.details)
 	return append(dst, "}}}"...)
 }

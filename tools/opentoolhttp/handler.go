@@ -15,7 +15,6 @@ import (
 	"net/http"
 	"net/url"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -23,6 +22,10 @@ import (
 
 	"github.com/devicectl/devicectl/protocol"
 )
+
+// internalErrorAnswer is the answer when no other can be encoded: protocol.CodeInternalError,
+// spelled out (a test holds it to the constant).
+const internalErrorAnswer = `{"jsonrpc":"2.0","result":{},"error":{"code":-32603,"message":"Internal error"},"id":null}` + "\n"
 
 // DefaultMaxBody is the largest /call request body a handler reads when
 // HandlerOptions.MaxBody is 0.
@@ -441,8 +444,7 @@ func (h *handler) writeResponse(w http.ResponseWriter, status int, resp *respons
 		// Only an id or result that is not JSON could get here, and both
 		// were checked; still, the client must get an answer.
 		h.log.Error("encoding a call answer failed", "err", err)
-		b = strconv.AppendInt([]byte(`{"jsonrpc":"2.0","result":{},"error":{"code":`), protocol.CodeInternalError, 10)
-		b = append(b, `,"message":"Internal error"},"id":null}`+"\n"...)
+		b = []byte(internalErrorAnswer)
 	}
 	b = validUTF8(b)
 	w.Header().Set("Content-Type", "application/json")
