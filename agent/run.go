@@ -246,7 +246,7 @@ func (t *turn) finishDevice() {
 		return
 	}
 	t.finalSent = true
-	if err := t.a.opts.Hub.Send(t.req.MAC, "final", t.chunks.String()); err != nil {
+	if err := t.a.opts.Hub.Send(t.req.MAC, protocol.MessageFinal, t.chunks.String()); err != nil {
 		t.a.log.Debug("sending the final", "mac", t.req.MAC, "err", err)
 	}
 }
@@ -278,7 +278,7 @@ func (t *turn) Chunk(text string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.chunks.WriteString(text)
-	t.send("chunk", text)
+	t.send(protocol.MessageChunk, text)
 	t.emit(Event{Kind: EventChunk, Text: text})
 }
 
@@ -288,7 +288,7 @@ func (t *turn) Thought(text string) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.send("thought", text)
+	t.send(protocol.MessageThought, text)
 	t.emit(Event{Kind: EventThought, Text: text})
 }
 

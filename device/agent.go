@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 	"github.com/devicectl/devicectl/transport"
 )
@@ -32,7 +33,7 @@ type Options struct {
 	Registry *tools.Registry // the tools to declare and serve
 
 	// Render receives every mcp/ai/message in arrival order, never concurrently; nil discards.
-	Render func(AIMessage)
+	Render func(protocol.AIMessage)
 
 	MaxInFlight     int           // calls running at once (default 8); more wait, up to MaxQueued
 	MaxQueued       int           // calls waiting in arrival order beyond MaxInFlight (default 256; <0: none); past that -32002
@@ -192,7 +193,7 @@ func checkOptions(opts *Options) (*Options, error) {
 		o.Sleep = sleepTimer
 	}
 	if o.Render == nil {
-		o.Render = func(AIMessage) {}
+		o.Render = func(protocol.AIMessage) {}
 	}
 	if o.Logger == nil {
 		o.Logger = discardLogger
@@ -540,7 +541,7 @@ type registration struct {
 func (a *Agent) register(l *line) (*registration, error) {
 	a.regID++
 	decls := a.opts.Registry.Declarations()
-	req, err := l.call("reg-"+strconv.FormatUint(a.regID, 10), MethodRegisterTools, RegisterParams{MAC: a.opts.MAC, Tools: decls})
+	req, err := l.call("reg-"+strconv.FormatUint(a.regID, 10), protocol.MethodRegisterTools, protocol.RegisterParams[[]tools.Declaration]{MAC: a.opts.MAC, Tools: decls})
 	if err != nil {
 		return nil, fmt.Errorf("registering: %w", err)
 	}
@@ -562,7 +563,7 @@ func (r *registration) answer(m *transport.Message) (serverVoice, error) {
 	if m.Error != nil {
 		// The server says why in data.details (a MAC bound to another client, a limit): without
 		// it the log would read only "Invalid params".
-		var data ErrorData
+		var data protocol.ErrorData
 		if m.Error.Data != nil && json.Unmarshal(*m.Error.Data, &data) == nil && data.Details != "" {
 			return serverVoice{}, fmt.Errorf("registration refused: %d %s: %s", m.Error.Code, m.Error.Message, data.Details)
 		}

@@ -265,11 +265,11 @@ func TestStreamedChunksRenderInOrder(t *testing.T) {
 	for i := range 300 {
 		chunk := fmt.Sprintf("<%d>", i)
 		want.WriteString(chunk)
-		if err := d.Message(ctx, device.MessageChunk, chunk); err != nil {
+		if err := d.Message(ctx, protocol.MessageChunk, chunk); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := d.Message(ctx, device.MessageFinal, want.String()); err != nil {
+	if err := d.Message(ctx, protocol.MessageFinal, want.String()); err != nil {
 		t.Fatal(err)
 	}
 	want.WriteString("\n")
@@ -439,7 +439,7 @@ func TestOversizedFrameReconnects(t *testing.T) {
 	}
 	l2 := p.accept(ctx)
 	var reg struct{ ID, Method string }
-	if err := json.Unmarshal(l2.recv(), &reg); err != nil || reg.Method != device.MethodRegisterTools || reg.ID != "reg-2" {
+	if err := json.Unmarshal(l2.recv(), &reg); err != nil || reg.Method != protocol.MethodRegisterTools || reg.ID != "reg-2" {
 		t.Errorf("after the oversized frame: %+v %v, want a new registration reg-2", reg, err)
 	}
 }

@@ -55,7 +55,7 @@ func TestCallRunsLikeAnExecute(t *testing.T) {
 			}
 		default:
 			ce := callErr(t, err)
-			var data device.ErrorData
+			var data protocol.ErrorData
 			if want.Error.Data != nil {
 				_ = json.Unmarshal(*want.Error.Data, &data)
 			}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/hal/sim"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -141,7 +142,7 @@ func runScript(t *testing.T, file string) {
 				t.Errorf("%s:%d: device sent\n\t%s\nwant\n\t%s", file, n, got, arg)
 			}
 		case verb == "text":
-			var p device.UserTextParams
+			var p protocol.UserTextParams
 			if err := json.Unmarshal([]byte(arg), &p); err != nil {
 				t.Fatalf("%s:%d: text wants UserTextParams: %v", file, n, err)
 			}

@@ -62,7 +62,7 @@ type dispatcher struct {
 // dispatchSettings are the options calls run with. A call keeps the ones it was admitted with,
 // so a Restart never changes them under a call still running.
 type dispatchSettings struct {
-	render      func(AIMessage)
+	render      func(protocol.AIMessage)
 	toolTimeout time.Duration
 	onCall      func(CallReport) // nil: nobody listens
 	log         *slog.Logger
@@ -263,14 +263,10 @@ func (d *dispatcher) answerFail(c *call, code int64, message string) {
 	})
 }
 
-// Superseded is the result of a waiting control call that a later call to the same tool replaced
-// before it started: it was not run, and the later call's state is the one the device ends in.
-const Superseded = "superseded"
-
 // answerSuperseded answers c, which never ran, with a success that says so.
 func (d *dispatcher) answerSuperseded(c *call) {
 	c.once.Do(func() {
-		res := ExecuteResult{Status: Superseded, Message: fmt.Sprintf("not run: a later %s call replaced it before it started", c.name)}
+		res := protocol.ExecuteResult{Status: protocol.StatusSuperseded, Message: fmt.Sprintf("not run: a later %s call replaced it before it started", c.name)}
 		if err := c.reply.result(c.ctx, res); err == nil {
 			d.report(c, res, 0, "")
 		}

@@ -289,7 +289,7 @@ func TestQueueSupersedes(t *testing.T) {
 			}
 			// OnCall hears of it as of any answered call: a result, code 0.
 			r, ok := reports.Load(fmt.Sprintf(`{"n":%d}`, i))
-			if res, _ := r.(CallReport).Result.(ExecuteResult); !ok || r.(CallReport).Code != 0 || res.Status != Superseded {
+			if res, _ := r.(CallReport).Result.(protocol.ExecuteResult); !ok || r.(CallReport).Code != 0 || res.Status != protocol.StatusSuperseded {
 				t.Errorf("OnCall report of call %d: %+v, want its superseded result", i, r)
 			}
 		}

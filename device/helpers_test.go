@@ -15,6 +15,7 @@ import (
 	"github.com/devicectl/devicectl/hal"
 	"github.com/devicectl/devicectl/hal/sim"
 	"github.com/devicectl/devicectl/internal/testing/leakcheck"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -86,7 +87,7 @@ func seedRegistry(t testing.TB, speaker *sim.Speaker, face *sim.Face) *tools.Reg
 		if err != nil {
 			return nil, err
 		}
-		return device.ExecuteResult{Status: "success", Message: fmt.Sprintf("音量已成功设置为 %d", v)}, nil
+		return protocol.ExecuteResult{Status: "success", Message: fmt.Sprintf("音量已成功设置为 %d", v)}, nil
 	}})
 	add(&tools.Tool{Declaration: decls[1], Resources: []string{"face"}, Handler: func(ctx context.Context, in json.RawMessage) (any, error) {
 		var p struct{ Expression hal.Expression }
@@ -96,7 +97,7 @@ func seedRegistry(t testing.TB, speaker *sim.Speaker, face *sim.Face) *tools.Reg
 		if err := face.SetExpression(ctx, p.Expression); err != nil {
 			return nil, err
 		}
-		return device.ExecuteResult{Status: "success", Message: "表情已设置为 " + string(p.Expression)}, nil
+		return protocol.ExecuteResult{Status: "success", Message: "表情已设置为 " + string(p.Expression)}, nil
 	}})
 	return reg
 }

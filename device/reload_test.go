@@ -563,7 +563,7 @@ func TestLateAnswerToReregistration(t *testing.T) {
 
 	a.SetRegistry(registryOf(t, "other"))
 	var rereg struct{ ID, Method string }
-	if err := json.Unmarshal(l.recv(), &rereg); err != nil || rereg.Method != device.MethodRegisterTools || rereg.ID != "reg-2" {
+	if err := json.Unmarshal(l.recv(), &rereg); err != nil || rereg.Method != protocol.MethodRegisterTools || rereg.ID != "reg-2" {
 		t.Fatalf("after SetRegistry the device sent %+v (%v), want registration reg-2", rereg, err)
 	}
 	waitState(t, a, device.Stopping) // the answer is overdue: draining
@@ -578,7 +578,7 @@ func TestLateAnswerToReregistration(t *testing.T) {
 	l2 := p.accept(ctx)
 	var again struct {
 		ID     string
-		Params device.RegisterParams
+		Params protocol.RegisterParams[[]tools.Declaration]
 	}
 	if err := json.Unmarshal(l2.recv(), &again); err != nil || again.ID != "reg-3" || len(again.Params.Tools) != 1 || again.Params.Tools[0].Name != "other" {
 		t.Errorf("the next line registered %+v (%v), want reg-3 declaring [other]", again, err)

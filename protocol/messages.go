@@ -1,7 +1,6 @@
 package protocol
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"time"
 )
@@ -68,24 +67,12 @@ type UserTextParams struct {
 const SourceVoice = "voice"
 
 // UserAudioParams are the params of mcp/user/audio: one utterance, for the server to transcribe.
-// Audio is the samples in base64, as JSON carries bytes; the server checks its length before
-// decoding it.
 type UserAudioParams struct {
 	Format   string `json:"format"` // AudioFormat
 	Rate     int    `json:"rate"`   // AudioRate
 	Channels int    `json:"channels"`
-	Audio    string `json:"audio"`
+	Audio    []byte `json:"audio"` // base64 on the wire
 	Lang     string `json:"lang,omitempty"`
-}
-
-// NewUserAudio returns the params that carry pcm, samples in AudioFormat at AudioRate, mono.
-func NewUserAudio(pcm []byte, lang string) UserAudioParams {
-	return UserAudioParams{Format: AudioFormat, Rate: AudioRate, Channels: 1, Audio: base64.StdEncoding.EncodeToString(pcm), Lang: lang}
-}
-
-// PCM decodes Audio.
-func (p UserAudioParams) PCM() ([]byte, error) {
-	return base64.StdEncoding.DecodeString(p.Audio)
 }
 
 // The audio mcp/user/audio carries: 16 kHz mono signed 16-bit little-endian, at most

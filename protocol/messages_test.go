@@ -24,7 +24,8 @@ func TestMessagesOnTheWire(t *testing.T) {
 		{protocol.AIMessage{Type: protocol.MessageChunk, Content: "北京"}, `{"type":"chunk","content":"北京"}`},
 		{protocol.UserTextParams{Text: "hello"}, `{"text":"hello"}`},
 		{protocol.UserTextParams{Text: "hello", Lang: "en", Source: protocol.SourceVoice}, `{"text":"hello","lang":"en","source":"voice"}`},
-		{protocol.NewUserAudio([]byte{1, 0, 0xff, 0xff}, ""), `{"format":"pcm_s16le","rate":16000,"channels":1,"audio":"AQD//w=="}`},
+		{protocol.UserAudioParams{Format: protocol.AudioFormat, Rate: protocol.AudioRate, Channels: 1, Audio: []byte{1, 0, 0xff, 0xff}},
+			`{"format":"pcm_s16le","rate":16000,"channels":1,"audio":"AQD//w=="}`},
 		{protocol.UserResult{Status: protocol.StatusEmpty}, `{"status":"empty"}`},
 		{protocol.UserResult{Status: protocol.StatusAccepted, Text: "hi", TurnID: "turn-1"}, `{"status":"accepted","text":"hi","turn_id":"turn-1"}`},
 		{protocol.ErrorData{Details: "level: 120 is above the maximum 100"}, `{"details":"level: 120 is above the maximum 100"}`},
@@ -33,16 +34,5 @@ func TestMessagesOnTheWire(t *testing.T) {
 		if err != nil || string(b) != tc.want {
 			t.Errorf("%T encodes as %s, %v; want %s", tc.v, b, err, tc.want)
 		}
-	}
-}
-
-func TestUserAudioPCM(t *testing.T) {
-	pcm := []byte{1, 2, 3, 4, 0xfe, 0xff}
-	got, err := protocol.NewUserAudio(pcm, "en").PCM()
-	if err != nil || string(got) != string(pcm) {
-		t.Errorf("PCM() = %v, %v; want %v", got, err, pcm)
-	}
-	if _, err := (protocol.UserAudioParams{Audio: "%%%"}).PCM(); err == nil {
-		t.Error("PCM() of audio that is not base64 succeeded")
 	}
 }

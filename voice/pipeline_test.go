@@ -22,6 +22,7 @@ import (
 	"github.com/devicectl/devicectl/internal/testing/poll"
 	"github.com/devicectl/devicectl/internal/testing/pulsetest"
 	"github.com/devicectl/devicectl/internal/wav"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/speech"
 	"github.com/devicectl/devicectl/tools"
 	"github.com/devicectl/devicectl/voice"
@@ -118,7 +119,7 @@ func (l *lockedLog) String() string {
 
 // start runs a device against an agenttest server taking voice as v says, rendering through
 // render.
-func start(t *testing.T, v *agenttest.Voice, render func(device.AIMessage)) *rig {
+func start(t *testing.T, v *agenttest.Voice, render func(protocol.AIMessage)) *rig {
 	t.Helper()
 	srv, err := agenttest.Start(&agenttest.Options{Voice: v})
 	if err != nil {
@@ -157,10 +158,10 @@ func TestBargeIn(t *testing.T) {
 	interrupted := make(chan struct{}, 1)
 	heard := make(chan int, 1)
 	r := start(t, &agenttest.Voice{
-		Audio: func(ctx context.Context, d *agenttest.Device, p device.UserAudioParams) (device.UserResult, *jsonrpc2.Error) {
+		Audio: func(ctx context.Context, d *agenttest.Device, p protocol.UserAudioParams) (protocol.UserResult, *jsonrpc2.Error) {
 			heard <- len(p.Audio) / 2
 			go d.Say(context.Background(), "Volume set to thirty.")
-			return device.UserResult{Status: device.UserAccepted, Text: "set the volume to thirty", TurnID: "t2"}, nil
+			return protocol.UserResult{Status: protocol.StatusAccepted, Text: "set the volume to thirty", TurnID: "t2"}, nil
 		},
 		Interrupt: func(*agenttest.Device) { interrupted <- struct{}{} },
 	}, narrator.Observe)
@@ -210,11 +211,11 @@ func TestBargeIn(t *testing.T) {
 func TestPipelineDeviceSTT(t *testing.T) {
 	leakcheck.Check(t)
 	_, narrator, out := newSpeech(t)
-	texts := make(chan device.UserTextParams, 2)
+	texts := make(chan protocol.UserTextParams, 2)
 	r := start(t, &agenttest.Voice{
-		Text: func(ctx context.Context, d *agenttest.Device, p device.UserTextParams) (device.UserResult, *jsonrpc2.Error) {
+		Text: func(ctx context.Context, d *agenttest.Device, p protocol.UserTextParams) (protocol.UserResult, *jsonrpc2.Error) {
 			texts <- p
-			return device.UserResult{Status: device.UserAccepted, TurnID: "t1"}, nil
+			return protocol.UserResult{Status: protocol.StatusAccepted, TurnID: "t1"}, nil
 		},
 	}, narrator.Observe)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -222,7 +223,7 @@ func TestPipelineDeviceSTT(t *testing.T) {
 	stt := &voice.CommandSTT{Argv: []string{"sh", "-c", `cat >/dev/null; echo "把音量调到三十"`}}
 	p := voice.NewPipeline(voice.PipelineOptions{Server: r.agent, Transcriber: stt, Mouth: narrator, Lang: "zh"})
 	p.Handle(ctx, voice.Utterance{Samples: make([]int16, 16000)})
-	if got := <-texts; got != (device.UserTextParams{Text: "把音量调到三十", Lang: "zh", Source: "voice"}) {
+	if got := <-texts; got != (protocol.UserTextParams{Text: "把音量调到三十", Lang: "zh", Source: "voice"}) {
 		t.Errorf("the server got %+v", got)
 	}
 
@@ -241,8 +242,8 @@ func TestPipelineServerHeardNothing(t *testing.T) {
 	leakcheck.Check(t)
 	_, narrator, out := newSpeech(t)
 	r := start(t, &agenttest.Voice{
-		Audio: func(context.Context, *agenttest.Device, device.UserAudioParams) (device.UserResult, *jsonrpc2.Error) {
-			return device.UserResult{Status: device.UserEmpty}, nil
+		Audio: func(context.Context, *agenttest.Device, protocol.UserAudioParams) (protocol.UserResult, *jsonrpc2.Error) {
+			return protocol.UserResult{Status: protocol.StatusEmpty}, nil
 		},
 	}, narrator.Observe)
 	p := voice.NewPipeline(voice.PipelineOptions{Server: r.agent, Mouth: narrator, Lang: "en"})

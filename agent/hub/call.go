@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 	"github.com/devicectl/devicectl/transport"
 )
@@ -39,11 +40,6 @@ type Response struct {
 	Result json.RawMessage
 	// Err is the device's error answer; nil for a success.
 	Err *CallError
-}
-
-type executeParams struct {
-	ToolName  string          `json:"tool_name"`
-	ToolInput json.RawMessage `json:"tool_input"`
 }
 
 // Call runs a tool on the device registered as mac: it sends mcp/tool/execute and waits for the
@@ -81,7 +77,7 @@ func (h *Hub) CallRaw(ctx context.Context, mac, tool string, input json.RawMessa
 	start := time.Now()
 	rawID := appendCallID(make([]byte, 0, 24), id)
 	l.wmu.Lock()
-	err = l.s.WriteRequest(rawID, MethodExecute, executeParams{ToolName: tool, ToolInput: input})
+	err = l.s.WriteRequest(rawID, protocol.MethodExecute, protocol.ExecuteParams{ToolName: tool, ToolInput: input})
 	l.wmu.Unlock()
 	if err != nil {
 		l.forget(id)
@@ -148,11 +144,6 @@ func (l *line) isGone() bool {
 	return l.gone != nil
 }
 
-type aiMessage struct {
-	Type    string `json:"type"`
-	Content string `json:"content"`
-}
-
 // Send sends an mcp/ai/message notification (type chunk, final, thought, ...) to the device
 // registered as mac. Messages sent one after another arrive in that order.
 func (h *Hub) Send(mac, typ, content string) error {
@@ -161,7 +152,7 @@ func (h *Hub) Send(mac, typ, content string) error {
 		return err
 	}
 	l.wmu.Lock()
-	err = l.s.WriteNotification(MethodAIMessage, aiMessage{Type: typ, Content: content})
+	err = l.s.WriteNotification(protocol.MethodAIMessage, protocol.AIMessage{Type: typ, Content: content})
 	l.wmu.Unlock()
 	if err != nil {
 		if l.isGone() {
@@ -248,9 +239,7 @@ func newResponse(m *transport.Message, mac, tool string) *Response {
 	e := &CallError{MAC: mac, Tool: tool, Code: m.Error.Code, Message: m.Error.Message}
 	if m.Error.Data != nil {
 		e.Data = *m.Error.Data
-		var d struct {
-			Details string `json:"details"`
-		}
+		var d protocol.ErrorData
 		if json.Unmarshal(e.Data, &d) == nil {
 			e.Details = d.Details
 		}

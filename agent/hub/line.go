@@ -12,13 +12,6 @@ import (
 	"github.com/devicectl/devicectl/transport"
 )
 
-// The methods of the device protocol (docs/protocol.md).
-const (
-	MethodRegisterTools = "mcp/registerTools"
-	MethodExecute       = "mcp/tool/execute"
-	MethodAIMessage     = "mcp/ai/message"
-)
-
 // line is one device's WebSocket. Its read loop (serve) is the only reader; writers are Call,
 // Send and the registration answers.
 type line struct {
@@ -79,7 +72,7 @@ func (l *line) serve() {
 		case transport.KindResponse:
 			l.deliver(m)
 		case transport.KindRequest:
-			if m.Method == MethodRegisterTools {
+			if m.Method == protocol.MethodRegisterTools {
 				l.register(m)
 				continue
 			}
@@ -104,7 +97,7 @@ func (l *line) serve() {
 func (l *line) writeError(id json.RawMessage, code int64, message, details string) {
 	l.wmu.Lock()
 	defer l.wmu.Unlock()
-	if err := l.s.WriteError(id, code, message, map[string]string{"details": details}); err != nil {
+	if err := l.s.WriteError(id, code, message, protocol.ErrorData{Details: details}); err != nil {
 		l.h.log.Debug("writing an error answer", "remote", l.remote, "err", err)
 	}
 }
@@ -168,17 +161,6 @@ func (l *line) end(why error) {
 	}
 }
 
-type registerParams struct {
-	MAC   string          `json:"mac_addr"`
-	Tools json.RawMessage `json:"tools"`
-}
-
-type registerResult struct {
-	Status   string   `json:"status"`
-	Message  string   `json:"message"`
-	Features []string `json:"features,omitempty"` // what the server takes beyond seed 002
-}
-
 // register answers one mcp/registerTools; see the package documentation for the rules. The
 // cheap checks come first (size, count, binding), the schemas are compiled last.
 func (l *line) register(m *transport.Message) {
@@ -187,7 +169,7 @@ func (l *line) register(m *transport.Message) {
 		l.refuse(m.ID, "", details)
 		return
 	}
-	var p registerParams
+	var p protocol.RegisterParams[json.RawMessage]
 	if len(m.Params) == 0 || m.Params[0] != '{' {
 		l.refuse(m.ID, "", "params must be an object with mac_addr and tools")
 		return
@@ -297,7 +279,7 @@ func (l *line) register(m *transport.Message) {
 
 	var werr error
 	if conflict == "" {
-		werr = l.s.WriteResult(m.ID, registerResult{Status: "registered", Message: msg, Features: h.features()})
+		werr = l.s.WriteResult(m.ID, protocol.RegisterResult{Status: protocol.StatusRegistered, Message: msg, Features: h.features()})
 	}
 	l.wmu.Unlock()
 

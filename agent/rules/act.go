@@ -155,13 +155,13 @@ func (r *turn) do(in intent) error {
 func (r *turn) capabilities() string {
 	var zh, en, other []string
 	add := func(z, e string) { zh, en = append(zh, z), append(en, e) }
-	if r.has(toolVolume) {
+	if r.has(protocol.ToolVolume) {
 		add("调音量（“把音量调到30”“大声一点”“静音”）", `set the volume ("volume 50", "louder", "mute")`)
 	}
-	if r.has(toolFace) {
+	if r.has(protocol.ToolExpression) {
 		add("换表情（“笑一个”“惊讶”“闭眼”）", `change my face ("smile", "look amazed", "close your eyes")`)
 	}
-	if r.has(toolStatus) {
+	if r.has(protocol.ToolStatus) {
 		add("报告状态（“你现在状态怎么样”）", `report my status ("how are you")`)
 	}
 	if r.has(toolCalc) {

@@ -6,13 +6,15 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // The device's own tools: the volume (amplify_volume, read back through get_device_status for
 // a step), the face (set_virtual_human_expression) and the status (get_device_status).
 
 func (r *turn) setVolume(level int) error {
-	d, ok := r.decl[toolVolume]
+	d, ok := r.decl[protocol.ToolVolume]
 	if !ok {
 		r.say("这台设备没有可以调的音量。", "This device has no volume control.")
 		return nil
@@ -29,7 +31,7 @@ func (r *turn) setVolume(level int) error {
 			fmt.Sprintf("The volume goes from %d to %d; %d is out of range.", lo, hi, level))
 		return nil
 	}
-	res, failure, err := r.call(toolVolume, map[string]any{"level": level})
+	res, failure, err := r.call(protocol.ToolVolume, map[string]any{"level": level})
 	if err != nil {
 		return err
 	}
@@ -50,17 +52,17 @@ func (r *turn) setVolume(level int) error {
 }
 
 func (r *turn) stepVolume(in intent) error {
-	d, ok := r.decl[toolVolume]
+	d, ok := r.decl[protocol.ToolVolume]
 	if !ok {
 		r.say("这台设备没有可以调的音量。", "This device has no volume control.")
 		return nil
 	}
-	if !r.has(toolStatus) {
+	if !r.has(protocol.ToolStatus) {
 		r.say("我读不到现在的音量，没法相对调整；请说一个具体的数，比如“音量调到50”。",
 			"I can't read the current volume, so I can't change it by a step; say a level, like \"volume 50\".")
 		return nil
 	}
-	res, failure, err := r.call(toolStatus, map[string]any{})
+	res, failure, err := r.call(protocol.ToolStatus, map[string]any{})
 	if err != nil {
 		return err
 	}
@@ -89,7 +91,7 @@ func (r *turn) stepVolume(in intent) error {
 		}
 		return nil
 	}
-	res, failure, err = r.call(toolVolume, map[string]any{"level": next})
+	res, failure, err = r.call(protocol.ToolVolume, map[string]any{"level": next})
 	if err != nil {
 		return err
 	}
@@ -122,7 +124,7 @@ func (r *turn) faceName(e string) string {
 }
 
 func (r *turn) face(expr string) error {
-	d, ok := r.decl[toolFace]
+	d, ok := r.decl[protocol.ToolExpression]
 	if !ok {
 		r.say("这台设备没有脸，做不了表情。", "This device has no face, so it can't show expressions.")
 		return nil
@@ -136,7 +138,7 @@ func (r *turn) face(expr string) error {
 			fmt.Sprintf("This face can't show %s; it can show: %s.", r.faceName(expr), strings.Join(names, ", ")))
 		return nil
 	}
-	_, failure, err := r.call(toolFace, map[string]any{"expression": expr})
+	_, failure, err := r.call(protocol.ToolExpression, map[string]any{"expression": expr})
 	if err != nil {
 		return err
 	}
@@ -160,11 +162,11 @@ type deviceStatus struct {
 }
 
 func (r *turn) status(volumeOnly bool) error {
-	if !r.has(toolStatus) {
+	if !r.has(protocol.ToolStatus) {
 		r.say("我读不到设备的状态。", "I can't read the device's status.")
 		return nil
 	}
-	res, failure, err := r.call(toolStatus, map[string]any{})
+	res, failure, err := r.call(protocol.ToolStatus, map[string]any{})
 	if err != nil {
 		return err
 	}

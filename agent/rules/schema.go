@@ -7,14 +7,12 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 )
 
 // The tools the planner knows how to use, by the names the seeds give them.
 const (
-	toolVolume    = "amplify_volume"
-	toolFace      = "set_virtual_human_expression"
-	toolStatus    = "get_device_status"
 	toolCalc      = "calculate"
 	toolSearch    = "search_web"
 	toolAddMem    = "add_user_memory"
@@ -23,7 +21,7 @@ const (
 )
 
 // knownTools is every tool the grammar can call, in the order capabilities are listed.
-var knownTools = []string{toolVolume, toolFace, toolStatus, toolCalc, toolAddMem, toolSearchMem, toolDelMem, toolSearch,
+var knownTools = []string{protocol.ToolVolume, protocol.ToolExpression, protocol.ToolStatus, toolCalc, toolAddMem, toolSearchMem, toolDelMem, toolSearch,
 	toolSetReminder, toolListReminders, toolCancelReminder}
 
 func indexTools(ds []tools.Declaration) map[string]tools.Declaration {

@@ -17,6 +17,7 @@ import (
 	"github.com/devicectl/devicectl/hal/sim"
 	"github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/internal/testing/loopback"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 	"github.com/devicectl/devicectl/tools/builtin"
 	"github.com/devicectl/devicectl/transport"
@@ -67,8 +68,8 @@ func startDevice(t testing.TB, url, mac, token string) *simDevice {
 	a, err := device.New(&device.Options{
 		URL: url, MAC: mac, Registry: reg,
 		Dial: &transport.DialOptions{Token: token},
-		Render: func(m device.AIMessage) {
-			if m.Type == device.MessageFinal {
+		Render: func(m protocol.AIMessage) {
+			if m.Type == protocol.MessageFinal {
 				select {
 				case d.replies <- m.Content:
 				default: // a test that does not read them (a benchmark)

@@ -6,14 +6,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 )
 
 // The tools whose phrases the grammar holds: those the rule planner (agent/rules) calls by rule.
 const (
-	toolVolume   = "amplify_volume"
-	toolStatus   = "get_device_status"
-	toolFace     = "set_virtual_human_expression"
 	toolCalc     = "calculate"
 	toolRemember = "add_user_memory"
 	toolRecall   = "search_user_memories"
@@ -51,7 +49,7 @@ func GrammarKnown(decls []tools.Declaration, known func(word string) bool) []byt
 		rules = append(rules, rule{name, alts})
 	}
 	usesNumber := false
-	if has(toolVolume) {
+	if has(protocol.ToolVolume) {
 		top = append(top, "<volume>")
 		usesNumber = true
 		alts := []string{
@@ -61,16 +59,16 @@ func GrammarKnown(decls []tools.Declaration, known func(word string) bool) []byt
 			"turn it (up | down) to <number> [percent]",
 			"mute", "max volume", "min volume", "turn it up to the max",
 		}
-		if has(toolStatus) { // relative changes read the level first
+		if has(protocol.ToolStatus) { // relative changes read the level first
 			alts = append(alts, "louder", "quieter", "too loud", "turn it (up | down) [by <number>]", "volume (up | down) [<number>]")
 		}
 		// "be quiet", which the planner also takes for mute, is left out: heard for "quieter"
 		// now and then, it muted the speaker.
 		add("volume", alts...)
 	}
-	if has(toolFace) {
+	if has(protocol.ToolExpression) {
 		var alts []string
-		for _, v := range enumStrings(decls, toolFace, "expression") {
+		for _, v := range enumStrings(decls, protocol.ToolExpression, "expression") {
 			words, ok := faceWords[v]
 			if !ok {
 				if w := sayable(v); w != "" {
@@ -91,7 +89,7 @@ func GrammarKnown(decls []tools.Declaration, known func(word string) bool) []byt
 			add("face", alts...)
 		}
 	}
-	if has(toolStatus) {
+	if has(protocol.ToolStatus) {
 		top = append(top, "<status>")
 		add("status", "how are you", "status", "what's the volume", "what is the volume", "what's your status")
 	}

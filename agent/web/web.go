@@ -27,6 +27,7 @@ import (
 	"github.com/devicectl/devicectl/hal"
 	"github.com/devicectl/devicectl/hal/faces"
 	"github.com/devicectl/devicectl/internal/bearer"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 //go:embed static
@@ -467,12 +468,12 @@ func (h *Handler) watch(events <-chan hub.Event) {
 func (h *Handler) registered(d hub.Device) {
 	h.st.registered(d)
 	for _, t := range d.Tools {
-		if t.Name == toolStatus {
+		if t.Name == protocol.ToolStatus {
 			h.goTracked(func() {
 				ctx, cancel := context.WithTimeout(h.closing, statusTimeout)
 				defer cancel()
 				// The result reaches the page through the hub's CallDone event.
-				if _, err := h.opts.Hub.Call(ctx, d.MAC, toolStatus, json.RawMessage(`{}`)); err != nil {
+				if _, err := h.opts.Hub.Call(ctx, d.MAC, protocol.ToolStatus, json.RawMessage(`{}`)); err != nil {
 					h.log.Debug("reading the status of a device that registered", "mac", d.MAC, "err", err)
 				}
 			})

@@ -9,10 +9,10 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 	"github.com/spf13/cobra"
 
-	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/internal/daemon"
 	devhw "github.com/devicectl/devicectl/internal/hardware"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -73,10 +73,10 @@ func printRegistration(ctx context.Context, c *config.Config, w, stderr io.Write
 // the same keys in the same order), indented for people.
 func registrationRequest(mac string, reg *tools.Registry) ([]byte, error) {
 	req := &jsonrpc2.Request{
-		Method: device.MethodRegisterTools,
+		Method: protocol.MethodRegisterTools,
 		ID:     jsonrpc2.ID{Str: firstRegisterID, IsString: true},
 	}
-	if err := req.SetParams(device.RegisterParams{MAC: mac, Tools: reg.Declarations()}); err != nil {
+	if err := req.SetParams(protocol.RegisterParams[[]tools.Declaration]{MAC: mac, Tools: reg.Declarations()}); err != nil {
 		return nil, fmt.Errorf("encoding the registration: %w", err)
 	}
 	b, err := json.MarshalIndent(req, "", "  ")

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/internal/config"
 	devhw "github.com/devicectl/devicectl/internal/hardware"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // registration is the printed request, decoded.
@@ -36,7 +36,7 @@ func TestToolsPrintsRegistration(t *testing.T) {
 			if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
 				t.Fatalf("output is not JSON: %v\n%s", err, r.stdout)
 			}
-			if got.JSONRPC != "2.0" || got.Method != device.MethodRegisterTools || string(got.ID) != `"reg-1"` || got.Params.MAC != "AA-BB-CC-DD-EE-01" {
+			if got.JSONRPC != "2.0" || got.Method != protocol.MethodRegisterTools || string(got.ID) != `"reg-1"` || got.Params.MAC != "AA-BB-CC-DD-EE-01" {
 				t.Errorf("envelope: jsonrpc %q, method %q, id %s, mac %q", got.JSONRPC, got.Method, got.ID, got.Params.MAC)
 			}
 

@@ -24,6 +24,7 @@ import (
 	"github.com/devicectl/devicectl/agent"
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/internal/term"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -453,7 +454,7 @@ func (c *Console) Event(kind DeviceEventKind, d Device) {
 // heard, anything else was typed on it.
 func (c *Console) Heard(mac, text, source string) {
 	verb := "said"
-	if source == "voice" {
+	if source == protocol.SourceVoice {
 		verb = "heard"
 	}
 	c.notice(fmt.Sprintf("%s %s: %s", oneLine(mac), verb, oneLine(text)))

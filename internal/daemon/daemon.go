@@ -25,6 +25,7 @@ import (
 	"github.com/devicectl/devicectl/internal/hardware"
 	"github.com/devicectl/devicectl/internal/logging"
 	"github.com/devicectl/devicectl/internal/safefile"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -347,7 +348,7 @@ func (d *Daemon) agentOptions(p *parts) *device.Options {
 
 // render shows an AI message, hands it to speech (which only queues, so a reply is never held
 // up by the voice reading the one before) and, at the end of a reply, to the final_reply hook.
-func (d *Daemon) render(m device.AIMessage) {
+func (d *Daemon) render(m protocol.AIMessage) {
 	p := d.cur.Load()
 	p.renderer.Render(m)
 	if p.hw.Speech != nil {

@@ -191,7 +191,7 @@ func (d *Daemon) openToolHandler(keys, hosts []string, anyIP bool) (http.Handler
 			if errors.As(err, &ce) {
 				rpc := &opentoolhttp.RPCError{Code: ce.Code, Message: ce.Message}
 				if ce.Details != "" {
-					rpc.Data = device.ErrorData{Details: ce.Details}
+					rpc.Data = protocol.ErrorData{Details: ce.Details}
 				}
 				return nil, rpc
 			}

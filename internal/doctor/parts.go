@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/devicectl/devicectl/hal"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // Part is one configured part of the hardware to check: Open opens it as run does. A part that
@@ -20,7 +21,7 @@ func Speaker(ctx context.Context, p Part[hal.Speaker]) Result {
 	r := Result{Name: "speaker", Remedy: p.Remedy}
 	spk, err := p.Open(ctx)
 	if err != nil {
-		return openFailed(r, err, p.Optional, "amplify_volume")
+		return openFailed(r, err, p.Optional, protocol.ToolVolume)
 	}
 	v, err := spk.Volume(ctx)
 	if err != nil {
@@ -36,7 +37,7 @@ func Face(ctx context.Context, p Part[hal.Face]) Result {
 	r := Result{Name: "face", Remedy: p.Remedy}
 	face, err := p.Open(ctx)
 	if err != nil {
-		return openFailed(r, err, p.Optional, "set_virtual_human_expression")
+		return openFailed(r, err, p.Optional, protocol.ToolExpression)
 	}
 	e, err := face.Expression(ctx)
 	if err != nil {

@@ -27,6 +27,7 @@ import (
 	devhw "github.com/devicectl/devicectl/internal/hardware"
 	"github.com/devicectl/devicectl/internal/simdevice"
 	"github.com/devicectl/devicectl/internal/term"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/voice"
 )
 
@@ -129,12 +130,12 @@ func Run(ctx context.Context, o *Options) (err error) {
 	// The console waits for each reply to be shown before it reads on, so scripted output is
 	// in a fixed order.
 	finals := make(chan struct{}, 1)
-	render := func(m device.AIMessage) {
+	render := func(m protocol.AIMessage) {
 		renderer.Render(m)
 		if speech != nil {
 			speech.Observe(m)
 		}
-		if m.Type == device.MessageFinal {
+		if m.Type == protocol.MessageFinal {
 			select {
 			case finals <- struct{}{}:
 			default:

@@ -13,7 +13,6 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/internal/testing/chaos"
 	"github.com/devicectl/devicectl/protocol"
 )
@@ -248,14 +247,14 @@ func (m *monkey) chat(ctx context.Context, l *chaos.Line) {
 	for range n {
 		c := fmt.Sprintf("<%d é>", m.seq)
 		m.seq++
-		if l.Message(device.MessageChunk, c) != nil {
+		if l.Message(protocol.MessageChunk, c) != nil {
 			return
 		}
 		text.WriteString(c)
 		if m.rng.IntN(12) == 0 {
 			m.sendGarbage(l)
 		}
-		if m.rng.IntN(20) == 0 && l.Message(device.MessageThought, "thinking") != nil {
+		if m.rng.IntN(20) == 0 && l.Message(protocol.MessageThought, "thinking") != nil {
 			return
 		}
 	}
@@ -263,7 +262,7 @@ func (m *monkey) chat(ctx context.Context, l *chaos.Line) {
 		fmt.Fprintf(&text, "whole reply %d", m.seq)
 		m.seq++
 	}
-	if l.Message(device.MessageFinal, text.String()) != nil {
+	if l.Message(protocol.MessageFinal, text.String()) != nil {
 		return
 	}
 	m.sync(ctx, l)
@@ -446,7 +445,7 @@ func regFault(f chaos.RegFault) func(m *monkey, ctx context.Context, l *chaos.Li
 // come back, never die of it.
 func (m *monkey) oversize(ctx context.Context, l *chaos.Line) {
 	l.ExpectDeviceClose()
-	big := `{"jsonrpc":"2.0","method":"` + device.MethodAIMessage + `","params":{"type":"chunk","content":"` + strings.Repeat("x", 3<<19) + `"}}`
+	big := `{"jsonrpc":"2.0","method":"` + protocol.MethodAIMessage + `","params":{"type":"chunk","content":"` + strings.Repeat("x", 3<<19) + `"}}`
 	l.Send(websocket.MessageText, []byte(big), chaos.Expect{Kind: "oversize"})
 	waitEnd(ctx, l, 15*time.Second)
 }

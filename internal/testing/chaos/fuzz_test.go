@@ -82,7 +82,7 @@ func newFuzzHarness(f *testing.F) *fuzzHarness {
 	// One call at a time: quiesce's local call can only start once the frame's call, if any, has
 	// finished running.
 	opts.MaxInFlight = 1
-	opts.Render = func(device.AIMessage) {}
+	opts.Render = func(protocol.AIMessage) {}
 	opts.Dial.PingInterval = -1 // the fuzz check reads the line itself: nobody answers pings in between
 	opts.OnCall = func(device.CallReport) {
 		h.mu.Lock()

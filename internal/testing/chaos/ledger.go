@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/protocol"
 )
 
@@ -271,11 +270,11 @@ func (l *Ledger) DeviceLineLost(error) {
 
 // Render is for the agent's Render option. Chunks and finals must be rendered in the order they
 // were sent, none skipped and none twice; other types (thoughts, unknown ones) are only counted.
-func (l *Ledger) Render(m device.AIMessage) {
+func (l *Ledger) Render(m protocol.AIMessage) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	defer l.fire()
-	if m.Type != device.MessageChunk && m.Type != device.MessageFinal {
+	if m.Type != protocol.MessageChunk && m.Type != protocol.MessageFinal {
 		l.st.OtherRendered++
 		return
 	}

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/protocol"
 )
 
@@ -96,35 +95,35 @@ func TestLedgerChecks(t *testing.T) {
 			l.response(1, id(`null`), 0, true)
 		}, "a result with id null"},
 		{"chunks in order", func(l *Ledger) {
-			l.notification(1, device.MessageChunk, "a")
-			l.notification(1, device.MessageChunk, "b")
-			l.notification(1, device.MessageFinal, "ab")
-			l.Render(device.AIMessage{Type: device.MessageChunk, Content: "a"})
-			l.Render(device.AIMessage{Type: device.MessageChunk, Content: "b"})
-			l.Render(device.AIMessage{Type: "bogus", Content: "b"})
-			l.Render(device.AIMessage{Type: device.MessageFinal, Content: "ab"})
+			l.notification(1, protocol.MessageChunk, "a")
+			l.notification(1, protocol.MessageChunk, "b")
+			l.notification(1, protocol.MessageFinal, "ab")
+			l.Render(protocol.AIMessage{Type: protocol.MessageChunk, Content: "a"})
+			l.Render(protocol.AIMessage{Type: protocol.MessageChunk, Content: "b"})
+			l.Render(protocol.AIMessage{Type: "bogus", Content: "b"})
+			l.Render(protocol.AIMessage{Type: protocol.MessageFinal, Content: "ab"})
 		}, ""},
 		{"a chunk skipped", func(l *Ledger) {
-			l.notification(1, device.MessageChunk, "a")
-			l.notification(1, device.MessageChunk, "b")
-			l.Render(device.AIMessage{Type: device.MessageChunk, Content: "b"})
+			l.notification(1, protocol.MessageChunk, "a")
+			l.notification(1, protocol.MessageChunk, "b")
+			l.Render(protocol.AIMessage{Type: protocol.MessageChunk, Content: "b"})
 		}, "were skipped"},
 		{"chunks swapped", func(l *Ledger) {
-			l.notification(1, device.MessageChunk, "a")
-			l.notification(1, device.MessageChunk, "b")
-			l.Render(device.AIMessage{Type: device.MessageChunk, Content: "b"})
-			l.Render(device.AIMessage{Type: device.MessageChunk, Content: "a"})
+			l.notification(1, protocol.MessageChunk, "a")
+			l.notification(1, protocol.MessageChunk, "b")
+			l.Render(protocol.AIMessage{Type: protocol.MessageChunk, Content: "b"})
+			l.Render(protocol.AIMessage{Type: protocol.MessageChunk, Content: "a"})
 		}, "rendered after message 1"},
 		{"a chunk rendered twice", func(l *Ledger) {
-			l.notification(1, device.MessageChunk, "a")
-			l.Render(device.AIMessage{Type: device.MessageChunk, Content: "a"})
-			l.Render(device.AIMessage{Type: device.MessageChunk, Content: "a"})
+			l.notification(1, protocol.MessageChunk, "a")
+			l.Render(protocol.AIMessage{Type: protocol.MessageChunk, Content: "a"})
+			l.Render(protocol.AIMessage{Type: protocol.MessageChunk, Content: "a"})
 		}, "rendered twice"},
 		{"a chunk never sent", func(l *Ledger) {
-			l.Render(device.AIMessage{Type: device.MessageChunk, Content: "x"})
+			l.Render(protocol.AIMessage{Type: protocol.MessageChunk, Content: "x"})
 		}, "never sent"},
 		{"chunks not rendered by the sync's answer", func(l *Ledger) {
-			l.notification(1, device.MessageChunk, "a")
+			l.notification(1, protocol.MessageChunk, "a")
 			l.expect(1, Expect{Kind: "sync", ID: id(`"s"`), Answers: 1}, true)
 			l.response(1, id(`"s"`), protocol.CodeMethodNotFound, false)
 		}, "0 of the 1 ai messages"},

@@ -11,7 +11,6 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/protocol"
 )
 
@@ -123,22 +122,22 @@ func ExecuteFrame(id json.RawMessage, tool, input string) []byte {
 		params += `,"tool_input":` + input
 	}
 	params += "}"
-	return []byte(`{"jsonrpc":"2.0","id":` + string(id) + `,"method":"` + device.MethodExecute + `","params":` + params + `}`)
+	return []byte(`{"jsonrpc":"2.0","id":` + string(id) + `,"method":"` + protocol.MethodExecute + `","params":` + params + `}`)
 }
 
 // Message sends one mcp/ai/message. Chunks and finals must be unique by type and content: the
 // ledger finds each one again by them when it is rendered.
 func (l *Line) Message(typ, content string) error {
-	if typ == device.MessageChunk || typ == device.MessageFinal {
+	if typ == protocol.MessageChunk || typ == protocol.MessageFinal {
 		if err := l.srv.led.notification(l.id, typ, content); err != nil {
 			return err
 		}
 	}
 	b, err := json.Marshal(struct {
-		JSONRPC string           `json:"jsonrpc"`
-		Method  string           `json:"method"`
-		Params  device.AIMessage `json:"params"`
-	}{"2.0", device.MethodAIMessage, device.AIMessage{Type: typ, Content: content}})
+		JSONRPC string             `json:"jsonrpc"`
+		Method  string             `json:"method"`
+		Params  protocol.AIMessage `json:"params"`
+	}{"2.0", protocol.MethodAIMessage, protocol.AIMessage{Type: typ, Content: content}})
 	if err != nil {
 		return err
 	}

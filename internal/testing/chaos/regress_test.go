@@ -11,7 +11,6 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/internal/testing/chaos"
 	"github.com/devicectl/devicectl/protocol"
 )
@@ -88,7 +87,7 @@ func writeFrame(t *testing.T, c *websocket.Conn, frame string) {
 func TestRegressionLoneSurrogateID(t *testing.T) {
 	checkLeaks(t)
 	c := rawLine(t)
-	writeFrame(t, c, `{"jsonrpc":"2.0","id":"\ud800x","method":"`+device.MethodExecute+`","params":{"tool_name":"echo","tool_input":{"n":1}}}`)
+	writeFrame(t, c, `{"jsonrpc":"2.0","id":"\ud800x","method":"`+protocol.MethodExecute+`","params":{"tool_name":"echo","tool_input":{"n":1}}}`)
 	b := readFrame(t, c)
 	var resp struct {
 		ID    json.RawMessage
