@@ -169,7 +169,7 @@ func (a *Agent) pick(asked string) (mac string, done <-chan struct{}, err error)
 		macs = a.opts.Hub.MACs()
 	}
 	if asked != "" {
-		m, perr := hub.ParseMAC(asked)
+		m, perr := protocol.ParseMAC(asked)
 		if perr == nil && a.opts.Hub != nil {
 			if done, ok := a.opts.Hub.Done(m); ok {
 				return m, done, nil

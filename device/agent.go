@@ -168,7 +168,7 @@ func checkOptions(opts *Options) (*Options, error) {
 	case o.Registry == nil:
 		return nil, errors.New("device: no tool registry")
 	}
-	mac, err := NormalizeMAC(o.MAC)
+	mac, err := protocol.ParseMAC(o.MAC)
 	if err != nil {
 		return nil, fmt.Errorf("device: %w", err)
 	}

@@ -23,5 +23,5 @@
 // and the device's config has always taken them. The device's config, the server's registration,
 // and every place a person names a device (the console, the A2A metadata, the MCP aliases) read a
 // MAC with this one grammar, so an address one side takes is one the other takes. Anything else,
-// mixed separators, other groupings, spaces, is refused with a *MACError that says what is wrong.
+// mixed separators, other groupings, spaces, is refused with an error that says what is wrong.
 package protocol

@@ -1,66 +1,30 @@
 package protocol
 
 import (
-	"fmt"
+	"errors"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
 
-// MACError is a MAC address ParseMAC refused; Reason says what is wrong with it.
-type MACError struct {
-	MAC    string
-	Reason string
-}
-
-func (e *MACError) Error() string {
-	shown := e.MAC
-	if len(shown) > 40 { // a mac_addr is the peer's input: do not echo a page of it
-		shown = shown[:40] + "..."
-	}
-	return fmt.Sprintf("%q is not a MAC address: %s (want six hex pairs such as AA-BB-CC-DD-EE-FF)", shown, e.Reason)
-}
-
 // ParseMAC returns mac as the protocol writes it, AA-BB-CC-DD-EE-FF. It takes six hex pairs in
 // either case, joined all by '-', all by ':', or not joined (see the package documentation);
-// anything else is a *MACError. A MAC already in the protocol's form is returned as is.
+// anything else is an error that says which character is wrong. A MAC already in the protocol's
+// form is returned as is.
 func ParseMAC(mac string) (string, error) {
-	for i, r := range mac {
-		if r >= utf8.RuneSelf {
-			return "", &MACError{mac, fmt.Sprintf("character %d is %s, which no MAC address holds", utf8.RuneCountInString(mac[:i])+1, char(mac, i))}
-		}
+	if i, why := checkMAC(mac); why != "" {
+		return "", macError(mac, i, why)
 	}
-	var b [6]byte // ASCII from here on: a byte is a character
-	switch len(mac) {
-	case 12:
-		for i := range b {
-			hi, lo, err := pair(mac, 2*i)
-			if err != nil {
-				return "", err
-			}
-			b[i] = hi<<4 | lo
-		}
-	case 17:
-		sep := mac[2]
-		if sep != '-' && sep != ':' {
-			return "", &MACError{mac, fmt.Sprintf("character 3 is %s where '-' or ':' goes", char(mac, 2))}
-		}
-		for i := range b {
-			if i > 0 && mac[3*i-1] != sep {
-				return "", &MACError{mac, fmt.Sprintf("character %d is %s, not %q like the first separator", 3*i, char(mac, 3*i-1), sep)}
-			}
-			hi, lo, err := pair(mac, 3*i)
-			if err != nil {
-				return "", err
-			}
-			b[i] = hi<<4 | lo
-		}
-	case 0:
-		return "", &MACError{mac, "it is empty"}
-	default:
-		return "", &MACError{mac, fmt.Sprintf("it is %d characters long, not 17 (or 12 without separators)", len(mac))}
-	}
-	if len(mac) == 17 && mac[2] == '-' && strings.IndexAny(mac, "abcdef") < 0 {
+	if mac[2] == '-' && strings.IndexAny(mac, "abcdef") < 0 {
 		return mac, nil // already so: no copy
+	}
+	step := 2 // twelve digits
+	if len(mac) == 17 {
+		step = 3
+	}
+	var b [6]byte
+	for i := range b {
+		b[i] = unhex(mac[i*step])<<4 | unhex(mac[i*step+1])
 	}
 	return FormatMAC(b[:]), nil
 }
@@ -79,36 +43,65 @@ func FormatMAC(hw []byte) string {
 	return string(out)
 }
 
-// pair decodes the hex digits at mac[i] and mac[i+1].
-func pair(mac string, i int) (hi, lo byte, err error) {
-	var ok bool
-	if hi, ok = unhex(mac[i]); !ok {
-		return 0, 0, &MACError{mac, fmt.Sprintf("character %d is %s, not a hex digit", i+1, char(mac, i))}
+// checkMAC holds mac to the grammar. When it breaks it, why says how: at byte i, or, with i < 0,
+// by its length.
+func checkMAC(mac string) (i int, why string) {
+	for i, r := range mac {
+		if r >= utf8.RuneSelf {
+			return i, ", which no MAC address holds"
+		}
 	}
-	if lo, ok = unhex(mac[i+1]); !ok {
-		return 0, 0, &MACError{mac, fmt.Sprintf("character %d is %s, not a hex digit", i+2, char(mac, i+1))}
+	switch len(mac) {
+	case 12:
+		for i := range 12 {
+			if unhex(mac[i]) > 15 {
+				return i, ", not a hex digit"
+			}
+		}
+	case 17:
+		for i := range 17 {
+			switch c := mac[i]; {
+			case i == 2 && c != '-' && c != ':':
+				return i, " where '-' or ':' goes"
+			case i%3 == 2 && c != mac[2]:
+				return i, ", not the separator character 3 is"
+			case i%3 != 2 && unhex(c) > 15:
+				return i, ", not a hex digit"
+			}
+		}
+	default:
+		return -1, "length"
 	}
-	return hi, lo, nil
+	return 0, ""
 }
 
-func unhex(c byte) (byte, bool) {
+// unhex is the value of the hex digit c, or 255.
+func unhex(c byte) byte {
 	switch {
 	case '0' <= c && c <= '9':
-		return c - '0', true
+		return c - '0'
 	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10, true
+		return c - 'a' + 10
 	case 'A' <= c && c <= 'F':
-		return c - 'A' + 10, true
+		return c - 'A' + 10
 	}
-	return 0, false
+	return 255
 }
 
-// char shows the character at byte i of s, quoted; a byte that starts no valid UTF-8 sequence is
-// shown as its value.
-func char(s string, i int) string {
-	r, size := utf8.DecodeRuneInString(s[i:])
-	if r == utf8.RuneError && size == 1 {
-		return fmt.Sprintf("byte 0x%02x", s[i])
+// macError is the error for mac, which checkMAC refused at i for why.
+func macError(mac string, i int, why string) error {
+	var reason string
+	switch {
+	case i >= 0:
+		_, size := utf8.DecodeRuneInString(mac[i:])
+		reason = "character " + strconv.Itoa(utf8.RuneCountInString(mac[:i])+1) + " is " + strconv.Quote(mac[i:i+size]) + why
+	case mac == "":
+		reason = "it is empty"
+	default:
+		reason = "it is " + strconv.Itoa(len(mac)) + " characters long, not 17 (or 12 without separators)"
 	}
-	return fmt.Sprintf("%q", r)
+	if len(mac) > 40 { // a mac_addr is the peer's input: do not echo a page of it
+		mac = mac[:40] + "..."
+	}
+	return errors.New(strconv.Quote(mac) + " is not a MAC address: " + reason + " (want six hex pairs such as AA-BB-CC-DD-EE-FF)")
 }

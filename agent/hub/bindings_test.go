@@ -196,7 +196,7 @@ func TestForgetRoute(t *testing.T) {
 		{"no token", "POST", path, "", nil, 401, "bearer token"},
 		{"wrong token", "POST", path, "op-tokeN", nil, 401, "bearer token"},
 		{"GET", "GET", path, "op-token", nil, 405, ""},
-		{"bad MAC", "POST", "/devices/nope/forget", "op-token", nil, 400, `mac_addr \"nope\"`},
+		{"bad MAC", "POST", "/devices/nope/forget", "op-token", nil, 400, `\"nope\" is not a MAC address: it is 4 characters long`},
 		{"cross-origin", "POST", path, "op-token", map[string]string{"Sec-Fetch-Site": "cross-site", "Origin": "http://evil.example"}, 403, "cross-origin"},
 	} {
 		if status, body := do(tc.method, tc.path, tc.token, tc.header); status != tc.status || !strings.Contains(body, tc.body) {

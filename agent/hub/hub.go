@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 	"github.com/devicectl/devicectl/transport"
 )
@@ -367,7 +368,7 @@ func (h *Hub) releaseToolset(ts *toolset) {
 // whatever its Client-Id, binds it. It reports whether mac was bound. A device registered as mac
 // now keeps its line, and is bound again when it registers again, unless another was first.
 func (h *Hub) Forget(ctx context.Context, mac string) (bool, error) {
-	m, err := ParseMAC(mac)
+	m, err := protocol.ParseMAC(mac)
 	if err != nil {
 		return false, err
 	}

@@ -469,23 +469,6 @@ func TestCloseEndsEverything(t *testing.T) {
 	}
 }
 
-func TestParseMAC(t *testing.T) {
-	for in, want := range map[string]string{
-		"AA-BB-CC-DD-EE-FF": "AA-BB-CC-DD-EE-FF",
-		"aa:bb:cc:dd:ee:0f": "AA-BB-CC-DD-EE-0F",
-		"aa-bb-cc-dd-ee-ff": "AA-BB-CC-DD-EE-FF",
-		"AA-BB:CC-DD-EE-FF": "",
-		"AA-BB-CC-DD-EE":    "",
-		"AA-BB-CC-DD-EE-FG": "",
-		"":                  "",
-	} {
-		got, err := hub.ParseMAC(in)
-		if got != want || (err != nil) != (want == "") {
-			t.Errorf("ParseMAC(%q) = %q, %v; want %q", in, got, err, want)
-		}
-	}
-}
-
 func TestLineThatNeverRegistersIsClosed(t *testing.T) {
 	leakcheck.Check(t)
 	_, url := start(t, &hub.Options{RegisterTimeout: 50 * time.Millisecond})

@@ -178,9 +178,9 @@ func (l *line) register(m *transport.Message) {
 		l.refuse(m.ID, "", "params: "+err.Error())
 		return
 	}
-	mac, err := ParseMAC(p.MAC)
+	mac, err := protocol.ParseMAC(p.MAC)
 	if err != nil {
-		l.refuse(m.ID, p.MAC, err.Error())
+		l.refuse(m.ID, p.MAC, "mac_addr "+err.Error())
 		return
 	}
 	if details := h.checkTools(p.Tools); details != "" {

@@ -157,7 +157,7 @@ func New(o *Options) (*Server, error) {
 	owner := map[string]string{} // alias -> MAC
 	for _, mac := range slices.Sorted(maps.Keys(o.Aliases)) {
 		a := o.Aliases[mac]
-		norm, err := hub.ParseMAC(mac)
+		norm, err := protocol.ParseMAC(mac)
 		if err != nil {
 			return nil, fmt.Errorf("mcpserver: the alias %q is for %q: %w", a, mac, err)
 		}

@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // Config is devicectl's configuration. Its shape is the YAML file's; the settings table below
@@ -412,13 +412,8 @@ func checkServerURL(v string) (string, error) {
 	return v, nil
 }
 
-func checkMAC(v string) (string, error) {
-	mac, err := device.NormalizeMAC(v)
-	if err != nil {
-		return "", fmt.Errorf("%q is not a MAC address (want six hex pairs, e.g. AA-BB-CC-DD-EE-FF)", v)
-	}
-	return mac, nil
-}
+// checkMAC normalises a MAC; its error says what is wrong with it.
+func checkMAC(v string) (string, error) { return protocol.ParseMAC(v) }
 
 // checkListen returns the check of a host:port key whose errors show example, the key's own
 // default port, so that a mistake in one server's address is not answered with another's.

@@ -6,13 +6,12 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
-	"net"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 const (
@@ -156,8 +155,7 @@ func MAC(prefix []byte, i int) string {
 		b[j] = byte(v)
 		v >>= 8
 	}
-	mac, _ := device.NormalizeMAC(net.HardwareAddr(b[:]).String()) // six bytes always normalise
-	return mac
+	return protocol.FormatMAC(b[:])
 }
 
 // ClientID is a stable Client-Id for mac (a name-based UUID, version 5 layout): a real device

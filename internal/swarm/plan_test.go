@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 func TestNewPlan(t *testing.T) {
@@ -76,7 +76,7 @@ func TestSwarmMAC(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("MAC(% x, %d) = %s, want %s", tc.prefix, tc.i, got, tc.want)
 		}
-		if norm, err := device.NormalizeMAC(got); err != nil || norm != got {
+		if norm, err := protocol.ParseMAC(got); err != nil || norm != got {
 			t.Errorf("%s is not in the protocol's form: %q %v", got, norm, err)
 		}
 	}
