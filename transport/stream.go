@@ -29,9 +29,10 @@ var errClosed = fmt.Errorf("transport: stream closed: %w", net.ErrClosed)
 const keptBufferCap = 64 << 10
 
 // Stream is one JSON-RPC 2.0 line over one WebSocket: one message per text
-// frame. The device reads it with Read and answers with the Write methods;
-// the agent and test side run a jsonrpc2.Conn over it (NewConn), for which
-// it is a jsonrpc2.ObjectStream (ReadObject, WriteObject). Either way,
+// frame. The device and the agent's hub read it with Read and answer with the
+// Write methods; a peer that wants jsonrpc2's loop (the test stand-in server)
+// runs a jsonrpc2.Conn over it (NewConn), for which it is a
+// jsonrpc2.ObjectStream (ReadObject, WriteObject). Either way,
 // malformed frames are answered on the line (-32700 / -32600, see
 // docs/protocol.md) and reading goes on; a read returns an error only when the
 // line is gone.
