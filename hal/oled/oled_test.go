@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"image"
 	"strings"
-	"sync"
 	"testing"
 
 	"periph.io/x/conn/v3/conntest"
@@ -19,6 +18,7 @@ import (
 	"github.com/devicectl/devicectl/hal/faces"
 	"github.com/devicectl/devicectl/hal/oled"
 	"github.com/devicectl/devicectl/internal/testing/graydiff"
+	"github.com/devicectl/devicectl/internal/testing/halconform"
 )
 
 var sizes = []oled.Size{oled.Size128x64, oled.Size128x32}
@@ -308,14 +308,7 @@ func TestCancelledContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if err := f.SetExpression(ctx, hal.Smile); !errors.Is(err, context.Canceled) {
-		t.Errorf("SetExpression(cancelled) = %v, want context.Canceled", err)
-	}
-	if _, err := f.Expression(ctx); !errors.Is(err, context.Canceled) {
-		t.Errorf("Expression(cancelled) = %v, want context.Canceled", err)
-	}
+	halconform.FaceCancelled(t, f)
 	if err := bus.Close(); err != nil {
 		t.Error(err)
 	}
@@ -453,32 +446,11 @@ func TestConcurrentUse(t *testing.T) {
 	ctx := context.Background()
 	p := newPanel(128, 32)
 	f := openers[0].open(t, p, oled.Size128x32, nil)
-	var wg sync.WaitGroup
-	for i, e := range hal.Expressions() {
-		wg.Add(2)
-		go func() {
-			defer wg.Done()
-			for j := 0; j < 5; j++ {
-				if err := f.SetExpression(ctx, e); err != nil {
-					t.Error(err)
-				}
-				if i == 0 && j == 2 {
-					if err := f.Halt(); err != nil {
-						t.Error(err)
-					}
-				}
-			}
-		}()
-		go func() {
-			defer wg.Done()
-			for j := 0; j < 5; j++ {
-				if _, err := f.Expression(ctx); err != nil {
-					t.Error(err)
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	halconform.FaceConcurrently(t, f, 5, func() {
+		if err := f.Halt(); err != nil {
+			t.Error(err)
+		}
+	})
 	// A last set, so that the face is not halted (a halted face is dark).
 	if err := f.SetExpression(ctx, hal.Smile); err != nil {
 		t.Fatal(err)
