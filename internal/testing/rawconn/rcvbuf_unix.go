@@ -1,6 +1,6 @@
 //go:build unix
 
-package netlimit
+package rawconn
 
 import "syscall"
 
