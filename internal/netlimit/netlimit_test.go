@@ -68,10 +68,22 @@ func (l smallSendBuffers) Accept() (net.Conn, error) {
 	return c, err
 }
 
-// waitIdle waits until ln holds n connections with no request.
-func waitIdle(t *testing.T, ln *Listener, n int) {
+// idleChanges returns an onIdleChange hook and the channel it wakes: a pending wake stands for
+// any number of changes, so none is lost and the hook never blocks the server.
+func idleChanges() (hook func(), changed <-chan struct{}) {
+	ch := make(chan struct{}, 1)
+	return func() {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}, ch
+}
+
+// waitIdle waits until ln, built with the hook of changed, holds n connections with no request.
+func waitIdle(t *testing.T, ln *Listener, changed <-chan struct{}, n int) {
 	t.Helper()
-	deadline := time.Now().Add(waitFor)
+	timeout := time.After(waitFor)
 	for {
 		ln.mu.Lock()
 		got := ln.idle.Len()
@@ -79,10 +91,11 @@ func waitIdle(t *testing.T, ln *Listener, n int) {
 		if got == n {
 			return
 		}
-		if time.Now().After(deadline) {
+		select {
+		case <-changed:
+		case <-timeout:
 			t.Fatalf("%d idle connections after %v, want %d", got, waitFor, n)
 		}
-		time.Sleep(time.Millisecond)
 	}
 }
 
@@ -136,12 +149,13 @@ func waitLogged(t *testing.T, l logged, want string) {
 // request: a normal client is answered at once behind a flood of idle ones.
 func TestListenerEvictsIdle(t *testing.T) {
 	log := make(logged, 16)
-	addr, ln := serve(t, ok, &http.Server{ConnState: ConnState}, &ListenerOptions{Connections: 2, Logger: slog.New(log)}, nil)
+	idleChanged, changed := idleChanges()
+	addr, ln := serve(t, ok, &http.Server{ConnState: ConnState}, &ListenerOptions{Connections: 2, Logger: slog.New(log), onIdleChange: idleChanged}, nil)
 	kept := rawconn.Dial(t, addr)
 	get(t, kept, "/") // idle between two requests
 	// The server marks it idle a moment after the answer is read; the flood below must come after,
 	// or kept would be the newest idle one, not the oldest.
-	waitIdle(t, ln, 1)
+	waitIdle(t, ln, changed, 1)
 	partial := rawconn.Dial(t, addr)
 	fmt.Fprintf(partial, "GET / HTTP/1.1\r\n") // a header begun is not a request yet
 	for range 20 {
