@@ -16,6 +16,7 @@ import (
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/hal/sim"
 	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/internal/testing/devicerun"
 	"github.com/devicectl/devicectl/internal/testing/loopback"
 	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
@@ -87,15 +88,7 @@ func startDevice(t testing.TB, url, mac, token string) *simDevice {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("device %s: %v", mac, err)
-		}
-	})
+	devicerun.Start(t, a)
 	return d
 }
 
