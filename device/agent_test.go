@@ -22,6 +22,7 @@ import (
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/device/agenttest"
 	"github.com/devicectl/devicectl/hal/sim"
+	"github.com/devicectl/devicectl/internal/testing/logbuf"
 	"github.com/devicectl/devicectl/internal/testing/standin"
 	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
@@ -255,7 +256,7 @@ func TestUnansweredRegistrationTimesOut(t *testing.T) {
 func TestStreamedChunksRenderInOrder(t *testing.T) {
 	checkLeaks(t)
 	srv := standin.Start(t, nil)
-	var out lockedBuffer
+	var out logbuf.Buffer
 	r := device.NewRenderer(&out, io.Discard, nil)
 	a := newAgent(t, device.Options{URL: srv.URL(), Render: r.Render})
 	runAgent(t, a)
@@ -291,7 +292,7 @@ func TestSlowToolDelaysNeitherMessagesNorOtherTools(t *testing.T) {
 	})); err != nil {
 		t.Fatal(err)
 	}
-	var out lockedBuffer
+	var out logbuf.Buffer
 	r := device.NewRenderer(&out, io.Discard, nil)
 	a := newAgent(t, device.Options{URL: srv.URL(), Registry: reg, Render: r.Render})
 	runAgent(t, a)
@@ -666,7 +667,7 @@ func TestCheck(t *testing.T) {
 func TestServerCloseIsNoFault(t *testing.T) {
 	checkLeaks(t)
 	srv := standin.Start(t, nil)
-	var logs lockedBuffer
+	var logs logbuf.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	a := newAgent(t, device.Options{URL: srv.URL(), Logger: log})
 	runAgent(t, a)
@@ -685,7 +686,7 @@ func TestServerCloseIsNoFault(t *testing.T) {
 func TestStopWithTheServerLeavesNoRetryLine(t *testing.T) {
 	checkLeaks(t)
 	srv := standin.Start(t, nil)
-	var logs lockedBuffer
+	var logs logbuf.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()

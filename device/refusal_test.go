@@ -12,6 +12,7 @@ import (
 
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/device/agenttest"
+	"github.com/devicectl/devicectl/internal/testing/logbuf"
 	"github.com/devicectl/devicectl/internal/testing/standin"
 	"github.com/devicectl/devicectl/protocol"
 )
@@ -29,7 +30,7 @@ func TestRefusalLogsDetails(t *testing.T) {
 		}
 		return &jsonrpc2.Error{Code: protocol.CodeInvalidParams, Message: "Invalid params", Data: &data}
 	}})
-	logs := &lockedBuffer{}
+	logs := &logbuf.Buffer{}
 	a := newAgent(t, device.Options{URL: srv.URL(), Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	runAgent(t, a)
 	waitDevice(t, srv)

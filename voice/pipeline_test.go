@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +18,7 @@ import (
 	"github.com/devicectl/devicectl/device/agenttest"
 	"github.com/devicectl/devicectl/hal/mic"
 	"github.com/devicectl/devicectl/internal/testing/leakcheck"
+	"github.com/devicectl/devicectl/internal/testing/logbuf"
 	"github.com/devicectl/devicectl/internal/testing/poll"
 	"github.com/devicectl/devicectl/internal/testing/pulsetest"
 	"github.com/devicectl/devicectl/internal/wav"
@@ -95,26 +95,9 @@ type rig struct {
 	srv    *agenttest.Server
 	agent  *device.Agent
 	dev    *agenttest.Device
-	logs   *lockedLog
+	logs   *logbuf.Buffer
 	cancel context.CancelFunc
 	done   chan struct{}
-}
-
-type lockedLog struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // start runs a device against an agenttest server taking voice as v says, rendering through
@@ -127,7 +110,7 @@ func start(t *testing.T, v *agenttest.Voice, render func(protocol.AIMessage)) *r
 	}
 	t.Cleanup(func() { srv.Close() })
 	reg := tools.NewRegistry()
-	r := &rig{srv: srv, logs: &lockedLog{}, done: make(chan struct{})}
+	r := &rig{srv: srv, logs: &logbuf.Buffer{}, done: make(chan struct{})}
 	r.agent, err = device.New(&device.Options{URL: srv.URL(), MAC: "AA-BB-CC-DD-EE-01", Registry: reg, Render: render,
 		Logger: slog.New(slog.NewTextHandler(r.logs, nil))})
 	if err != nil {

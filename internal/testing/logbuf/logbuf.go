@@ -5,6 +5,7 @@ package logbuf
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"regexp"
@@ -51,6 +52,26 @@ func (b *Buffer) Reset() {
 // Logger logs everything, debug included, as text into b.
 func (b *Buffer) Logger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(b, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// JSONLogger logs everything, debug included, as JSON lines into b, for tests that read the
+// records back with Records.
+func (b *Buffer) JSONLogger() *slog.Logger {
+	return slog.New(slog.NewJSONHandler(b, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// Records decodes every line written so far as a JSON log record; a line that is not one fails t.
+func (b *Buffer) Records(t testing.TB) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for line := range strings.Lines(b.String()) {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		out = append(out, rec)
+	}
+	return out
 }
 
 // Count returns how many lines hold every one of subs.
