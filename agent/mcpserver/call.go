@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/devicectl/devicectl/agent/hub"
+	"github.com/devicectl/devicectl/agent/reminders"
 	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 )
@@ -132,7 +133,7 @@ func (s *Server) callAnnounce(ctx context.Context, t deviceTool, args json.RawMe
 	if err != nil {
 		return nil, err
 	}
-	return s.callLocalAs(ctx, t.name(), AnnounceTool, local)
+	return s.callLocalAs(ctx, t.name(), reminders.ToolAnnounce, local)
 }
 
 // callLocal runs one of the server's own tools, with the same validation as a device's.

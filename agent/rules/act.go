@@ -9,6 +9,9 @@ import (
 	"strings"
 
 	"github.com/devicectl/devicectl/agent"
+	"github.com/devicectl/devicectl/agent/localtools"
+	"github.com/devicectl/devicectl/agent/memory"
+	"github.com/devicectl/devicectl/agent/reminders"
 	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 )
@@ -164,17 +167,17 @@ func (r *turn) capabilities() string {
 	if r.has(protocol.ToolStatus) {
 		add("报告状态（“你现在状态怎么样”）", `report my status ("how are you")`)
 	}
-	if r.has(toolCalc) {
+	if r.has(localtools.ToolCalculate) {
 		add("算术（“5加10”“3*(4+5)”）", `do arithmetic ("add 5 and 10", "3*(4+5)")`)
 	}
-	if r.has(toolAddMem) || r.has(toolSearchMem) {
+	if r.has(memory.ToolAdd) || r.has(memory.ToolSearch) {
 		add("记住你的事（“记住我喜欢科技”“我喜欢什么”“忘掉那条”）",
 			`remember things ("remember that I like tea", "what do I like", "forget that")`)
 	}
-	if r.has(toolSearch) {
+	if r.has(localtools.ToolSearch) {
 		add("上网搜索（“搜索 今天的新闻”）", `search the web ("search for today's news")`)
 	}
-	if r.has(toolSetReminder) {
+	if r.has(reminders.ToolSet) {
 		add("设提醒和计时（“10分钟后提醒我喝水”“计时5分钟”“我有哪些提醒”）",
 			`set reminders and timers ("remind me in 5 minutes to stretch", "set a timer for 3 minutes", "what reminders do I have")`)
 	}

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/devicectl/devicectl/agent/localtools"
 )
 
 // The arithmetic the planner recognises is rewritten into plain ASCII symbols (5+10, 3*(4+5))
@@ -146,7 +148,7 @@ func wellFormed(s string) bool {
 
 // calc has the calculate tool work out expr and says the result.
 func (r *turn) calc(expr string) error {
-	d, ok := r.decl[toolCalc]
+	d, ok := r.decl[localtools.ToolCalculate]
 	if !ok {
 		r.say("我现在不能算术（没有 calculate 工具）。", "I can't do arithmetic right now (there is no calculate tool).")
 		return nil
@@ -155,7 +157,7 @@ func (r *turn) calc(expr string) error {
 		r.say("这个算式的长度超出了计算工具的限制。", "That expression is longer than the calculate tool accepts.")
 		return nil
 	}
-	res, failure, err := r.call(toolCalc, map[string]any{"expression": expr})
+	res, failure, err := r.call(localtools.ToolCalculate, map[string]any{"expression": expr})
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/devicectl/devicectl/agent/memory"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -59,7 +60,7 @@ func topicsOf(d tools.Declaration, content string) []string {
 const generalQuery = "偏好 备忘 喜欢 名字 生日 住在 工作 preference note like name birthday live work"
 
 func (r *turn) remember(content string) error {
-	d, ok := r.decl[toolAddMem]
+	d, ok := r.decl[memory.ToolAdd]
 	if !ok {
 		r.memoryUnavailable()
 		return nil
@@ -76,7 +77,7 @@ func (r *turn) remember(content string) error {
 	if property(d, "topics") != nil {
 		in["topics"] = topicsOf(d, content)
 	}
-	res, failure, err := r.call(toolAddMem, in)
+	res, failure, err := r.call(memory.ToolAdd, in)
 	if err != nil {
 		return err
 	}
@@ -113,7 +114,7 @@ func (m foundMemory) text() string {
 // searchMemories runs search_user_memories and returns what it found, best first, without
 // the results it scores as not relevant at all.
 func (r *turn) searchMemories(query string) (found []foundMemory, failure, fatal error) {
-	d := r.decl[toolSearchMem]
+	d := r.decl[memory.ToolSearch]
 	if query == "" {
 		query = generalQuery
 	}
@@ -126,7 +127,7 @@ func (r *turn) searchMemories(query string) (found []foundMemory, failure, fatal
 		lo, hi := intBounds(d, "limit", 1, 100)
 		in["limit"] = min(max(5, lo), hi)
 	}
-	res, failure, err := r.call(toolSearchMem, in)
+	res, failure, err := r.call(memory.ToolSearch, in)
 	if err != nil || failure != nil {
 		return nil, failure, err
 	}
@@ -151,7 +152,7 @@ func (r *turn) searchMemories(query string) (found []foundMemory, failure, fatal
 }
 
 func (r *turn) recall(query string) error {
-	if !r.has(toolSearchMem) {
+	if !r.has(memory.ToolSearch) {
 		r.memoryUnavailable()
 		return nil
 	}
@@ -183,7 +184,7 @@ func (r *turn) recall(query string) error {
 }
 
 func (r *turn) forget(what string) error {
-	if !r.has(toolDelMem) {
+	if !r.has(memory.ToolDelete) {
 		r.memoryUnavailable()
 		return nil
 	}
@@ -196,7 +197,7 @@ func (r *turn) forget(what string) error {
 			return nil
 		}
 	} else {
-		if !r.has(toolSearchMem) {
+		if !r.has(memory.ToolSearch) {
 			r.say("我找不到记忆，没法知道要忘掉哪一条。", "I can't search my memories, so I can't tell which one to forget.")
 			return nil
 		}
@@ -218,7 +219,7 @@ func (r *turn) forget(what string) error {
 			return nil
 		}
 	}
-	d := r.decl[toolDelMem]
+	d := r.decl[memory.ToolDelete]
 	id := ref.id
 	switch {
 	case isType(d, "memory_id", "integer") || isType(d, "memory_id", "number"):
@@ -238,7 +239,7 @@ func (r *turn) forget(what string) error {
 	if property(d, "user_id") != nil {
 		in["user_id"] = r.userID()
 	}
-	res, failure, err := r.call(toolDelMem, in)
+	res, failure, err := r.call(memory.ToolDelete, in)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/devicectl/devicectl/agent/localtools"
 )
 
 // webResult is one result of search_web.
@@ -13,7 +15,7 @@ type webResult struct {
 }
 
 func (r *turn) search(query string) error {
-	d, ok := r.decl[toolSearch]
+	d, ok := r.decl[localtools.ToolSearch]
 	if !ok {
 		r.say("我现在不能上网搜索。", "I can't search the web right now.")
 		return nil
@@ -23,7 +25,7 @@ func (r *turn) search(query string) error {
 		r.say("要搜索什么？比如“搜索 今天的新闻”。", "What should I search for? For example \"search for today's news\".")
 		return nil
 	}
-	res, failure, err := r.call(toolSearch, map[string]any{"query": query})
+	res, failure, err := r.call(localtools.ToolSearch, map[string]any{"query": query})
 	if err != nil {
 		return err
 	}

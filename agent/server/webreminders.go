@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/devicectl/devicectl/agent"
+	"github.com/devicectl/devicectl/agent/reminders"
 	"github.com/devicectl/devicectl/agent/web"
 	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
@@ -48,7 +49,7 @@ func (w webReminders) Announce(ctx context.Context, mac, text string) ([]string,
 	if err != nil {
 		return nil, err
 	}
-	p, err := w.local.Prepare("announce", in)
+	p, err := w.local.Prepare(reminders.ToolAnnounce, in)
 	if pe := (*tools.ParamsError)(nil); errors.As(err, &pe) {
 		return nil, &agent.ToolError{Code: protocol.CodeInvalidParams, Message: "Invalid params", Details: pe.Details}
 	} else if err != nil {

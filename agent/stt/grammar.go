@@ -6,17 +6,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/devicectl/devicectl/agent/localtools"
+	"github.com/devicectl/devicectl/agent/memory"
+	"github.com/devicectl/devicectl/agent/reminders"
 	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
-)
-
-// The tools whose phrases the grammar holds: those the rule planner (agent/rules) calls by rule.
-const (
-	toolCalc     = "calculate"
-	toolRemember = "add_user_memory"
-	toolRecall   = "search_user_memories"
-	toolForget   = "delete_user_memory"
-	toolRemind   = "set_reminder"
 )
 
 // faceWords are how an expression of the face tool's enum is said, as the rule planner
@@ -93,7 +87,7 @@ func GrammarKnown(decls []tools.Declaration, known func(word string) bool) []byt
 		top = append(top, "<status>")
 		add("status", "how are you", "status", "what's the volume", "what is the volume", "what's your status")
 	}
-	if has(toolCalc) {
+	if has(localtools.ToolCalculate) {
 		top = append(top, "<calculate>")
 		usesNumber = true
 		add("calculate",
@@ -103,9 +97,9 @@ func GrammarKnown(decls []tools.Declaration, known func(word string) bool) []byt
 			"multiply <number> by <number>",
 			"square root of <number>")
 	}
-	if has(toolRemember) || has(toolRecall) || has(toolForget) {
+	if has(memory.ToolAdd) || has(memory.ToolSearch) || has(memory.ToolDelete) {
 		var alts []string
-		if has(toolRemember) {
+		if has(memory.ToolAdd) {
 			alts = append(alts, "remember that <fact>")
 			add("fact",
 				"i like (tea | coffee | music | science | cats | dogs | pizza)",
@@ -113,16 +107,16 @@ func GrammarKnown(decls []tools.Declaration, known func(word string) bool) []byt
 				"my dog is called max",
 				"i live in (paris | london | oslo | berlin)")
 		}
-		if has(toolRecall) {
+		if has(memory.ToolSearch) {
 			alts = append(alts, "what do i like", "what's my name", "where do i live", "what do you remember about me")
 		}
-		if has(toolForget) {
+		if has(memory.ToolDelete) {
 			alts = append(alts, "forget that", "forget it")
 		}
 		top = append(top, "<memory>")
 		add("memory", alts...)
 	}
-	if has(toolRemind) {
+	if has(reminders.ToolSet) {
 		top = append(top, "<remind>")
 		usesNumber = true
 		add("remind",
