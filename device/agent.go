@@ -541,11 +541,29 @@ type registration struct {
 func (a *Agent) register(l *line) (*registration, error) {
 	a.regID++
 	decls := a.opts.Registry.Declarations()
-	req, err := l.call("reg-"+strconv.FormatUint(a.regID, 10), protocol.MethodRegisterTools, protocol.RegisterParams[[]tools.Declaration]{MAC: a.opts.MAC, Tools: decls})
+	req, err := l.call(registrationID(a.regID), protocol.MethodRegisterTools, registerParams(a.opts.MAC, decls))
 	if err != nil {
 		return nil, fmt.Errorf("registering: %w", err)
 	}
 	return &registration{req: req, tools: decls, timer: time.NewTimer(a.opts.RegisterTimeout)}, nil
+}
+
+// registrationID is the id of the agent's n-th mcp/registerTools: "reg-1" on its first
+// connection, "reg-2" on the next, ...
+func registrationID(n uint64) string { return "reg-" + strconv.FormatUint(n, 10) }
+
+func registerParams(mac string, decls []tools.Declaration) protocol.RegisterParams[[]tools.Declaration] {
+	return protocol.RegisterParams[[]tools.Declaration]{MAC: mac, Tools: decls}
+}
+
+// Registration returns the mcp/registerTools request an Agent with Options.MAC mac and a registry
+// declaring decls sends first, byte for byte as the server receives it.
+func Registration(mac string, decls []tools.Declaration) ([]byte, error) {
+	id, err := json.Marshal(registrationID(1))
+	if err != nil {
+		return nil, err
+	}
+	return transport.EncodeRequest(id, protocol.MethodRegisterTools, registerParams(mac, decls))
 }
 
 // end stops waiting for r's answer; a no-op once it was received, or on a nil r.

@@ -423,6 +423,24 @@ func TestBurstAnsweredExactlyOnce(t *testing.T) {
 	}
 }
 
+// Registration is the first frame an Agent sends, byte for byte: what `devicectl tools` prints.
+func TestRegistrationIsTheFirstFrame(t *testing.T) {
+	checkLeaks(t)
+	p := newPeer(t)
+	reg := seedRegistry(t, sim.NewSpeaker(nil), sim.NewFace(nil))
+	runAgent(t, newAgent(t, device.Options{URL: p.url(), Registry: reg}))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	sent := p.accept(ctx).recv()
+	want, err := device.Registration(testMAC, reg.Declarations())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(sent) != string(want) {
+		t.Errorf("the agent sent\n%s\nRegistration is\n%s", sent, want)
+	}
+}
+
 func TestOversizedFrameReconnects(t *testing.T) {
 	checkLeaks(t)
 	p := newPeer(t)

@@ -248,12 +248,27 @@ func (s *Stream) WriteError(id json.RawMessage, code int64, message string, data
 // WriteRequest writes a request with the given id (a JSON string or number
 // token, written as given). params nil means no "params" member.
 func (s *Stream) WriteRequest(id json.RawMessage, method string, params any) error {
-	if id == nil {
-		return fmt.Errorf("transport: encode: %w: a request needs an id", errBadID)
-	}
 	buf := getBuf()
 	defer putBuf(buf)
-	return s.send(buf, appendRequest(buf, id, method, params))
+	return s.send(buf, appendIDRequest(buf, id, method, params))
+}
+
+// EncodeRequest returns the frame WriteRequest would send, byte for byte: for
+// showing a request without a line to send it on.
+func EncodeRequest(id json.RawMessage, method string, params any) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := appendIDRequest(&buf, id, method, params); err != nil {
+		return nil, fmt.Errorf("transport: encode: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// appendIDRequest is appendRequest for a request, which needs an id.
+func appendIDRequest(buf *bytes.Buffer, id json.RawMessage, method string, params any) error {
+	if id == nil {
+		return fmt.Errorf("%w: a request needs an id", errBadID)
+	}
+	return appendRequest(buf, id, method, params)
 }
 
 // WriteNotification writes a notification (a request without an id). params
