@@ -24,4 +24,6 @@
 // and every place a person names a device (the console, the A2A metadata, the MCP aliases) read a
 // MAC with this one grammar, so an address one side takes is one the other takes. Anything else,
 // mixed separators, other groupings, spaces, is refused with an error that says what is wrong.
+// ParseMACPrefix reads the first one to five pairs of an address in the same grammar (02-DC,
+// 02:dc, 02dc), for a tool that numbers the addresses after them.
 package protocol

@@ -10,10 +10,7 @@ import (
 )
 
 func TestParseMAC(t *testing.T) {
-	for _, tc := range []struct {
-		in, want string
-		reason   string // a substring of the error's reason when want is ""
-	}{
+	testParse(t, "ParseMAC", protocol.ParseMAC, "MAC address", "six hex pairs such as AA-BB-CC-DD-EE-FF", []parseCase{
 		{"AA-BB-CC-DD-EE-FF", "AA-BB-CC-DD-EE-FF", ""},
 		{"aa-bb-cc-dd-ee-0f", "AA-BB-CC-DD-EE-0F", ""},
 		{"aa:bb:cc:dd:ee:ff", "AA-BB-CC-DD-EE-FF", ""},
@@ -35,21 +32,34 @@ func TestParseMAC(t *testing.T) {
 		{"AA-BB-CC-DD-EE-F\x00", "", `character 17 is "\x00", not a hex digit`},
 		{"AA-BB-CC-DD-EE-É", "", `character 16 is "É", which no MAC address holds`},
 		{"AA-BB-CC-DD-EE-F\xff", "", `character 17 is "\xff", which no MAC address holds`},
-	} {
-		got, err := protocol.ParseMAC(tc.in)
+	})
+}
+
+// parseCase is an input of a parser and what it makes of it.
+type parseCase struct {
+	in, want string // want: the protocol's form of what it reads, "" for an error
+	reason   string // a substring of the error's reason when want is ""
+}
+
+// testParse checks parse, named fn, on cases: a refusal says in is not a what and why, and ends
+// saying what is wanted.
+func testParse(t *testing.T, fn string, parse func(string) (string, error), what, wanted string, cases []parseCase) {
+	t.Helper()
+	for _, tc := range cases {
+		got, err := parse(tc.in)
 		if tc.want != "" {
 			if got != tc.want || err != nil {
-				t.Errorf("ParseMAC(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+				t.Errorf("%s(%q) = %q, %v; want %q", fn, tc.in, got, err, tc.want)
 			}
 			continue
 		}
 		if got != "" || err == nil {
-			t.Errorf("ParseMAC(%q) = %q, %v; want an error", tc.in, got, err)
+			t.Errorf("%s(%q) = %q, %v; want an error", fn, tc.in, got, err)
 			continue
 		}
-		want := strconv.Quote(tc.in) + " is not a MAC address: " + tc.reason
-		if msg := err.Error(); !strings.HasPrefix(msg, want) || !strings.HasSuffix(msg, "(want six hex pairs such as AA-BB-CC-DD-EE-FF)") {
-			t.Errorf("ParseMAC(%q): error %q, want it to start %q and say what is wanted", tc.in, msg, want)
+		want := strconv.Quote(tc.in) + " is not a " + what + ": " + tc.reason
+		if msg := err.Error(); !strings.HasPrefix(msg, want) || !strings.HasSuffix(msg, "(want "+wanted+")") {
+			t.Errorf("%s(%q): error %q, want it to start %q and say what is wanted", fn, tc.in, msg, want)
 		}
 	}
 }
@@ -127,4 +137,91 @@ func grammar(in string) ([]byte, bool) {
 	}
 	b, err := hex.DecodeString(digits)
 	return b, err == nil
+}
+
+func TestParseMACPrefix(t *testing.T) {
+	parse := func(prefix string) (string, error) {
+		b, err := protocol.ParseMACPrefix(prefix)
+		if b == nil {
+			return "", err
+		}
+		return protocol.FormatMAC(b), err
+	}
+	testParse(t, "ParseMACPrefix", parse, "MAC prefix", "1 to 5 hex pairs such as 02-DC", []parseCase{
+		{"02", "02", ""},
+		{"02-DC", "02-DC", ""},
+		{"02:dc:7e", "02-DC-7E", ""},
+		{"02dc7e", "02-DC-7E", ""},
+		{"aa-BB-cc-DD-ee", "AA-BB-CC-DD-EE", ""},
+		{"0A0B0C0D0E", "0A-0B-0C-0D-0E", ""},
+
+		{"", "", "it is empty"},
+		{"0", "", "it ends in half a pair"},
+		{"02DC7", "", "it ends in half a pair"},
+		{"02-D", "", "it ends in half a pair"},
+		{"02-", "", "it ends in a separator"},
+		{"02:DC:", "", "it ends in a separator"},
+		{"02-DC:7E", "", `character 6 is ":", not the separator character 3 is`},
+		{"02:DC-7E", "", `character 6 is "-", not the separator character 3 is`},
+		{"02.DC", "", `character 3 is "." where '-' or ':' goes`},
+		{"0-2DC", "", `character 2 is "-", not a hex digit`},
+		{"02-DC-00-00-00-00", "", "it has 6 pairs, not 1 to 5"},
+		{"020000000000", "", "it has 6 pairs, not 1 to 5"},
+		{" 02", "", `character 1 is " ", not a hex digit`},
+		{"zz", "", `character 1 is "z", not a hex digit`},
+		{"02-É", "", `character 4 is "É", which no MAC address holds`},
+	})
+}
+
+// FuzzParseMACPrefix checks ParseMACPrefix against the grammar written out another way
+// (prefixGrammar), and every spelling of what it read against it again.
+func FuzzParseMACPrefix(f *testing.F) {
+	for _, s := range []string{"02", "02-DC", "02:dc:7e", "02dc7e", "02-DC:7E", "0-2DC", "02-", "02-D", "", "É", "02-DC-00-00-00-00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		got, err := protocol.ParseMACPrefix(in)
+		b, ok := prefixGrammar(in)
+		if !ok {
+			if got != nil || err == nil || !strings.Contains(err.Error(), " is not a MAC prefix: it") && !strings.Contains(err.Error(), " is not a MAC prefix: character ") {
+				t.Fatalf("ParseMACPrefix(%q) = % X, %v; want an error that says what is wrong", in, got, err)
+			}
+			return
+		}
+		if err != nil || string(got) != string(b) {
+			t.Fatalf("ParseMACPrefix(%q) = % X, %v; want % X", in, got, err, b)
+		}
+		form := protocol.FormatMAC(b)
+		for _, spelling := range []string{form, strings.ToLower(form), strings.ReplaceAll(form, "-", ":"), strings.ReplaceAll(form, "-", "")} {
+			if again, err := protocol.ParseMACPrefix(spelling); string(again) != string(b) || err != nil {
+				t.Fatalf("ParseMACPrefix(%q) = % X, %v; want % X", spelling, again, err, b)
+			}
+		}
+	})
+}
+
+// prefixGrammar reads in as the package documentation says a prefix is written: one to five hex
+// pairs, not joined, or joined all by '-' or all by ':'.
+func prefixGrammar(in string) ([]byte, bool) {
+	for n := 1; n <= 5; n++ {
+		if len(in) == 2*n {
+			if b, err := hex.DecodeString(in); err == nil {
+				return b, true
+			}
+		}
+		for _, sep := range []string{"-", ":"} {
+			parts := strings.Split(in, sep)
+			if n == 1 || len(parts) != n {
+				continue
+			}
+			whole := true
+			for _, p := range parts {
+				whole = whole && len(p) == 2
+			}
+			if b, err := hex.DecodeString(strings.Join(parts, "")); whole && err == nil {
+				return b, true
+			}
+		}
+	}
+	return nil, false
 }

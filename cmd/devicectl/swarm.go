@@ -25,7 +25,8 @@ run: it registers its tools, answers the server's calls and reconnects with back
 
 MACs are --mac-prefix followed by the device's number, so they are locally administered and the
 same on every run: with the default prefix, -n 3 gives 02-DC-00-00-00-00 to 02-DC-00-00-00-02.
-Give two swarms against one server different prefixes.
+The prefix is written as a MAC is, its pairs joined all by '-', all by ':' or not at all (02-DC,
+02:dc, 02dc). Give two swarms against one server different prefixes.
 
 The first dials are spread evenly over --ramp (default 1ms a device, so -n 10000 takes 10s).
 Every --interval a status line (redrawn in place on a terminal) gives the devices connected and
@@ -106,7 +107,7 @@ func newSwarmCmd() *cobra.Command {
 	}
 	fs := cmd.Flags()
 	fs.IntVarP(&n, "count", "n", 0, "how many devices to run (required)")
-	fs.StringVar(&prefix, "mac-prefix", swarm.DefaultMACPrefix, "first 1 to 5 bytes of every MAC, locally administered (first byte 02, 06, 0A, ...); the device number fills the rest")
+	fs.StringVar(&prefix, "mac-prefix", swarm.DefaultMACPrefix, "first 1 to 5 bytes of every MAC, written as a MAC is (02-DC, 02:dc, 02dc), locally administered (first byte 02, 06, 0A, ...); the device number fills the rest")
 	fs.DurationVar(&ramp, "ramp", 0, "spread the first dials evenly over this time (default 1ms a device; 0s dials all at once)")
 	fs.DurationVar(&interval, "interval", time.Second, "time between status lines")
 	fs.Float64Var(&talk.rate, "talk", 0, "send the server this many tasks a second in all, once every device has registered (0: none)")
