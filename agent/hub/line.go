@@ -148,12 +148,13 @@ func (l *line) end(why error) {
 	current := r != nil && h.devices[r.mac] == r
 	if current {
 		snap = r.snapshot()
-		delete(h.devices, r.mac)
-		h.releaseToolset(r.tools)
-		close(r.done)
+		h.drop(r)
 	}
 	h.mu.Unlock()
 	if current {
+		if h.opts.Cluster != nil {
+			h.opts.Cluster.Release(r.mac, r.since)
+		}
 		h.log.Info("device disconnected", "mac", r.mac, "remote", l.remote, "reason", why)
 		h.emit(Event{Kind: Disconnected, Device: snap, Reason: why})
 	} else {
@@ -203,6 +204,40 @@ func (l *line) register(m *transport.Message) {
 		l.refuse(m.ID, mac, err.Error())
 		return
 	}
+	since := time.Now()
+	// claimed: this line holds mac in the cluster, or is to once decided; "held" when it did
+	// before this registration (its tools change), so a refusal now must not release it.
+	claimed, held := false, false
+	if h.opts.Cluster != nil {
+		var refusal string
+		since, refusal, err = l.claim(mac, ts)
+		if refusal != "" || err != nil {
+			h.mu.Lock()
+			h.releaseToolset(ts)
+			h.mu.Unlock()
+			if err != nil {
+				h.log.Error("registration refused: the cluster could not decide who holds the MAC", "mac", mac, "remote", l.remote, "err", err)
+				l.writeError(m.ID, protocol.CodeInternalError, "Internal error", "the server could not check with the other nodes of its cluster which one holds "+mac+"; it logged why. Try again")
+				return
+			}
+			l.refuse(m.ID, mac, refusal)
+			return
+		}
+		claimed = true
+		h.mu.Lock()
+		held = l.reg != nil && h.devices[mac] == l.reg
+		h.mu.Unlock()
+	}
+	// unclaim undoes a claim that the registration did not keep; called with Hub.mu held.
+	unclaim := func() {
+		if !claimed {
+			return
+		}
+		delete(h.claiming, mac)
+		if !held {
+			h.wg.Go(func() { h.opts.Cluster.Release(mac, since) })
+		}
+	}
 
 	ctx, cancel = context.WithTimeout(context.Background(), bindingTimeout) // compiling took a while
 	defer cancel()
@@ -212,6 +247,7 @@ func (l *line) register(m *transport.Message) {
 		h.bmu.Unlock()
 		h.mu.Lock()
 		h.releaseToolset(ts)
+		unclaim()
 		h.mu.Unlock()
 		l.refuseBinding(m.ID, mac, err)
 		return
@@ -226,6 +262,9 @@ func (l *line) register(m *transport.Message) {
 		msg      = "Tools were successfully registered."
 	)
 	cur := h.devices[mac]
+	if claimed {
+		delete(h.claiming, mac)
+	}
 	switch {
 	case h.closed:
 		conflict = "the server is shutting down"
@@ -241,17 +280,19 @@ func (l *line) register(m *transport.Message) {
 		cur.tools = ts
 		events = append(events, Event{Kind: ToolsChanged, Device: cur.snapshot()})
 		msg = "Tools were successfully updated."
-	case cur != nil && (l.clientID == "" || l.clientID != cur.line.clientID):
+	case cur != nil && cur.line != nil && (l.clientID == "" || l.clientID != cur.clientID):
 		conflict = liveConflict(mac, cur)
 	default:
-		if cur != nil { // the same device on a new line: the old one is dead and unnoticed
+		switch {
+		case cur != nil && cur.line == nil: // another node's, until this node's claim just now
+			events = append(events, Event{Kind: Disconnected, Device: cur.snapshot(), Reason: ErrMoved})
+			h.drop(cur)
+		case cur != nil: // the same device on a new line: the old one is dead and unnoticed
 			replace = cur.line
 			events = append(events, Event{Kind: Disconnected, Device: cur.snapshot(), Reason: ErrReplaced})
-			delete(h.devices, mac)
-			h.releaseToolset(cur.tools)
-			close(cur.done)
+			h.drop(cur)
 		}
-		r := &registration{mac: mac, line: l, since: time.Now(), tools: ts, done: make(chan struct{})}
+		r := &registration{mac: mac, line: l, node: h.nodeName(), remote: l.remote, clientID: l.clientID, since: since, tools: ts, done: make(chan struct{})}
 		h.devices[mac] = r
 		if l.reg == nil {
 			close(l.registered)
@@ -261,6 +302,7 @@ func (l *line) register(m *transport.Message) {
 	}
 	if conflict != "" {
 		h.releaseToolset(ts)
+		unclaim()
 	}
 	h.mu.Unlock()
 	if conflict == "" && bind {
@@ -310,7 +352,7 @@ func (l *line) register(m *transport.Message) {
 // Hub.mu held.
 func liveConflict(mac string, cur *registration) string {
 	return fmt.Sprintf("MAC %s is already registered by a live connection from %s since %s; only the same device (same Client-Id) may replace it",
-		mac, cur.line.remote, cur.since.UTC().Format(time.RFC3339))
+		mac, cur.remote, cur.since.UTC().Format(time.RFC3339))
 }
 
 // refuseBinding answers a registration checkBinding refused or could not decide. A MAC that a
@@ -325,7 +367,7 @@ func (l *line) refuseBinding(id json.RawMessage, mac string, err error) {
 	}
 	details := be.details
 	h.mu.Lock()
-	if cur := h.devices[mac]; cur != nil && cur.line != l {
+	if cur := h.devices[mac]; cur != nil && cur.line != nil && cur.line != l {
 		details = liveConflict(mac, cur)
 	}
 	h.mu.Unlock()

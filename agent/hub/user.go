@@ -261,7 +261,11 @@ func (l *line) interrupt() {
 // heard logs and publishes what a person said to a device.
 func (h *Hub) heard(l *line, t UserTurn) {
 	h.log.Info("heard", "mac", t.MAC, "text", t.Text, "source", t.Source, "turn_id", t.ID)
-	h.emit(Event{Kind: Heard, Device: Device{MAC: t.MAC, RemoteAddr: l.remote, ClientID: l.clientID}, Text: t.Text, Source: t.Source, TurnID: t.ID})
+	e := Event{Kind: Heard, Device: Device{MAC: t.MAC, RemoteAddr: l.remote, ClientID: l.clientID, Node: h.nodeName()}, Text: t.Text, Source: t.Source, TurnID: t.ID}
+	h.emit(e)
+	if h.opts.Cluster != nil {
+		h.opts.Cluster.Publish(e)
+	}
 }
 
 // mac is the MAC the line serves now; "" before it registered or once replaced.
