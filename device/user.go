@@ -142,7 +142,7 @@ func (a *Agent) userRequest(ctx context.Context, method, feature string, params 
 		return protocol.UserResult{}, fmt.Errorf("%s: %w", method, ErrNoVoice)
 	}
 	if !v.voice.takes(feature) {
-		a.sayNoVoice(v.opts, "its registration answer lists no "+feature)
+		a.sayNoVoice(v, "its registration answer lists no "+feature)
 		return protocol.UserResult{}, fmt.Errorf("%s: %w", method, ErrNoVoice)
 	}
 	id := "user-" + strconv.FormatUint(a.userID.Add(1), 10)
@@ -156,7 +156,7 @@ func (a *Agent) userRequest(ctx context.Context, method, feature string, params 
 		if e := m.Error; e != nil {
 			if e.Code == protocol.CodeMethodNotFound {
 				l.noVoice.Store(true)
-				a.sayNoVoice(v.opts, "it answered "+method+" with -32601, method not found")
+				a.sayNoVoice(v, "it answered "+method+" with -32601, method not found")
 				return protocol.UserResult{}, fmt.Errorf("%s: %w", method, ErrNoVoice)
 			}
 			re := &RemoteError{Method: method, Code: e.Code, Message: e.Message}
@@ -181,14 +181,14 @@ func (a *Agent) userRequest(ctx context.Context, method, feature string, params 
 }
 
 // sayNoVoice logs, once per server, that it does not take voice: the device goes on without it.
-func (a *Agent) sayNoVoice(o *Options, why string) {
+func (a *Agent) sayNoVoice(v *status, why string) {
 	a.noVoiceMu.Lock()
-	said := a.noVoiceFor == o.URL
-	a.noVoiceFor = o.URL
+	said := a.noVoiceFor == v.server
+	a.noVoiceFor = v.server
 	a.noVoiceMu.Unlock()
 	if !said {
-		o.Logger.With("component", "agent").Warn("this server does not take voice; going on without it: what is heard is not sent",
-			"server", o.URL, "why", why)
+		v.opts.Logger.With("component", "agent").Warn("this server does not take voice; going on without it: what is heard is not sent",
+			"server", v.server, "why", why)
 	}
 }
 

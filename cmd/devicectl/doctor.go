@@ -91,18 +91,24 @@ func runDoctor(ctx context.Context, c *config.Config, configPath string, getenv 
 	if tlsConf, err := config.TLSConfig(c.Server, log); err != nil {
 		results = append(results, doctor.Result{Name: "tls", Err: err, Remedy: "fix the TLS files in the server section"})
 	} else {
-		results = append(results, doctor.CheckServer(ctx, &doctor.Server{
-			URL:              c.Server.URL,
-			MAC:              mac,
-			Token:            token,
-			UserAgent:        "devicectl/" + buildVersion(),
-			TLS:              tlsConf,
-			HandshakeTimeout: c.Connection.HandshakeTimeout,
-			TokenRemedy:      "check server.token_file or $" + config.TokenEnv,
-			Register:         register,
-			ClientID:         keptClientID(c.Device, getenv),
-			Voice:            c.Voice.Listen != config.ListenOff,
-		})...)
+		servers := c.Server.Servers()
+		if len(servers) == 0 {
+			servers = []string{""} // checked, to say it is not set
+		}
+		for _, u := range servers { // server.urls: each of them, in the order the device tries them
+			results = append(results, doctor.CheckServer(ctx, &doctor.Server{
+				URL:              u,
+				MAC:              mac,
+				Token:            token,
+				UserAgent:        "devicectl/" + buildVersion(),
+				TLS:              tlsConf,
+				HandshakeTimeout: c.Connection.HandshakeTimeout,
+				TokenRemedy:      "check server.token_file or $" + config.TokenEnv,
+				Register:         register,
+				ClientID:         keptClientID(c.Device, getenv),
+				Voice:            c.Voice.Listen != config.ListenOff,
+			})...)
+		}
 		if running {
 			results = append(results, doctor.Result{Name: "register", Detail: "not tried: run is running (" + sock + " answers); its log says whether the server accepts it, and why not"})
 		}

@@ -94,7 +94,7 @@ func newSwarmCmd() *cobra.Command {
 			if ports, ok := swarm.LocalPorts(); ok && n > ports {
 				fmt.Fprintf(stderr, "devicectl swarm: warning: %d devices but %d local ports (net.ipv4.ip_local_port_range): dials to one server address past that fail; widen the range\n", n, ports)
 			}
-			t, err := talk.check(c.Server.URL, os.Getenv, slog.New(slog.NewTextHandler(stderr, nil)))
+			t, err := talk.check(c.Server.Servers()[0], os.Getenv, slog.New(slog.NewTextHandler(stderr, nil)))
 			if err != nil {
 				return err
 			}
@@ -115,14 +115,17 @@ func newSwarmCmd() *cobra.Command {
 	fs.StringVar(&talk.route, "route", string(swarm.RouteSeed), "the tasks' route: seed (POST /tasks/send) or a2a (A2A 1.0 SendMessage on /a2a)")
 	fs.IntVar(&talk.callers, "callers", swarm.DefaultCallers, "tasks in flight at most; a task due while all are busy is counted behind")
 	fs.StringVar(&talk.tokenFile, "talk-token-file", "", "file holding serve's HTTP bearer token (its agent.token_file) for the tasks; else $"+agentTokenEnv)
-	config.BindFlags(fs, swarmDefaults(), "server", "language", "ping-interval", "log-level", "log-format")
+	config.BindFlags(fs, swarmDefaults(), "server", "servers", "language", "ping-interval", "log-level", "log-format")
 	return cmd
 }
 
 // checkSwarm checks the flags that no setting checks; every error is the user's to fix (exit 2).
 func checkSwarm(c *config.Config, n int, prefix string, ramp, interval time.Duration, limit swarm.LimitFunc) (swarm.Plan, error) {
-	if c.Server.URL == "" {
-		return swarm.Plan{}, usageError{errors.New("--server is required: the agent server's ws:// or wss:// URL")}
+	if err := c.Check(); err != nil {
+		return swarm.Plan{}, err
+	}
+	if len(c.Server.Servers()) == 0 {
+		return swarm.Plan{}, usageError{errors.New("--server is required: the agent server's ws:// or wss:// URL (or --servers, several separated by commas)")}
 	}
 	p, err := swarm.NewPlan(n, prefix, ramp, interval, limit)
 	if err != nil {

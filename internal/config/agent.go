@@ -46,7 +46,21 @@ type AgentConfig struct {
 	// Timezone is the IANA zone reminders are set and said in ("" is the machine's own).
 	Timezone  string
 	Reminders RemindersConfig
+	Cluster   ClusterConfig
 }
+
+// ClusterConfig makes serve one node of several that share their devices over NATS
+// (agent/cluster): behind one name, a turn on any node reaches a device on any node.
+type ClusterConfig struct {
+	NATS      string        // the NATS server's URL(s); empty: a single node
+	TokenFile string        // file holding NATS's token; empty: none (or user:password in NATS)
+	Name      string        // the cluster's name: the nodes that share it share their devices
+	Node      string        // this node's name; empty: the host name and a random suffix
+	TTL       time.Duration // how long a dead node's holds outlive it
+}
+
+// MinClusterTTL is agent.cluster.ttl's least value: holds are renewed every third of it.
+const MinClusterTTL = 3 * time.Second
 
 // RemindersConfig says how reminders reach devices that were away.
 type RemindersConfig struct {
@@ -142,6 +156,7 @@ func defaultAgent() AgentConfig {
 		STT:       STTConfig{Engine: STTEngineAuto},
 		Tasks:     TasksConfig{KeepAge: 30 * 24 * time.Hour, KeepCount: 10000},
 		Reminders: RemindersConfig{Grace: 10 * time.Minute},
+		Cluster:   ClusterConfig{Name: "devicectl", TTL: 15 * time.Second},
 		Limits: LimitsConfig{
 			Connections:           20000,
 			ConnectionsPerAddress: 20000,
@@ -187,6 +202,9 @@ func (c *Config) CheckAgent() error {
 		if c.Agent.STT.Model == "" {
 			return &Error{Key: "agent.stt.model", Err: errors.New("agent.stt.engine is openai and agent.stt.model is not set")}
 		}
+	}
+	if c.Agent.Cluster.TTL < MinClusterTTL {
+		return &Error{Key: "agent.cluster.ttl", Err: fmt.Errorf("%s is shorter than %s: the holds are renewed every third of it", c.Agent.Cluster.TTL, MinClusterTTL)}
 	}
 	if c.Agent.Planner == PlannerLLM {
 		if c.LLM.BaseURL == "" {

@@ -63,7 +63,7 @@ type AgentSettings struct {
 // AgentOptions maps the configuration onto device.Options.
 func (c *Config) AgentOptions(s AgentSettings) *device.Options {
 	return &device.Options{
-		URL:      c.Server.URL,
+		URLs:     c.Server.Servers(),
 		MAC:      s.MAC,
 		ClientID: s.ClientID,
 		Version:  s.Version,

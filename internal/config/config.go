@@ -39,6 +39,7 @@ type Config struct {
 // ServerConfig says where the agent server is and how to trust it.
 type ServerConfig struct {
 	URL                string
+	URLs               []string // several servers, tried in order (a cluster's nodes); not with URL
 	TokenFile          string
 	CAFile             string
 	CertFile           string
@@ -149,6 +150,7 @@ var settings = slices.Concat(coreSettings, hardwareSettings(), voiceSettings(), 
 
 var coreSettings = []setting{
 	stringKey("server.url", "server", "agent server address, ws://host:port/path or wss://...", func(c *Config) *string { return &c.Server.URL }, checkServerURL),
+	serverURLsKey(),
 	stringKey("server.token_file", "", "file holding the bearer token (mode 0600); else the DEVICECTL_TOKEN environment variable", func(c *Config) *string { return &c.Server.TokenFile }, nil),
 	stringKey("server.ca_file", "", "PEM CA bundle to verify the server with, instead of the system roots", func(c *Config) *string { return &c.Server.CAFile }, nil),
 	stringKey("server.cert_file", "", "PEM client certificate for mutual TLS (with server.key_file)", func(c *Config) *string { return &c.Server.CertFile }, nil),
@@ -398,6 +400,48 @@ func formatSize(n int64) string {
 	return strconv.FormatInt(n, 10)
 }
 
+// serverURLsKey is server.urls: a list in the file; on the command line (--servers) the URLs
+// separated by commas. Each is checked as server.url is, and named by its place in the list.
+func serverURLsKey() setting {
+	set := func(c *Config, items []string) error {
+		for i, it := range items {
+			if _, err := checkServerURL(it); err != nil {
+				return fmt.Errorf("item %d: %w", i+1, err)
+			}
+		}
+		if len(items) == 0 {
+			items = nil
+		}
+		c.Server.URLs = items
+		return nil
+	}
+	return setting{key: "server.urls", flag: "servers", typ: "list",
+		usage: "several agent servers (the nodes of a cluster), tried in order: the device moves on to the next when one is down or refuses it, with the back-off of connection.backoff_*; --servers takes them separated by commas. Not with server.url",
+		// The text form, the flag's: the URLs separated by commas.
+		get: func(c *Config) string { return strings.Join(c.Server.URLs, ",") },
+		set: func(c *Config, v string) error {
+			items := strings.Split(v, ",")
+			for i := range items {
+				items[i] = strings.TrimSpace(items[i])
+			}
+			return set(c, items)
+		},
+		setList: set,
+	}
+}
+
+// Servers are the agent servers a device dials, in order: server.urls, else server.url alone;
+// none when neither is set.
+func (s ServerConfig) Servers() []string {
+	if len(s.URLs) > 0 {
+		return s.URLs
+	}
+	if s.URL != "" {
+		return []string{s.URL}
+	}
+	return nil
+}
+
 func checkServerURL(v string) (string, error) {
 	u, err := url.Parse(v)
 	if err != nil {
@@ -462,6 +506,9 @@ func (c *Config) Check() error {
 	}
 	if err := c.OpenTool.check(c); err != nil {
 		return err
+	}
+	if c.Server.URL != "" && len(c.Server.URLs) > 0 {
+		return &Error{Key: "server.urls", Err: errors.New("server.url and server.urls are both set: give one server as server.url (--server), or several as server.urls (--servers)")}
 	}
 	if (c.Server.CertFile == "") != (c.Server.KeyFile == "") {
 		return &Error{Key: "server.cert_file", Err: errors.New("server.cert_file and server.key_file go together: set both or neither")}

@@ -14,14 +14,18 @@ import (
 // KiB.
 const maxPEMFile = 1 << 20
 
-// TLSConfig returns the TLS settings for a wss:// server, nil for ws:// (TLS keys then do nothing,
+// TLSConfig returns the TLS settings for wss:// servers, nil when all are ws:// (TLS keys then do nothing,
 // which is worth a warning). It reads the files the keys name; an error is an *Error on the key
 // whose file is wrong, naming the file and what is wrong with it. The defaults are the system
 // roots and full verification.
 func TLSConfig(c ServerConfig, log *slog.Logger) (*tls.Config, error) {
-	if !strings.HasPrefix(c.URL, "wss://") {
+	wss := false
+	for _, u := range c.Servers() {
+		wss = wss || strings.HasPrefix(u, "wss://")
+	}
+	if !wss {
 		if c.CAFile != "" || c.CertFile != "" || c.KeyFile != "" || c.ServerName != "" || c.InsecureSkipVerify {
-			log.Warn("server.url is not wss://; the TLS settings are not used", "url", c.URL)
+			log.Warn("the server is not wss://; the TLS settings are not used", "servers", c.Servers())
 		}
 		return nil, nil
 	}
