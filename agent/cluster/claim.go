@@ -310,6 +310,9 @@ func (c *Cluster) renewOne(ctx context.Context, mac string, h hold) {
 		}
 		return
 	}
+	if !c.holds(mac, h.since) {
+		return // released since the round began: its line's end deleted it
+	}
 	e, err := c.kv.Get(ctx, mac)
 	switch {
 	case errors.Is(err, jetstream.ErrKeyNotFound):
@@ -328,6 +331,14 @@ func (c *Cluster) renewOne(ctx context.Context, mac string, h hold) {
 		return
 	}
 	c.lose(mac, h.since, cur.Node)
+}
+
+// holds reports whether this node still holds mac for the registration of since.
+func (c *Cluster) holds(mac string, since time.Time) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	h := c.held[mac]
+	return h != nil && h.since.Equal(since)
 }
 
 // renewed records a hold's new revision; a hold released meanwhile is deleted after all.

@@ -101,7 +101,19 @@ func (b *Buffer) WaitFor(t testing.TB, what string, ok func(string) bool) string
 // returns the text then, and whether ok holds for it.
 func (b *Buffer) WaitUntil(t testing.TB, what string, gone <-chan struct{}, ok func(string) bool) (string, bool) {
 	t.Helper()
-	timer := time.NewTimer(Wait)
+	return b.wait(t, what, Wait, gone, ok)
+}
+
+// WaitWithin is WaitFor for what is due later than Wait: a reminder set for a time to come.
+func (b *Buffer) WaitWithin(t testing.TB, what string, d time.Duration, ok func(string) bool) string {
+	t.Helper()
+	text, _ := b.wait(t, what, d, nil, ok)
+	return text
+}
+
+func (b *Buffer) wait(t testing.TB, what string, d time.Duration, gone <-chan struct{}, ok func(string) bool) (string, bool) {
+	t.Helper()
+	timer := time.NewTimer(d)
 	defer timer.Stop()
 	for {
 		b.mu.Lock()
@@ -120,7 +132,7 @@ func (b *Buffer) WaitUntil(t testing.TB, what string, gone <-chan struct{}, ok f
 			text = b.String()
 			return text, ok(text)
 		case <-timer.C:
-			t.Fatalf("no %s within %s:\n%s", what, Wait, text)
+			t.Fatalf("no %s within %s:\n%s", what, d, text)
 		}
 	}
 }

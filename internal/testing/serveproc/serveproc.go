@@ -17,6 +17,13 @@ import (
 // open and silent (serve keeps serving until it closes); its output past the banner is discarded.
 func Start(t testing.TB, bin string, args ...string) (*os.Process, string) {
 	t.Helper()
+	return StartLogging(t, bin, io.Discard, args...)
+}
+
+// StartLogging is Start with serve's stderr but the banner copied to log, for a test that shows
+// the server's log when it fails.
+func StartLogging(t testing.TB, bin string, log io.Writer, args ...string) (*os.Process, string) {
+	t.Helper()
 	cmd := exec.Command(bin, append([]string{"serve", "--listen", "127.0.0.1:0", "--log-level", "error"}, args...)...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -36,11 +43,14 @@ func Start(t testing.TB, bin string, args ...string) (*os.Process, string) {
 		cmd.Wait()
 	})
 	errs := bufio.NewReader(stderr)
-	banner, err := errs.ReadString('\n')
-	if err != nil {
-		t.Fatalf("serve: %v", err)
+	var banner string
+	for !strings.Contains(banner, "listening at ") { // log lines may come first, at --log-level info
+		io.WriteString(log, banner)
+		if banner, err = errs.ReadString('\n'); err != nil {
+			t.Fatalf("serve: %v", err)
+		}
 	}
-	go io.Copy(io.Discard, errs)
+	go io.Copy(log, errs)
 	_, url, _ := strings.Cut(banner, "listening at ")
 	url, _, _ = strings.Cut(url, ";")
 	if !strings.HasPrefix(url, "ws://") {
