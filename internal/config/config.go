@@ -416,7 +416,7 @@ func serverURLsKey() setting {
 		return nil
 	}
 	return setting{key: "server.urls", flag: "servers", typ: "list",
-		usage: "several agent servers (the nodes of a cluster), tried in order: the device moves on to the next when one is down or refuses it, with the back-off of connection.backoff_*; --servers takes them separated by commas. Not with server.url",
+		usage: "several agent servers (the nodes of a cluster), tried in order: the device moves on to the next when one is down, refuses it or loses its line, with the back-off of connection.backoff_*; --servers takes them separated by commas. Not with server.url",
 		// The text form, the flag's: the URLs separated by commas.
 		get: func(c *Config) string { return strings.Join(c.Server.URLs, ",") },
 		set: func(c *Config, v string) error {
