@@ -185,16 +185,23 @@ const releaseTimeout = 5 * time.Second
 
 // Release implements hub.Cluster.
 func (c *Cluster) Release(mac string, since time.Time) {
+	if h := c.unhold(mac, since); h != nil {
+		c.deleteHold(mac, h.rev)
+	}
+}
+
+// unhold drops the hold of mac taken for the registration of since and returns it; nil when
+// there is none (released already, or taken anew by a newer registration).
+func (c *Cluster) unhold(mac string, since time.Time) *hold {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	h := c.held[mac]
 	if h == nil || !h.since.Equal(since) {
-		c.mu.Unlock()
-		return
+		return nil
 	}
 	delete(c.held, mac)
 	c.unrefTools(h.tools)
-	c.mu.Unlock()
-	c.deleteHold(mac, h.rev)
+	return h
 }
 
 // deleteHold deletes the hold of mac written at rev; a newer one stays.
@@ -358,14 +365,7 @@ func (c *Cluster) renewed(mac string, since time.Time, rev uint64) {
 
 // lose drops a hold another node wrote over, and closes this node's line for it.
 func (c *Cluster) lose(mac string, since time.Time, node string) {
-	c.mu.Lock()
-	h := c.held[mac]
-	if h == nil || !h.since.Equal(since) {
-		c.mu.Unlock()
-		return
+	if c.unhold(mac, since) != nil {
+		c.hub.Lost(mac, fmt.Errorf("%w: node %s holds it now", hub.ErrMoved, node))
 	}
-	delete(c.held, mac)
-	c.unrefTools(h.tools)
-	c.mu.Unlock()
-	c.hub.Lost(mac, fmt.Errorf("%w: node %s holds it now", hub.ErrMoved, node))
 }

@@ -100,23 +100,6 @@ func ctxFor(t *testing.T) context.Context {
 	return ctx
 }
 
-func dial(t *testing.T, url string, o *hubtest.Options) *hubtest.Device {
-	t.Helper()
-	d, err := hubtest.Dial(ctxFor(t), url, o)
-	if err != nil {
-		t.Fatalf("dial: %v", err)
-	}
-	t.Cleanup(func() { d.Close() })
-	return d
-}
-
-func register(t *testing.T, d *hubtest.Device, mac string) {
-	t.Helper()
-	if _, err := d.Register(ctxFor(t), mac, hubtest.Tools); err != nil {
-		t.Fatalf("register %s: %v", mac, err)
-	}
-}
-
 // next returns the next event of kind for mac, skipping others.
 func next(t *testing.T, events <-chan hub.Event, kind hub.EventKind, mac string) hub.Event {
 	t.Helper()
@@ -134,6 +117,33 @@ func next(t *testing.T, events <-chan hub.Event, kind hub.EventKind, mac string)
 			t.Fatalf("no %v event for %s", kind, mac)
 		}
 	}
+}
+
+// closedFor waits for the Disconnected event of mac, which must be for why, and for the node to
+// close d's line.
+func closedFor(t *testing.T, events <-chan hub.Event, d *hubtest.Device, mac string, why error) {
+	t.Helper()
+	if e := next(t, events, hub.Disconnected, mac); !errors.Is(e.Reason, why) {
+		t.Errorf("%s disconnected for %v; want %v", mac, e.Reason, why)
+	}
+	select {
+	case <-d.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the line of %s is still open", mac)
+	}
+}
+
+// onA starts NATS and nodes a and b (sharing bindings; nil: each its own), and a device of
+// options o registered as macA on a, once b lists it there.
+func onA(t *testing.T, bindings hub.Bindings, o *hubtest.Options) (srv *natstest.Server, a, b *testNode, d *hubtest.Device) {
+	t.Helper()
+	srv = natstest.Start(t)
+	a = startNode(t, srv.URL(), "a", bindings)
+	b = startNode(t, srv.URL(), "b", bindings)
+	d = hubtest.Connect(t, a.url, o)
+	d.MustRegister(t, macA)
+	waitDevice(t, b.h, macA, "a")
+	return srv, a, b, d
 }
 
 // waitDevice waits until h lists mac on node.
@@ -157,19 +167,14 @@ func waitDevice(t *testing.T, h *hub.Hub, mac, node string) hub.Device {
 // A device on node a is listed by node b with its tools, and b's calls and messages reach it:
 // results, the device's errors with their code and data, schema checks, messages in order.
 func TestCallAnotherNodesDevice(t *testing.T) {
-	srv := natstest.Start(t)
-	a := startNode(t, srv.URL(), "a", nil)
-	b := startNode(t, srv.URL(), "b", nil)
-	d := dial(t, a.url, &hubtest.Options{ClientID: "client-1", Handle: func(_ context.Context, tool string, input json.RawMessage) (json.RawMessage, *jsonrpc2.Error) {
+	_, _, b, d := onA(t, nil, &hubtest.Options{ClientID: "client-1", Handle: func(_ context.Context, tool string, input json.RawMessage) (json.RawMessage, *jsonrpc2.Error) {
 		if tool == "get_status" {
 			data := json.RawMessage(`{"details":"the speaker is unplugged"}`)
 			return nil, &jsonrpc2.Error{Code: -32000, Message: "执行失败", Data: &data}
 		}
 		return hubtest.Echo(context.Background(), tool, input)
 	}})
-	register(t, d, macA)
-
-	got := waitDevice(t, b.h, macA, "a")
+	got, _ := b.h.Device(macA)
 	if len(got.Tools) != 3 || got.Tools[0].Name != "amplify_volume" {
 		t.Errorf("b lists %s with tools %+v; want the three it declared", macA, got.Tools)
 	}
@@ -221,15 +226,10 @@ func TestCallAnotherNodesDevice(t *testing.T) {
 // A call's deadline holds on the device's node: a device that does not answer fails the call
 // when the caller's context ends, not later.
 func TestCallDeadline(t *testing.T) {
-	srv := natstest.Start(t)
-	a := startNode(t, srv.URL(), "a", nil)
-	b := startNode(t, srv.URL(), "b", nil)
-	d := dial(t, a.url, &hubtest.Options{Handle: func(ctx context.Context, _ string, _ json.RawMessage) (json.RawMessage, *jsonrpc2.Error) {
+	_, _, b, _ := onA(t, nil, &hubtest.Options{Handle: func(ctx context.Context, _ string, _ json.RawMessage) (json.RawMessage, *jsonrpc2.Error) {
 		<-ctx.Done()
 		return nil, nil
 	}})
-	register(t, d, macA)
-	waitDevice(t, b.h, macA, "a")
 	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()
@@ -246,15 +246,10 @@ func TestCallDeadline(t *testing.T) {
 // another client (or none) on another node, with the same details; the same device (same
 // Client-Id) on another node moves there, and its old line is closed.
 func TestSecondRegistrationAcrossNodes(t *testing.T) {
-	srv := natstest.Start(t)
-	a := startNode(t, srv.URL(), "a", nil)
-	b := startNode(t, srv.URL(), "b", nil)
-	first := dial(t, a.url, &hubtest.Options{ClientID: "client-1", Handle: hubtest.Echo})
-	register(t, first, macA)
-	waitDevice(t, b.h, macA, "a")
+	_, a, b, first := onA(t, nil, &hubtest.Options{ClientID: "client-1", Handle: hubtest.Echo})
 
 	for _, id := range []string{"client-2", ""} {
-		other := dial(t, b.url, &hubtest.Options{ClientID: id, Handle: hubtest.Echo})
+		other := hubtest.Connect(t, b.url, &hubtest.Options{ClientID: id, Handle: hubtest.Echo})
 		_, err := other.Register(ctxFor(t), macA, hubtest.Tools)
 		if !errors.Is(err, hubtest.ErrRefused) || !strings.Contains(err.Error(), "-32602") ||
 			!strings.Contains(err.Error(), "already registered by a live connection from 127.0.0.1") || !strings.Contains(err.Error(), "(node a)") {
@@ -268,16 +263,9 @@ func TestSecondRegistrationAcrossNodes(t *testing.T) {
 
 	events, stop := a.h.Subscribe(0)
 	defer stop()
-	again := dial(t, b.url, &hubtest.Options{ClientID: "client-1", Handle: hubtest.Echo})
-	register(t, again, macA)
-	if e := next(t, events, hub.Disconnected, macA); !errors.Is(e.Reason, hub.ErrReplaced) {
-		t.Errorf("a's Disconnected reason = %v; want ErrReplaced", e.Reason)
-	}
-	select {
-	case <-first.Done():
-	case <-time.After(10 * time.Second):
-		t.Fatal("the old line on a is still open")
-	}
+	again := hubtest.Connect(t, b.url, &hubtest.Options{ClientID: "client-1", Handle: hubtest.Echo})
+	again.MustRegister(t, macA)
+	closedFor(t, events, first, macA, hub.ErrReplaced)
 	waitDevice(t, a.h, macA, "b")
 	if _, err := a.h.Call(ctxFor(t), macA, "amplify_volume", json.RawMessage(`{"level":5}`)); err != nil {
 		t.Fatalf("a calling the device now on b: %v", err)
@@ -290,23 +278,17 @@ func TestSecondRegistrationAcrossNodes(t *testing.T) {
 // A MAC bound to a client is refused to another client on every node sharing the bindings, even
 // while its device is offline.
 func TestBindingsAcrossNodes(t *testing.T) {
-	srv := natstest.Start(t)
-	bindings := sharedBindings(t)
-	a := startNode(t, srv.URL(), "a", bindings)
-	b := startNode(t, srv.URL(), "b", bindings)
-	d := dial(t, a.url, &hubtest.Options{ClientID: "client-1", Handle: hubtest.Echo})
-	register(t, d, macA)
+	_, _, b, d := onA(t, sharedBindings(t), &hubtest.Options{ClientID: "client-1", Handle: hubtest.Echo})
 	events, stop := b.h.Subscribe(0)
 	defer stop()
-	waitDevice(t, b.h, macA, "a")
 	d.Close()
 	next(t, events, hub.Disconnected, macA)
-	squatter := dial(t, b.url, &hubtest.Options{ClientID: "client-2", Handle: hubtest.Echo})
+	squatter := hubtest.Connect(t, b.url, &hubtest.Options{ClientID: "client-2", Handle: hubtest.Echo})
 	if _, err := squatter.Register(ctxFor(t), macA, hubtest.Tools); err == nil || !strings.Contains(err.Error(), "bound to another client") {
 		t.Errorf("a squatter on b: %v; want the binding's refusal", err)
 	}
-	back := dial(t, b.url, &hubtest.Options{ClientID: "client-1", Handle: hubtest.Echo})
-	register(t, back, macA)
+	back := hubtest.Connect(t, b.url, &hubtest.Options{ClientID: "client-1", Handle: hubtest.Echo})
+	back.MustRegister(t, macA)
 }
 
 // A node that dies (its NATS connection drops with it) leaves its holds behind; its devices
@@ -318,12 +300,12 @@ func TestDeadNodesDevicesMoveAtOnce(t *testing.T) {
 	b := startNode(t, srv.URL(), "b", nil)
 	c := startNode(t, srv.URL(), "c", nil)
 	hang := make(chan struct{})
-	d := dial(t, a.url, &hubtest.Options{ClientID: "client-1", Handle: func(ctx context.Context, _ string, _ json.RawMessage) (json.RawMessage, *jsonrpc2.Error) {
+	d := hubtest.Connect(t, a.url, &hubtest.Options{ClientID: "client-1", Handle: func(ctx context.Context, _ string, _ json.RawMessage) (json.RawMessage, *jsonrpc2.Error) {
 		close(hang)
 		<-ctx.Done()
 		return nil, nil
 	}})
-	register(t, d, macA)
+	d.MustRegister(t, macA)
 	waitDevice(t, c.h, macA, "a")
 	waitDevice(t, b.h, macA, "a")
 
@@ -337,8 +319,8 @@ func TestDeadNodesDevicesMoveAtOnce(t *testing.T) {
 	<-d.Done()
 
 	start := time.Now()
-	moved := dial(t, b.url, &hubtest.Options{ClientID: "client-1", Handle: hubtest.Echo})
-	register(t, moved, macA)
+	moved := hubtest.Connect(t, b.url, &hubtest.Options{ClientID: "client-1", Handle: hubtest.Echo})
+	moved.MustRegister(t, macA)
 	if took := time.Since(start); took > testTTL/2 {
 		t.Errorf("registering on b took %s: the dead node's hold was waited out (TTL %s)", took, testTTL)
 	}
@@ -359,12 +341,7 @@ func TestDeadNodesDevicesMoveAtOnce(t *testing.T) {
 // A dead node's device that comes back nowhere leaves every node's list within the TTL, and a
 // call to it meanwhile fails at once with ErrGone (nobody answers on the dead node's subject).
 func TestDeadNodesHoldsExpire(t *testing.T) {
-	srv := natstest.Start(t)
-	a := startNode(t, srv.URL(), "a", nil)
-	b := startNode(t, srv.URL(), "b", nil)
-	d := dial(t, a.url, &hubtest.Options{Handle: hubtest.Echo})
-	register(t, d, macA)
-	waitDevice(t, b.h, macA, "a")
+	_, a, b, _ := onA(t, nil, nil)
 	events, stop := b.h.Subscribe(0)
 	defer stop()
 	a.crash()
@@ -392,8 +369,8 @@ func TestLeaveAndToolsChange(t *testing.T) {
 	b := startNode(t, srv.URL(), "b", nil)
 	events, stop := b.h.Subscribe(0)
 	defer stop()
-	d := dial(t, a.url, &hubtest.Options{Handle: hubtest.Echo})
-	register(t, d, macA)
+	d := hubtest.Connect(t, a.url, &hubtest.Options{Handle: hubtest.Echo})
+	d.MustRegister(t, macA)
 	if e := next(t, events, hub.Registered, macA); e.Device.Node != "a" {
 		t.Errorf("Registered on b: %+v", e.Device)
 	}
@@ -419,8 +396,8 @@ func TestCallsPublished(t *testing.T) {
 	a := startNode(t, srv.URL(), "a", nil)
 	b := startNode(t, srv.URL(), "b", nil)
 	c := startNode(t, srv.URL(), "c", nil)
-	d := dial(t, a.url, &hubtest.Options{Handle: hubtest.Echo})
-	register(t, d, macA)
+	d := hubtest.Connect(t, a.url, &hubtest.Options{Handle: hubtest.Echo})
+	d.MustRegister(t, macA)
 	waitDevice(t, b.h, macA, "a")
 	waitDevice(t, c.h, macA, "a")
 	seen := map[string]<-chan hub.Event{}
@@ -460,8 +437,8 @@ func TestHoldTakenOverClosesLine(t *testing.T) {
 	a := startNode(t, srv.URL(), "a", nil)
 	events, stop := a.h.Subscribe(0)
 	defer stop()
-	d := dial(t, a.url, &hubtest.Options{Handle: hubtest.Echo})
-	register(t, d, macB)
+	d := hubtest.Connect(t, a.url, &hubtest.Options{Handle: hubtest.Echo})
+	d.MustRegister(t, macB)
 	e, err := a.c.kv.Get(t.Context(), macB)
 	if err != nil {
 		t.Fatal(err)
@@ -470,28 +447,15 @@ func TestHoldTakenOverClosesLine(t *testing.T) {
 	if _, err := a.c.kv.Update(t.Context(), macB, over, e.Revision()); err != nil {
 		t.Fatal(err)
 	}
-	if e := next(t, events, hub.Disconnected, macB); !errors.Is(e.Reason, hub.ErrMoved) {
-		t.Errorf("reason %v; want ErrMoved", e.Reason)
-	}
-	select {
-	case <-d.Done():
-	case <-time.After(10 * time.Second):
-		t.Fatal("the line was not closed")
-	}
+	closedFor(t, events, d, macB, hub.ErrMoved)
 }
 
 // While NATS is down, a node refuses registrations it cannot check (-32603) and keeps its lines;
 // once NATS is back, the holds are renewed and the nodes reach each other's devices again.
 func TestNATSOutage(t *testing.T) {
-	srv := natstest.Start(t)
-	a := startNode(t, srv.URL(), "a", nil)
-	b := startNode(t, srv.URL(), "b", nil)
-	d := dial(t, a.url, &hubtest.Options{Handle: hubtest.Echo})
-	register(t, d, macA)
-	waitDevice(t, b.h, macA, "a")
-
+	srv, a, b, _ := onA(t, nil, nil)
 	srv.Shutdown()
-	late := dial(t, a.url, &hubtest.Options{Handle: hubtest.Echo})
+	late := hubtest.Connect(t, a.url, &hubtest.Options{Handle: hubtest.Echo})
 	if _, err := late.Register(ctxFor(t), macB, hubtest.Tools); err == nil || !strings.Contains(err.Error(), "-32603") {
 		t.Errorf("registering without NATS: %v; want -32603", err)
 	}
@@ -510,6 +474,6 @@ func TestNATSOutage(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond) // NATS clients reconnect once a second
 	}
-	register(t, late, macB)
+	late.MustRegister(t, macB)
 	waitDevice(t, b.h, macB, "a")
 }

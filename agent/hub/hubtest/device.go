@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"testing"
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -92,6 +93,33 @@ func Dial(ctx context.Context, url string, o *Options) (*Device, error) {
 	d.ctx, d.cancel = context.WithCancel(context.Background())
 	d.wg.Go(d.read)
 	return d, nil
+}
+
+// testWait bounds Connect's dial and MustRegister's registration: milliseconds on loopback.
+const testWait = 20 * time.Second
+
+// Connect dials url for test t, failing it if that fails, and closes the device when the test
+// ends (before what the test started earlier: cleanups run last first).
+func Connect(t testing.TB, url string, o *Options) *Device {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), testWait)
+	defer cancel()
+	d, err := Dial(ctx, url, o)
+	if err != nil {
+		t.Fatalf("hubtest: dial: %v", err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+// MustRegister registers Tools as mac, failing t when the registration is refused.
+func (d *Device) MustRegister(t testing.TB, mac string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), testWait)
+	defer cancel()
+	if _, err := d.Register(ctx, mac, Tools); err != nil {
+		t.Fatalf("hubtest: register %s: %v", mac, err)
+	}
 }
 
 // Echo answers every call with {"status":"success","tool":...,"input":...}.

@@ -2,7 +2,6 @@ package clustere2e
 
 import (
 	"bufio"
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -37,39 +36,13 @@ const (
 	callers = 6
 )
 
-var (
-	buildOnce sync.Once
-	bin       string // devicectl, built for this machine
-	buildErr  error
-)
+var bin string // devicectl, built for this machine
 
 // TestMain removes the binary the test built.
 func TestMain(m *testing.M) {
 	code := leakcheck.Main(m)
-	if bin != "" {
-		os.RemoveAll(filepath.Dir(bin))
-	}
+	serveproc.Remove()
 	os.Exit(code)
-}
-
-// build builds devicectl once per test binary.
-func build(t *testing.T) {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "clustere2e")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		bin = filepath.Join(dir, "devicectl")
-		cmd := exec.Command(cmp.Or(os.Getenv("GO"), "go"), "build", "-o", bin, "github.com/devicectl/devicectl/cmd/devicectl")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build: %w\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
 }
 
 // node is one serve process.
@@ -335,7 +308,7 @@ func TestCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and runs three servers and 301 devices")
 	}
-	build(t)
+	bin = serveproc.Build(t)
 	nats := natstest.Start(t)
 	ns := startNodes(t, nats.URL())
 	one, two, three := ns[0], ns[1], ns[2]

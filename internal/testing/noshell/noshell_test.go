@@ -37,8 +37,10 @@ var reviewed = map[string]string{
 		"never sets it (only tests do, with a fake). Arguments: hardware.speaker.device and control, and the volume as a number.",
 	"hal/pulse/pulse.go:(*sink).run:k.command": "k.command is Options.Command (devicectl never sets it), default Options.Tool, which " +
 		"New limits to pactl or wpctl (hardware.speaker.tool). Arguments: hardware.speaker.device and the volume as a number.",
-	"internal/testing/pulsetest/pulsetest.go:Start:bin": "a test helper: bin is exec.LookPath(\"pulseaudio\").",
-	"internal/testing/serveproc/serveproc.go:Start:bin": "a test helper: bin is the devicectl binary the test built.",
+	"internal/testing/pulsetest/pulsetest.go:Start:bin":        "a test helper: bin is exec.LookPath(\"pulseaudio\").",
+	"internal/testing/serveproc/serveproc.go:StartLogging:bin": "a test helper: bin is the devicectl binary the test built.",
+	"internal/testing/serveproc/serveproc.go:Build:cmp.Or(os.Getenv(\"GO\"), \"go\")": "a test helper: the go command " +
+		"($GO, else go on PATH) building devicectl for the test.",
 	"hal/mic/pipe.go:Start:path": "path is exec.LookPath(argv[0]), argv being parec's or arecord's fixed argv (PulseCommand, " +
 		"ALSACommand: hardware.microphone.device as one argument) or hardware.microphone.command. The server sends nothing to it.",
 	"voice/spotter.go:NewPocketSphinx:path": "path is exec.LookPath(o.Program), pocketsphinx_continuous unless a test names another; " +

@@ -4,13 +4,52 @@ package serveproc
 
 import (
 	"bufio"
+	"cmp"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 )
+
+var (
+	buildOnce sync.Once
+	bin       string // devicectl, built for this machine
+	buildErr  error
+)
+
+// Build builds devicectl for this machine once per test binary ($GO, else go, builds it) and
+// returns its path. Call Remove from TestMain once the tests are done.
+func Build(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "devicectl-test")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		bin = filepath.Join(dir, "devicectl")
+		cmd := exec.Command(cmp.Or(os.Getenv("GO"), "go"), "build", "-o", bin, "github.com/devicectl/devicectl/cmd/devicectl")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build: %w\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return bin
+}
+
+// Remove deletes what Build built.
+func Remove() {
+	if bin != "" {
+		os.RemoveAll(filepath.Dir(bin))
+	}
+}
 
 // Start runs `bin serve --listen 127.0.0.1:0 --log-level error` with args after them until the
 // test ends, and returns the process and the devices' ws:// URL from its banner. Its stdin stays
