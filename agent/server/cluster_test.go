@@ -1,12 +1,15 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/devicectl/devicectl/agent/hub"
 	"github.com/devicectl/devicectl/internal/config"
@@ -70,6 +73,17 @@ func TestClusterTaskReachesAnotherNodesDevice(t *testing.T) {
 	one, addr1 := startServer(t, clusterConfig(t, nats.URL(), "one"))
 	_, addr2 := startServer(t, clusterConfig(t, nats.URL(), "two"))
 	const mac = "02-CC-00-00-01-01"
+	// An MCP session on node one, opened before the device registers on node two.
+	changed := make(chan struct{}, 64)
+	mc := mcp.NewClient(&mcp.Implementation{Name: "devicectl-test", Version: "test"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+	})
+	cs, err := mc.Connect(waitCtx(t), &mcp.StreamableClientTransport{Endpoint: "http://" + addr1 + MCPPath, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+
 	d := startDevice(t, "ws://"+addr2+"/", mac, "")
 	d.waitRegistered(t)
 
@@ -114,6 +128,27 @@ func TestClusterTaskReachesAnotherNodesDevice(t *testing.T) {
 	state, reply := seedSend(t, addr1, "task-status", mac, "你现在状态怎么样")
 	if state != "completed" || !strings.Contains(reply, "30") {
 		t.Errorf("a query through node one: %s, %q; want the device's status, volume 30", state, reply)
+	}
+
+	select {
+	case <-changed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("node one's MCP session was not told its tools changed when the device registered on node two")
+	}
+	tool := mac + "__get_device_status"
+	found := false
+	for tl, err := range cs.Tools(waitCtx(t), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		found = found || tl.Name == tool
+	}
+	if !found {
+		t.Fatalf("node one's MCP server does not list %s", tool)
+	}
+	res, err := cs.CallTool(waitCtx(t), &mcp.CallToolParams{Name: tool, Arguments: map[string]any{}})
+	if err != nil || res.IsError {
+		t.Fatalf("calling %s through node one's MCP server: %+v, %v", tool, res, err)
 	}
 
 	resp, err := http.Get("http://" + addr1 + "/.well-known/agent-card.json")
