@@ -5,7 +5,7 @@ import "github.com/devicectl/devicectl/agent/store"
 // pgMigrations are the task tables' versioned steps on PostgreSQL (component "a2a", see
 // store.DB.Migrate): the table as SQLite's is now, its nanosecond times in BIGINT. The task
 // store's statements are the same on both databases (agent/store takes SQLite's placeholders to
-// PostgreSQL's); SQLite's own steps (migrations, seed_store.go) move tables PostgreSQL never had.
+// PostgreSQL's); SQLite's own steps (migrations, store_migrations.go) move tables PostgreSQL never had.
 //
 // Several serve processes may share one PostgreSQL database. Each keeps the tasks it runs, and
 // their newest pieces, in memory until their state changes, and counts the rows for

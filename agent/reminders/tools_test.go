@@ -12,6 +12,7 @@ import (
 	"github.com/devicectl/devicectl/agent"
 	"github.com/devicectl/devicectl/agent/store"
 	"github.com/devicectl/devicectl/agent/store/storetest"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -149,7 +150,7 @@ func TestDeviceChoice(t *testing.T) {
 	if got, te := r.call(t, "announce", `{"text":"hello","mac":"aa-bb-cc-dd-ee-02"}`); te != nil || got != `["AA-BB-CC-DD-EE-02"]` {
 		t.Errorf("announce to one: %s %+v", got, te)
 	}
-	if _, te := r.call(t, "announce", `{"text":"hello","mac":"AA-BB-CC-DD-EE-99"}`); te == nil || te.Code != agent.CodeToolFailed {
+	if _, te := r.call(t, "announce", `{"text":"hello","mac":"AA-BB-CC-DD-EE-99"}`); te == nil || te.Code != protocol.CodeServerError {
 		t.Errorf("announce to a device that cannot hear: %+v", te)
 	}
 	if _, te := r.call(t, "announce", `{"text":"  "}`); te == nil || te.Details != "text is empty" {

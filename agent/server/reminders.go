@@ -11,6 +11,7 @@ import (
 	"github.com/devicectl/devicectl/agent/reminders"
 	"github.com/devicectl/devicectl/agent/store"
 	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -18,7 +19,7 @@ import (
 // and speaks with no turn.
 type hubDevices struct{ h *hub.Hub }
 
-func (d hubDevices) Say(mac, text string) error { return d.h.Send(mac, "final", text) }
+func (d hubDevices) Say(mac, text string) error { return d.h.Send(mac, protocol.MessageFinal, text) }
 
 func (d hubDevices) Online(mac string) bool {
 	_, ok := d.h.Device(mac)

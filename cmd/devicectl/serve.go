@@ -131,6 +131,9 @@ func runServe(ctx context.Context, c *config.Config, in io.Reader, stdout, stder
 	if srv.DBPath != "" {
 		db = ", " + srv.DBPath
 	}
+	if srv.Cluster != nil {
+		db += ", node " + srv.Cluster.Node() + " of cluster " + srv.Cluster.Name()
+	}
 	fmt.Fprintf(stderr, "devicectl serve: listening at ws://%s/; HTTP at http://%s/ (planner %s%s); type help for the commands\n",
 		addr, addr, c.Agent.Planner, db)
 	if srv.Web != nil {

@@ -22,10 +22,10 @@ type FaceOptions struct {
 type Face struct {
 	onChange func(hal.Expression)
 
-	// See Speaker for why there are two locks.
+	// setMu serialises changes together with their callbacks, as Speaker's
+	// does; expr guards the expression alone, so a callback can read it.
 	setMu sync.Mutex
-	mu    sync.Mutex
-	expr  hal.Expression
+	expr  hal.Shown
 }
 
 var _ hal.Face = (*Face)(nil)
@@ -39,7 +39,9 @@ func NewFace(opts *FaceOptions) *Face {
 	if !o.Expression.Valid() {
 		o.Expression = hal.Idle
 	}
-	return &Face{onChange: o.OnChange, expr: o.Expression}
+	f := &Face{onChange: o.OnChange}
+	f.expr.Set(o.Expression)
+	return f
 }
 
 // String returns "sim-face".
@@ -50,10 +52,7 @@ func (f *Face) String() string { return "sim-face" }
 func (f *Face) Halt() error {
 	f.setMu.Lock()
 	defer f.setMu.Unlock()
-	f.mu.Lock()
-	changed := f.expr != hal.Idle
-	f.expr = hal.Idle
-	f.mu.Unlock()
+	changed := f.expr.Set(hal.Idle)
 	if changed && f.onChange != nil {
 		f.onChange(hal.Idle)
 	}
@@ -70,9 +69,7 @@ func (f *Face) SetExpression(ctx context.Context, e hal.Expression) error {
 	}
 	f.setMu.Lock()
 	defer f.setMu.Unlock()
-	f.mu.Lock()
-	f.expr = e
-	f.mu.Unlock()
+	f.expr.Set(e)
 	if f.onChange != nil {
 		f.onChange(e)
 	}
@@ -81,10 +78,5 @@ func (f *Face) SetExpression(ctx context.Context, e hal.Expression) error {
 
 // Expression returns the expression shown.
 func (f *Face) Expression(ctx context.Context) (hal.Expression, error) {
-	if err := ctx.Err(); err != nil {
-		return "", err
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.expr, nil
+	return f.expr.Get(ctx)
 }

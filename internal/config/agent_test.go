@@ -46,6 +46,8 @@ func TestCheckAgent(t *testing.T) {
 		{"stt openai without model", "agent: {stt: {engine: openai, base_url: 'http://127.0.0.1:8080/v1'}}", "agent.stt.model", "agent.stt.model is not set"},
 		{"stt openai", "agent: {stt: {engine: openai, base_url: 'http://127.0.0.1:8080/v1', model: whisper-1}}", "", ""},
 		{"device aliases", "agent: {device_aliases: {aa:bb:cc:dd:ee:01: desk, AA-BB-CC-DD-EE-02: kitchen}}", "", ""},
+		{"cluster", "agent: {cluster: {nats: 'nats://10.0.0.5:4222,nats://10.0.0.6:4222', node: serve-1, ttl: 10s}}", "", ""},
+		{"cluster ttl too short", "agent: {cluster: {nats: 'nats://10.0.0.5:4222', ttl: 2s}}", "agent.cluster.ttl", "2s is shorter than 3s"},
 		{"one alias for two devices", "agent: {device_aliases: {AA-BB-CC-DD-EE-01: desk, AA-BB-CC-DD-EE-02: desk}}", "agent.device_aliases", `alias "desk" names both AA-BB-CC-DD-EE-01 and AA-BB-CC-DD-EE-02`},
 	}
 	for _, tc := range cases {
