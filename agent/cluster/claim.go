@@ -254,7 +254,8 @@ func (c *Cluster) unrefTools(key string) {
 // renewers is how many holds are rewritten at once.
 const renewers = 32
 
-// renew rewrites this node's holds, and their declarations, every third of the TTL until Close.
+// renew rewrites this node's presence, its holds and their declarations, every third of the TTL
+// until Close.
 func (c *Cluster) renew() {
 	t := time.NewTicker(c.o.TTL / 3)
 	defer t.Stop()
@@ -285,6 +286,9 @@ func (c *Cluster) renewAll() {
 	c.mu.Unlock()
 	ctx, cancel := context.WithTimeout(c.ctx, c.o.TTL/3)
 	defer cancel()
+	if err := c.writePresence(ctx); err != nil && c.ctx.Err() == nil {
+		c.log.Warn("renewing the node's presence", "err", err)
+	}
 	for key, raw := range decls {
 		if _, err := c.tools.Put(ctx, key, raw); err != nil {
 			c.log.Warn("renewing tool declarations", "err", err)

@@ -98,6 +98,14 @@ type Cluster struct {
 	ready     chan struct{} // closed when the watch has applied the bucket as it was
 	readyOnce sync.Once
 	stopOnce  sync.Once
+
+	presence []byte          // this node's presence key's value
+	nodes    map[string]bool // the other nodes whose presence the watch has seen
+	suspects map[string]bool // the nodes whose presence went, being checked (suspect)
+
+	goneMu  sync.RWMutex // held to change gone, read-held while a function of it runs
+	gone    map[int]func(node string)
+	goneSeq int
 }
 
 // hold is a MAC this node holds.
@@ -128,7 +136,8 @@ func New(ctx context.Context, o *Options) (*Cluster, error) {
 		return nil, errors.New("cluster: no NATS URL")
 	}
 	c := &Cluster{o: *o, held: map[string]*hold{}, view: map[string]viewEntry{}, toolsets: map[string]*toolsRef{},
-		sendq: map[string][]sendJob{}, calls: make(chan struct{}, MaxRemoteCalls), ready: make(chan struct{}), rewatch: make(chan struct{}, 1)}
+		sendq: map[string][]sendJob{}, calls: make(chan struct{}, MaxRemoteCalls), ready: make(chan struct{}), rewatch: make(chan struct{}, 1),
+		nodes: map[string]bool{}, suspects: map[string]bool{}, gone: map[int]func(string){}}
 	if c.o.Name == "" {
 		c.o.Name = DefaultName
 	}
@@ -139,10 +148,11 @@ func New(ctx context.Context, o *Options) (*Cluster, error) {
 		c.o.TTL = DefaultTTL
 	}
 	for _, s := range []string{c.o.Name, c.o.Node} {
-		if strings.ContainsAny(s, ". *>\t\r\n") {
-			return nil, fmt.Errorf("cluster: %q cannot name a NATS subject", s)
+		if !validName(s) {
+			return nil, fmt.Errorf("cluster: %q cannot name a cluster or a node: want A-Z a-z 0-9 _ -", s)
 		}
 	}
+	c.presence = presenceValue(c.o.Node, time.Now())
 	if c.o.TTL < MinTTL {
 		return nil, fmt.Errorf("cluster: TTL %s is shorter than %s", c.o.TTL, MinTTL)
 	}
@@ -269,6 +279,10 @@ func (c *Cluster) Start(ctx context.Context) error {
 	if err := c.nc.FlushWithContext(ctx); err != nil {
 		return fmt.Errorf("cluster: NATS: %w", err)
 	}
+	// Before anything can run here: a node that sees a task of this node's finds it alive.
+	if err := c.writePresence(ctx); err != nil {
+		return err
+	}
 	c.wg.Go(c.watch)
 	c.wg.Go(c.renew)
 	select {
@@ -280,8 +294,10 @@ func (c *Cluster) Start(ctx context.Context) error {
 	}
 }
 
-// Close stops answering the other nodes and waits for what runs for them, then closes the
-// connection. Close the hub first: its lines' ends release their holds through the cluster.
+// Close stops answering the other nodes and waits for what runs for them, deletes this node's
+// presence (the others take it for gone a TTL later), then closes the connection. Close the hub
+// first: its lines' ends release their holds through the cluster; and close what OnGone was
+// given to before, so that it is not called meanwhile.
 func (c *Cluster) Close() error {
 	c.stopOnce.Do(func() {
 		for _, s := range c.subs {
@@ -289,9 +305,13 @@ func (c *Cluster) Close() error {
 		}
 		c.mu.Lock()
 		c.closing = true
+		started := c.started
 		c.mu.Unlock()
 		c.cancel()
 		c.wg.Wait()
+		if started {
+			c.deletePresence()
+		}
 		c.nc.Flush()
 		c.nc.Close()
 	})

@@ -20,6 +20,7 @@ import (
 	"github.com/devicectl/devicectl/agent/store/storetest"
 	"github.com/devicectl/devicectl/internal/testing/leakcheck"
 	"github.com/devicectl/devicectl/internal/testing/natstest"
+	"github.com/devicectl/devicectl/internal/testing/poll"
 )
 
 func TestMain(m *testing.M) { os.Exit(leakcheck.Main(m)) }
@@ -473,4 +474,115 @@ func TestNATSOutage(t *testing.T) {
 	}
 	late.MustRegister(t, macB)
 	waitDevice(t, b.h, macB, "a")
+}
+
+// goneRecorder records the nodes a node's OnGone reports.
+type goneRecorder struct {
+	ch   chan string
+	stop func()
+}
+
+func recordGone(t *testing.T, n *testNode) *goneRecorder {
+	r := &goneRecorder{ch: make(chan string, 16)}
+	r.stop = n.c.OnGone(func(node string) { r.ch <- node })
+	t.Cleanup(r.stop)
+	return r
+}
+
+// next waits for the next node reported gone, at most within.
+func (r *goneRecorder) next(t *testing.T, within time.Duration) string {
+	t.Helper()
+	select {
+	case node := <-r.ch:
+		return node
+	case <-time.After(within):
+		t.Fatalf("no node reported gone within %s", within)
+		return ""
+	}
+}
+
+func alive(t *testing.T, n *testNode, node string) bool {
+	t.Helper()
+	ok, err := n.c.Alive(ctxFor(t), node)
+	if err != nil {
+		t.Fatalf("%s: Alive(%s): %v", n.name, node, err)
+	}
+	return ok
+}
+
+// A node that holds no device is alive to the others while it runs. Killed, it is reported gone
+// once its presence expired and was not written again for a TTL; left, once its presence was
+// deleted a TTL ago. Each is reported once, and no live node is.
+func TestNodeGone(t *testing.T) {
+	srv := natstest.Start(t)
+	a := startNode(t, srv.URL(), "a", nil)
+	b := startNode(t, srv.URL(), "b", nil)
+	c := startNode(t, srv.URL(), "c", nil)
+	gone := recordGone(t, b)
+	for _, n := range []string{"a", "b", "c"} {
+		if !alive(t, b, n) {
+			t.Errorf("b: node %s is not alive", n)
+		}
+	}
+	if alive(t, b, "never-started") {
+		t.Error("b: a node that never started is alive")
+	}
+
+	killed := time.Now()
+	a.crash()
+	if node := gone.next(t, 3*testTTL+5*time.Second); node != "a" {
+		t.Fatalf("reported gone: %s; want a", node)
+	}
+	took := time.Since(killed)
+	t.Logf("a killed node was reported gone %s after it died (TTL %s)", took.Round(10*time.Millisecond), testTTL)
+	if took < testTTL {
+		t.Errorf("a was reported gone %s after it died, before its presence could expire (TTL %s)", took, testTTL)
+	}
+	if alive(t, b, "a") {
+		t.Error("b: the killed node a is alive")
+	}
+
+	left := time.Now()
+	c.stop()
+	if node := gone.next(t, 2*testTTL+5*time.Second); node != "c" {
+		t.Fatalf("reported gone: %s; want c", node)
+	}
+	if took := time.Since(left); took < testTTL {
+		t.Errorf("c was reported gone %s after it left; want a TTL (%s) for it to come back", took, testTTL)
+	}
+	select {
+	case node := <-gone.ch:
+		t.Errorf("%s was reported gone again", node)
+	default:
+	}
+}
+
+// A node whose presence goes but is written again within the TTL (it was cut off from NATS for
+// a while, or the NATS server came back from an outage longer than the TTL, which expires every
+// key) is not reported gone.
+func TestPresenceBackIsNotGone(t *testing.T) {
+	srv := natstest.Start(t)
+	a := startNode(t, srv.URL(), "a", nil)
+	b := startNode(t, srv.URL(), "b", nil)
+	gone := recordGone(t, b)
+	// As the bucket's TTL would: a's presence goes; a writes it again at its next renewal.
+	if err := b.c.kv.Purge(ctxFor(t), presenceKey("a")); err != nil {
+		t.Fatal(err)
+	}
+	// b suspects a once its watch sees the presence go, and checks it a TTL later.
+	for _, want := range []bool{true, false} {
+		poll.Until(t, fmt.Sprintf("suspicion of a on b: %v", want), func() bool {
+			b.c.mu.Lock()
+			defer b.c.mu.Unlock()
+			return b.c.suspects["a"] == want
+		})
+	}
+	select {
+	case node := <-gone.ch:
+		t.Errorf("node %s was reported gone; its presence was back within the TTL", node)
+	default:
+	}
+	if !alive(t, b, "a") || !alive(t, a, "b") {
+		t.Error("a node is not alive")
+	}
 }

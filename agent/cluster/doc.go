@@ -25,6 +25,18 @@
 // without waiting for the TTL. A line's end deletes its hold (compare-and-set: a newer hold is
 // kept).
 //
+// # Which nodes run
+//
+// Each node also has a key of its own in NAME_devices, node.NODE, written at Start (before
+// anything runs on the node) and with every renewal of its holds, deleted at Close: a node that
+// holds no device is known to run too. Alive reads it. When a node's key goes (it expired, or
+// was deleted) and is not written again within a TTL, the node is gone, and the functions
+// OnGone registered are called with its name: agent/a2a then marks failed the tasks the node
+// left running in the shared database. The TTL of waiting lets a node cut off from NATS for a
+// while, or a NATS server back from an outage longer than the TTL (which expires every key),
+// write its key again before anyone takes it for gone. "No responders" on a node's subjects
+// does not make it gone: a live node has none either while it reconnects to NATS.
+//
 // # What the other nodes' devices look like
 //
 // Every node watches NAME_devices and tells its hub of the devices other nodes hold

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -65,6 +66,7 @@ func (c *Cluster) watchOnce(first bool) error {
 		}
 		if e == nil {
 			if seen != nil {
+				c.forgetUnseenNodes(seen)
 				c.forgetUnseen(seen)
 				seen = nil
 			}
@@ -107,6 +109,10 @@ func (c *Cluster) forgetUnseen(seen map[string]bool) {
 // hold in this node's name then is a predecessor's of the same name, and is deleted.
 func (c *Cluster) apply(e jetstream.KeyValueEntry, stale bool) {
 	mac := e.Key()
+	if node, ok := strings.CutPrefix(mac, presencePrefix); ok {
+		c.applyPresence(node, e)
+		return
+	}
 	if _, err := protocol.ParseMAC(mac); err != nil {
 		return
 	}
