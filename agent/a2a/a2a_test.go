@@ -379,12 +379,18 @@ func restartFailsInterruptedTasks(t *testing.T, where string) {
 		t.Fatalf("list: %v %v", tasks, err)
 	}
 	id := tasks.Tasks[0].ID
+	if n := taskNode(t, a.db, id); n != a.h.node || n == "" {
+		t.Errorf("the task is stored as node %q's; want this process's, %q", n, a.h.node)
+	}
 	// Simulate a crash: the handler is not closed, only the database.
 	a.Server.CloseClientConnections()
 	a.Server.Close()
 	a.db.Close()
 
 	b := newTestServer(t, &fakeRunner{}, where, nil)
+	if b.h.node == a.h.node {
+		t.Errorf("two processes are both node %q", a.h.node)
+	}
 	got, err := newV1Client(t, b, "").GetTask(t.Context(), &a2a.GetTaskRequest{ID: id})
 	if err != nil {
 		t.Fatal(err)

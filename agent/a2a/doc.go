@@ -112,26 +112,29 @@
 // Tasks of both kinds are kept in one table of the agent's database given as Options.DB
 // (agent/store: SQLite, or PostgreSQL; a2a_tasks, as A2A tasks: a seed task is a view of one),
 // behind one store (taskStore, the a2a-go task store a2a-go's handler drives), so they survive a
-// restart and either door reads the other's; tasks a previous run left working are marked failed
-// when the next one starts. A SQLite database from before the seed routes shared the table has
-// their table (a2a_seed_tasks) moved into it at start (versioned through store.DB.Migrate,
-// component "a2a"). A task is written when its state changes, not per piece of its reply: the
-// pieces of a running task are merged in memory, where GetTask and ListTasks read them, and
-// stored with the next state (a seed tasks/send, whose caller waits for the outcome, has its
-// reply stored once, whole). A status is stamped with the time it is stored at when it has none:
-// the seed routes' statuses, whose times are Options.Now's, read once per state change. Writes go
-// through the database's writer (on SQLite one connection) with statements prepared once, so
-// that concurrent tasks queue in Go rather than spin on SQLITE_BUSY. SQLite is in WAL mode with
-// synchronous=NORMAL: a crash of the process loses nothing written, a power cut the last writes
-// before SQLite's checkpoint (a task may then read as it was a state earlier, or be missing),
-// never the file; docs/storage.md has both databases. A message's text is at most
+// restart and either door reads the other's. Each task is stored with the node that runs it
+// (Options.Cluster's name for it, else an id of the process's): a node that starts marks failed the
+// tasks left submitted or working by its own name and by the nodes that do not run (without a
+// cluster, every other), and in a cluster those of a node found gone later; the node that ran such
+// a task, if it was only cut off, cannot write it back. A SQLite database from before the seed
+// routes shared the table has their table (a2a_seed_tasks) moved into it at start (versioned
+// through store.DB.Migrate, component "a2a"). A task is written when its state changes, not per
+// piece of its reply: the pieces of a running task are merged in memory, where GetTask and
+// ListTasks read them, and stored with the next state (a seed tasks/send, whose caller waits for
+// the outcome, has its reply stored once, whole). A status is stamped with the time it is stored at
+// when it has none: the seed routes' statuses, whose times are Options.Now's, read once per state
+// change. Writes go through the database's writer (on SQLite one connection) with statements
+// prepared once, so that concurrent tasks queue in Go rather than spin on SQLITE_BUSY. SQLite is in
+// WAL mode with synchronous=NORMAL: a crash of the process loses nothing written, a power cut the
+// last writes before SQLite's checkpoint (a task may then read as it was a state earlier, or be
+// missing), never the file; docs/storage.md has both databases. A message's text is at most
 // Options.MessageBytes, checked before anything is stored for it, and a task's history
 // Options.TaskHistory messages (a seed send, the only one to add a turn to a task, adds two: the
 // message, the reply): past either, -32600 naming the limit. Close ends the turns still running
 // failed ("The server is shutting down") and returns once they are stored. Finished tasks
 // (completed, canceled, failed) are deleted past Options.TasksKeepAge and, oldest first, past
 // Options.TasksKeepCount, checked as tasks are created (the age at most once a minute); a running
-// task never is. With Options.Token set, every route but the two cards requires
-// "Authorization: Bearer <token>" and answers 401 otherwise. The card does not declare the
-// scheme: a2a-go v2.3.1's 1.0 card parser cannot read a union card that has security schemes.
+// task never is. With Options.Token set, every route but the two cards requires "Authorization:
+// Bearer <token>" and answers 401 otherwise. The card does not declare the scheme: a2a-go v2.3.1's
+// 1.0 card parser cannot read a union card that has security schemes.
 package a2a

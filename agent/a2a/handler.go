@@ -10,7 +10,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
@@ -35,6 +37,19 @@ type Runner interface {
 	Turn(ctx context.Context, r agent.Request) iter.Seq[agent.Event]
 	// Tools lists the tools a turn on the device mac may use ("" = the only device, or local only).
 	Tools(mac string) []tools.Declaration
+}
+
+// Cluster is what the handler asks of the cluster of serve nodes that share its database
+// (agent/cluster's *Cluster): its tasks are kept under its node's name, and the tasks a node
+// that is gone left unfinished are marked failed.
+type Cluster interface {
+	// Node is this node's name, unique in the cluster.
+	Node() string
+	// Alive reports whether the node named runs now.
+	Alive(ctx context.Context, node string) (bool, error)
+	// OnGone has f called with the name of each node found gone from now on; stop ends that,
+	// once a call of f in progress has returned.
+	OnGone(f func(node string)) (stop func())
 }
 
 // turnLimiter is a Runner that bounds the turns it runs at once (0: no bound).
@@ -66,6 +81,13 @@ type Options struct {
 	// DB keeps the tasks of both protocols, so that they survive a restart. Required: the agent's
 	// database (agent/store.Open: SQLite, or PostgreSQL that several servers may share).
 	DB *store.DB
+	// Cluster is the cluster of serve nodes sharing DB this handler's node is one of; nil when
+	// it is not in one, and then taken to be the only server on DB. Either way each task is
+	// stored with the node that runs it (Cluster.Node(), else an id of this process's), and New
+	// marks failed the tasks left submitted or working by its own node's previous run and by the
+	// nodes not alive (without a cluster, every other); in a cluster, so are those of a node
+	// found gone later.
+	Cluster Cluster
 	// Token, when set, is the bearer token every route but the agent cards requires.
 	Token string
 	// URL is the public base URL the cards advertise (e.g. "https://robot.example:8080");
@@ -105,6 +127,10 @@ type Handler struct {
 	// pushes are the push notification configs, by task; notifier sends Notify's pushes.
 	pushes   *push.InMemoryPushConfigStore
 	notifier push.Sender
+
+	node     string         // the node the tasks of this handler's turns are stored under
+	stopGone func()         // ends the cluster's calls of nodeGone; nil without a cluster
+	gone     sync.WaitGroup // the failNode runs nodeGone started
 }
 
 // pushTimeout bounds one push notification's POST.
@@ -141,13 +167,22 @@ func New(o *Options) (*Handler, error) {
 	opts.TasksKeepAge, opts.TasksKeepCount = tasksKeep(opts.TasksKeepAge, opts.TasksKeepCount)
 
 	ctx := context.Background()
-	store, err := newSQLTaskStore(ctx, opts.DB, opts.Now, opts.TasksKeepAge, opts.TasksKeepCount, opts.Logger)
+	node := processNode()
+	if opts.Cluster != nil {
+		node = opts.Cluster.Node()
+	}
+	store, err := newSQLTaskStore(ctx, opts.DB, node, opts.Now, opts.TasksKeepAge, opts.TasksKeepCount, opts.Logger)
 	if err != nil {
 		return nil, err
 	}
-	h := &Handler{o: opts, tasks: store, a2a: store, pushes: push.NewInMemoryStore(),
+	h := &Handler{o: opts, tasks: store, a2a: store, node: node, pushes: push.NewInMemoryStore(),
 		notifier: push.NewHTTPPushSender(&push.HTTPSenderConfig{Timeout: pushTimeout, FailOnError: true})}
+	if opts.Cluster != nil {
+		// Before looking at the tasks: a node that goes while New looks is not missed.
+		h.stopGone = opts.Cluster.OnGone(h.nodeGone)
+	}
 	if err := h.failInterrupted(ctx); err != nil {
+		h.stopNodeGone()
 		h.tasks.close()
 		return nil, err
 	}
@@ -200,8 +235,17 @@ func (h *Handler) Handles(r *http.Request) bool {
 // while shutting the HTTP server down (which waits for the request goroutines), before closing
 // the DB.
 func (h *Handler) Close() error {
+	h.stopNodeGone()
 	h.exec.turns.close()
 	return h.tasks.close()
+}
+
+// stopNodeGone ends the cluster's calls of nodeGone and waits for the failNode they started.
+func (h *Handler) stopNodeGone() {
+	if h.stopGone != nil {
+		h.stopGone()
+	}
+	h.gone.Wait()
 }
 
 type baseURLKey struct{}
@@ -243,9 +287,67 @@ func (h *Handler) auth(next http.Handler) http.Handler {
 	})
 }
 
-// failInterrupted marks the tasks a previous run left working as failed: their turns died with it.
+// failInterrupted marks failed the tasks left submitted or working by nodes that do not run
+// now, whose turns died with them: this node's previous run (restarted under the same name),
+// the nodes the cluster does not know alive, and without a cluster every other (tasks stored
+// before nodes were recorded are the node ""). The tasks of live nodes are theirs to finish.
 func (h *Handler) failInterrupted(ctx context.Context) error {
-	return h.tasks.failUnfinished(ctx, "the server restarted while the task was running")
+	nodes, err := h.tasks.unfinishedNodes(ctx)
+	if err != nil {
+		return err
+	}
+	for _, node := range nodes {
+		why := "the server restarted while the task was running"
+		if h.o.Cluster != nil && node != h.node && node != "" {
+			alive, err := h.o.Cluster.Alive(ctx, node)
+			if err != nil {
+				// Its tasks are failed if the cluster finds it gone later.
+				h.o.Logger.Warn("a2a: cannot tell whether a node with unfinished tasks runs", "node", node, "err", err)
+				continue
+			}
+			if alive {
+				continue
+			}
+			why = goneWhy(node)
+		}
+		n, err := h.tasks.failNode(ctx, node, why)
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			h.o.Logger.Info("a2a: marked failed the tasks a stopped node left unfinished", "node", node, "tasks", n)
+		}
+	}
+	return nil
+}
+
+// goneWhy is the status message of a task whose node is gone.
+func goneWhy(node string) string {
+	return fmt.Sprintf("the server node %s that ran the task stopped while it was running", node)
+}
+
+// nodeGone marks failed the tasks node left unfinished; the cluster calls it when it finds node
+// gone.
+func (h *Handler) nodeGone(node string) {
+	h.gone.Go(func() {
+		n, err := h.tasks.failNode(context.Background(), node, goneWhy(node))
+		switch {
+		case err != nil:
+			h.o.Logger.Warn("a2a: marking failed the tasks of a node that is gone", "node", node, "err", err)
+		case n > 0:
+			h.o.Logger.Info("a2a: marked failed the tasks a node that is gone left unfinished", "node", node, "tasks", n)
+		}
+	})
+}
+
+// processNode is the node name of a server that is not in a cluster: its host's name and a
+// random suffix, new in every process.
+func processNode() string {
+	host, _ := os.Hostname()
+	if host == "" {
+		host = "serve"
+	}
+	return host + "-" + randomID()[:8]
 }
 
 func randomID() string {

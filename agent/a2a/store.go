@@ -42,8 +42,11 @@ type taskStore interface {
 	taskstore.Store
 	// Delete removes a task, as if it had never been created.
 	Delete(ctx context.Context, id a2a.TaskID) error
-	// failUnfinished marks the tasks left submitted or working as failed with the message why.
-	failUnfinished(ctx context.Context, why string) error
+	// unfinishedNodes lists the nodes that have tasks submitted or working in the database.
+	unfinishedNodes(ctx context.Context) ([]string, error)
+	// failNode marks node's tasks left submitted or working as failed with the message why, and
+	// returns how many it marked.
+	failNode(ctx context.Context, node, why string) (int, error)
 	// close releases what the store holds; the database stays open.
 	close() error
 }
@@ -60,12 +63,21 @@ type taskStore interface {
 // last state change, and the next start marks the task failed anyway. Writes go through the
 // database's writer (one connection on SQLite) with statements prepared once.
 //
+// Each row names the node that runs the task (node: the name of this store's serve node in a
+// cluster, else one of this process's), set as the task is created or taken up again. A node
+// that is gone leaves its unfinished tasks behind, submitted or working: another node marks them
+// failed (failNode) once it knows, and a node restarted under the same name marks its own at
+// start. A task's writes by the node that runs it then find the row no longer theirs (it is
+// finished, or another node's): ErrConcurrentModification, on which a2a-go reads the task again
+// and ends the turn with what it says, so that a finished task stays as it ended.
+//
 // It keeps finished tasks (completed, failed, canceled, rejected) for keepAge and at most
 // keepCount tasks in all, deleting the oldest finished ones past it; a task still running is
 // never deleted. Pruning runs as tasks are created: the count check costs nothing (the row count
 // is kept in memory), the age check runs at most once per agePruneEvery; both delete through
 // the index on updated_ns.
 type sqlTaskStore struct {
+	node      string    // the node that runs the tasks this store creates or takes up
 	db        *sql.DB   // reads
 	get       *sql.Stmt // Get's, prepared once: a task is read a few times per turn
 	w         *writer
@@ -100,7 +112,7 @@ var finishedStates = []any{string(a2a.TaskStateCompleted), string(a2a.TaskStateF
 
 const finishedIn = "state IN (?, ?, ?, ?)"
 
-func newSQLTaskStore(ctx context.Context, db *store.DB, now func() time.Time, keepAge time.Duration, keepCount int, log *slog.Logger) (*sqlTaskStore, error) {
+func newSQLTaskStore(ctx context.Context, db *store.DB, node string, now func() time.Time, keepAge time.Duration, keepCount int, log *slog.Logger) (*sqlTaskStore, error) {
 	if db.Dialect() == store.SQLite {
 		if err := sqliteTables(ctx, db); err != nil {
 			return nil, err
@@ -118,7 +130,7 @@ func newSQLTaskStore(ctx context.Context, db *store.DB, now func() time.Time, ke
 		get.Close()
 		return nil, err
 	}
-	s := &sqlTaskStore{db: db.DB, get: get, w: w, now: now, keepAge: keepAge, keepCount: keepCount, log: log,
+	s := &sqlTaskStore{node: node, db: db.DB, get: get, w: w, now: now, keepAge: keepAge, keepCount: keepCount, log: log,
 		live: make(map[a2a.TaskID]*liveTask)}
 	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM a2a_tasks`).Scan(&s.rows); err != nil {
 		s.close()
@@ -231,9 +243,9 @@ func (s *sqlTaskStore) createAt(ctx context.Context, task *a2a.Task, now time.Ti
 	s.w.mu.Lock()
 	defer s.w.mu.Unlock()
 	res, err := s.w.execLocked(ctx,
-		`INSERT INTO a2a_tasks(id, context_id, state, version, updated_ns, task, status_ns) VALUES(?, ?, ?, 1, ?, ?, ?)
+		`INSERT INTO a2a_tasks(id, context_id, state, version, updated_ns, task, status_ns, node) VALUES(?, ?, ?, 1, ?, ?, ?, ?)
 		 ON CONFLICT(id) DO NOTHING`,
-		string(task.ID), task.ContextID, string(task.Status.State), now.UnixNano(), string(b), statusNs(task, now))
+		string(task.ID), task.ContextID, string(task.Status.State), now.UnixNano(), string(b), statusNs(task, now), s.node)
 	if err != nil {
 		return 0, fmt.Errorf("a2a: storing task %s: %w", task.ID, err)
 	}
@@ -360,7 +372,7 @@ func (s *sqlTaskStore) updateAt(ctx context.Context, u *taskstore.UpdateRequest,
 		}
 		now := clock()
 		stampStatus(task, now)
-		if err := s.writeLocked(ctx, task, next.version, now); err != nil {
+		if err := s.writeLocked(ctx, task, lt.stored, next.version, now); err != nil {
 			return 0, err
 		}
 		if task.Status.State.Terminal() {
@@ -379,9 +391,10 @@ func (s *sqlTaskStore) updateAt(ctx context.Context, u *taskstore.UpdateRequest,
 		return 0, fmt.Errorf("a2a: encoding task %s: %w", task.ID, err)
 	}
 	// One statement: the version check and the write are atomic without a transaction.
-	query := `UPDATE a2a_tasks SET context_id = ?, state = ?, version = version + 1, updated_ns = ?, task = ?, status_ns = ?
+	// This node runs the task from now on (a seed task taken up again, here or elsewhere).
+	query := `UPDATE a2a_tasks SET context_id = ?, state = ?, version = version + 1, updated_ns = ?, task = ?, status_ns = ?, node = ?
 		WHERE id = ?`
-	args := []any{task.ContextID, string(task.Status.State), now.UnixNano(), string(b), statusNs(task, now), string(task.ID)}
+	args := []any{task.ContextID, string(task.Status.State), now.UnixNano(), string(b), statusNs(task, now), s.node, string(task.ID)}
 	if u.PrevVersion != taskstore.TaskVersionMissing {
 		query += ` AND version = ?`
 		args = append(args, int64(u.PrevVersion))
@@ -412,23 +425,35 @@ func (s *sqlTaskStore) updateAt(ctx context.Context, u *taskstore.UpdateRequest,
 	return taskstore.TaskVersion(version), nil
 }
 
-// writeLocked stores a live task at version: its row exists, and the versions were checked in
-// memory.
-func (s *sqlTaskStore) writeLocked(ctx context.Context, task *a2a.Task, version int64, now time.Time) error {
+// writeLocked stores a live task at version: the versions were checked in memory, and the row
+// is still as this node last wrote it, in state stored, unless another node ended the task
+// (failNode: it took this node for gone). The task then leaves memory, so that a2a-go, told of
+// a concurrent modification, reads it as the other node left it.
+func (s *sqlTaskStore) writeLocked(ctx context.Context, task *a2a.Task, stored a2a.TaskState, version int64, now time.Time) error {
 	b, err := json.Marshal(task)
 	if err != nil {
 		return fmt.Errorf("a2a: encoding task %s: %w", task.ID, err)
 	}
 	res, err := s.w.execLocked(ctx,
-		`UPDATE a2a_tasks SET context_id = ?, state = ?, version = ?, updated_ns = ?, task = ?, status_ns = ? WHERE id = ?`,
-		task.ContextID, string(task.Status.State), version, now.UnixNano(), string(b), statusNs(task, now), string(task.ID))
+		`UPDATE a2a_tasks SET context_id = ?, state = ?, version = ?, updated_ns = ?, task = ?, status_ns = ? WHERE id = ? AND node = ? AND state = ?`,
+		task.ContextID, string(task.Status.State), version, now.UnixNano(), string(b), statusNs(task, now), string(task.ID), s.node, string(stored))
 	if err != nil {
 		return fmt.Errorf("a2a: updating task %s: %w", task.ID, err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("a2a: task %s: %w", task.ID, a2a.ErrTaskNotFound)
+	if n, _ := res.RowsAffected(); n > 0 {
+		return nil
 	}
-	return nil
+	var state, node string
+	err = s.db.QueryRowContext(ctx, `SELECT state, node FROM a2a_tasks WHERE id = ?`, string(task.ID)).Scan(&state, &node)
+	s.setLive(task.ID, nil)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return fmt.Errorf("a2a: task %s: %w", task.ID, a2a.ErrTaskNotFound)
+	case err != nil:
+		return fmt.Errorf("a2a: updating task %s: %w", task.ID, err)
+	}
+	s.log.Warn("a2a: another node ended or took over a task this node runs", "task", task.ID, "state", state, "node", node)
+	return fmt.Errorf("a2a: task %s is %s (node %q), no longer %s on node %s: %w", task.ID, state, node, stored, s.node, taskstore.ErrConcurrentModification)
 }
 
 func (s *sqlTaskStore) Get(ctx context.Context, id a2a.TaskID) (*taskstore.StoredTask, error) {
@@ -579,40 +604,87 @@ func decodePageToken(tok string) (ns int64, id string, ok bool) {
 	return ns, id, err == nil
 }
 
-// failUnfinished marks the tasks a previous run left submitted or working as failed.
-func (s *sqlTaskStore) failUnfinished(ctx context.Context, why string) error {
-	rows, err := s.db.QueryContext(ctx, `SELECT id FROM a2a_tasks WHERE state IN (?, ?)`,
-		string(a2a.TaskStateSubmitted), string(a2a.TaskStateWorking))
+// unfinishedIn is the states of a task that a node left behind runs in.
+const unfinishedIn = "state IN (?, ?)"
+
+var unfinishedStates = []any{string(a2a.TaskStateSubmitted), string(a2a.TaskStateWorking)}
+
+// unfinishedNodes lists the nodes with tasks submitted or working.
+func (s *sqlTaskStore) unfinishedNodes(ctx context.Context) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT node FROM a2a_tasks WHERE `+unfinishedIn, unfinishedStates...)
 	if err != nil {
-		return fmt.Errorf("a2a: finding unfinished tasks: %w", err)
+		return nil, fmt.Errorf("a2a: finding unfinished tasks: %w", err)
 	}
-	var ids []a2a.TaskID
+	defer rows.Close()
+	var nodes []string
 	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return fmt.Errorf("a2a: finding unfinished tasks: %w", err)
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, fmt.Errorf("a2a: finding unfinished tasks: %w", err)
 		}
-		ids = append(ids, a2a.TaskID(id))
+		nodes = append(nodes, n)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("a2a: finding unfinished tasks: %w", err)
+	}
+	return nodes, nil
+}
+
+// failNode marks the tasks node left submitted or working as failed, and returns how many it
+// marked. Each is written only if it is as read (one statement checks its version): a task the
+// node, or another node doing the same, changed meanwhile is left as that made it.
+func (s *sqlTaskStore) failNode(ctx context.Context, node, why string) (int, error) {
+	type leftover struct {
+		version int64
+		task    a2a.Task
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT version, task FROM a2a_tasks WHERE node = ? AND `+unfinishedIn,
+		append([]any{node}, unfinishedStates...)...)
+	if err != nil {
+		return 0, fmt.Errorf("a2a: finding the unfinished tasks of node %q: %w", node, err)
+	}
+	var left []leftover
+	for rows.Next() {
+		var l leftover
+		var raw string
+		if err := rows.Scan(&l.version, &raw); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("a2a: finding the unfinished tasks of node %q: %w", node, err)
+		}
+		if err := json.Unmarshal([]byte(raw), &l.task); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("a2a: decoding an unfinished task of node %q: %w", node, err)
+		}
+		left = append(left, l)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("a2a: finding unfinished tasks: %w", err)
+		return 0, fmt.Errorf("a2a: finding the unfinished tasks of node %q: %w", node, err)
 	}
-	for _, id := range ids {
-		st, err := s.Get(ctx, id)
-		if err != nil {
-			return err
-		}
+	failed := 0
+	for _, l := range left {
+		task := &l.task
 		now := s.now()
-		st.Task.Status = a2a.TaskStatus{
+		task.Status = a2a.TaskStatus{
 			State:     a2a.TaskStateFailed,
-			Message:   a2a.NewMessageForTask(a2a.MessageRoleAgent, st.Task, a2a.NewTextPart(why)),
+			Message:   a2a.NewMessageForTask(a2a.MessageRoleAgent, task, a2a.NewTextPart(why)),
 			Timestamp: &now,
 		}
-		if _, err := s.Update(ctx, &taskstore.UpdateRequest{Task: st.Task, PrevVersion: st.Version}); err != nil {
-			return err
+		b, err := json.Marshal(task)
+		if err != nil {
+			return failed, fmt.Errorf("a2a: encoding task %s: %w", task.ID, err)
+		}
+		s.w.mu.Lock()
+		res, err := s.w.execLocked(ctx, `UPDATE a2a_tasks SET state = ?, version = version + 1, updated_ns = ?, task = ?, status_ns = ?
+			WHERE id = ? AND version = ? AND node = ?`,
+			string(a2a.TaskStateFailed), now.UnixNano(), string(b), now.UnixNano(), string(task.ID), l.version, node)
+		s.w.mu.Unlock()
+		if err != nil {
+			return failed, fmt.Errorf("a2a: failing task %s: %w", task.ID, err)
+		}
+		if n, _ := res.RowsAffected(); n > 0 {
+			failed++
 		}
 	}
-	return nil
+	return failed, nil
 }

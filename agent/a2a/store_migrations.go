@@ -11,6 +11,7 @@ import (
 // 1. the seed routes' own table, a2a_seed_tasks, is copied into a2a_tasks as A2A tasks (a task
 // whose id an A2A task already has is dropped), then dropped. A subquery's JSON loses its type
 // in SQLite: each is wrapped in json() to nest as JSON rather than as a string.
+// 2. node, the serve node that runs the task (see sqlTaskStore), empty for the older tasks.
 var migrations = []string{
 	`CREATE TABLE IF NOT EXISTS a2a_seed_tasks (
 		id TEXT PRIMARY KEY, state TEXT NOT NULL, updated_ns INTEGER NOT NULL, task TEXT NOT NULL);
@@ -33,7 +34,11 @@ var migrations = []string{
 		FROM a2a_seed_tasks) WHERE true
 	ON CONFLICT(id) DO NOTHING;
 	DROP TABLE a2a_seed_tasks;`,
+	addNodeColumn,
 }
+
+// addNodeColumn is the step of both databases that records which node runs a task.
+const addNodeColumn = `ALTER TABLE a2a_tasks ADD COLUMN node TEXT NOT NULL DEFAULT ''`
 
 // seedMessageSQL is the SQL of an A2A message made of the seed message m, with the message id
 // msgID (both SQL expressions; tid and sid are the task's, named so that json_each's id column

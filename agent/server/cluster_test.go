@@ -1,10 +1,12 @@
 package server
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"io"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,8 +14,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/devicectl/devicectl/agent/hub"
+	"github.com/devicectl/devicectl/agent/store"
+	"github.com/devicectl/devicectl/agent/store/storetest"
 	"github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/internal/testing/natstest"
+	"github.com/devicectl/devicectl/internal/testing/poll"
+	"github.com/devicectl/devicectl/internal/testing/streamllm"
 )
 
 // clusterConfig is testConfig for node name of a cluster on nats.
@@ -159,5 +165,90 @@ func TestClusterTaskReachesAnotherNodesDevice(t *testing.T) {
 	resp.Body.Close()
 	if !strings.Contains(string(card), `"amplify_volume"`) {
 		t.Errorf("node one's agent card does not list the device's tools: %s", card)
+	}
+}
+
+// Two nodes of a cluster on one database (SQLite or PostgreSQL): a task streaming on node one
+// keeps running when node two starts, and node two marks it failed once node one is gone from
+// the cluster (its NATS side closed: to the others it is dead).
+func TestClusterGoneNodesTasksFail(t *testing.T) {
+	storetest.Each(t, clusterGoneNodesTasksFail)
+}
+
+func clusterGoneNodesTasksFail(t *testing.T, where string) {
+	nats := natstest.Start(t)
+	llm := streamllm.Start(t, 0, 20*time.Millisecond) // each turn streams until it is ended
+	nodeConfig := func(name string) *config.Config {
+		c := clusterConfig(t, nats.URL(), name)
+		if store.IsPostgres(where) {
+			c.Agent.Store = where
+		} else {
+			c.Agent.StateDir = filepath.Dir(where)
+		}
+		c.Agent.Planner = config.PlannerLLM
+		c.LLM.BaseURL, c.LLM.Model = llm, "m"
+		return c
+	}
+	one, addr1 := startServer(t, nodeConfig("one"))
+
+	// A seed task streaming on node one, working once its first event is out.
+	body := `{"jsonrpc":"2.0","id":1,"method":"tasks/send/stream","params":{"id":"long","message":{"role":"user","parts":[{"type":"text","text":"sing"}]}}}`
+	req, _ := http.NewRequestWithContext(t.Context(), "POST", "http://"+addr1+"/tasks/send/stream", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	for br := bufio.NewReader(resp.Body); ; {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatalf("the stream ended before its first event: %v", err)
+		}
+		if strings.HasPrefix(line, "data:") {
+			break
+		}
+	}
+	taskState := func(addr string) (state, why string) {
+		t.Helper()
+		resp, err := http.Get("http://" + addr + "/tasks/long")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var task struct {
+			Status struct {
+				State   string `json:"state"`
+				Message *struct {
+					Parts []struct {
+						Text string `json:"text"`
+					} `json:"parts"`
+				} `json:"message"`
+			} `json:"status"`
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&task); err != nil {
+			t.Fatalf("GET /tasks/long on %s: %s, %v", addr, resp.Status, err)
+		}
+		if m := task.Status.Message; m != nil && len(m.Parts) > 0 {
+			why = m.Parts[0].Text
+		}
+		return task.Status.State, why
+	}
+	if state, _ := taskState(addr1); state != "working" {
+		t.Fatalf("the streaming task on node one is %s", state)
+	}
+
+	_, addr2 := startServer(t, nodeConfig("two"))
+	if state, why := taskState(addr2); state != "working" {
+		t.Errorf("node two's start made node one's running task %s (%q); want it still working", state, why)
+	}
+
+	one.Cluster.Close()
+	poll.Until(t, "node one's task failed on node two", func() bool {
+		state, _ := taskState(addr2)
+		return state == "failed"
+	})
+	if _, why := taskState(addr2); !strings.Contains(why, "node one ") {
+		t.Errorf("node one's task failed with %q; want the reason naming node one", why)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	"github.com/devicectl/devicectl/agent"
 	"github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/internal/testing/rawconn"
+	"github.com/devicectl/devicectl/internal/testing/streamllm"
 )
 
 // limitsWait bounds what the limits tests wait for: what a limit ends in a fraction of a second.
@@ -287,43 +287,11 @@ func testRequestBytes(t *testing.T, url, msg string, chunked bool) {
 	}
 }
 
-// fakeLLM is an OpenAI-compatible endpoint whose every answer streams chunks of text of about
-// 1 KiB, one every pace: n of them and then the end, or until the request goes when n is 0.
-func fakeLLM(t *testing.T, n int, pace time.Duration) string {
-	t.Helper()
-	text := strings.Repeat("la ", 340)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "text/event-stream")
-		rc := http.NewResponseController(w)
-		chunk := func(delta, finish string) error {
-			fmt.Fprintf(w, `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":%s,"finish_reason":%s}]}`+"\n\n", delta, finish)
-			return rc.Flush()
-		}
-		tick := time.NewTicker(pace)
-		defer tick.Stop()
-		for i := 0; n == 0 || i < n; i++ {
-			if chunk(`{"content":"`+text+`"}`, "null") != nil {
-				return
-			}
-			select {
-			case <-tick.C:
-			case <-r.Context().Done():
-				return
-			}
-		}
-		chunk(`{}`, `"stop"`)
-		io.WriteString(w, "data: [DONE]\n\n")
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL + "/v1"
-}
-
-// streamConfig is a server whose turns stream from fakeLLM, with short write and body timeouts.
+// streamConfig is a server whose turns stream from streamllm, with short write and body timeouts.
 func streamConfig(t *testing.T, n int, pace time.Duration) *config.Config {
 	c := testConfig(t)
 	c.Agent.Planner = config.PlannerLLM
-	c.LLM.BaseURL = fakeLLM(t, n, pace)
+	c.LLM.BaseURL = streamllm.Start(t, n, pace)
 	c.LLM.Model = "m"
 	c.Agent.Web = true
 	c.Agent.Limits.WriteTimeout = 200 * time.Millisecond

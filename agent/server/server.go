@@ -213,9 +213,13 @@ func New(o *Options) (_ *Server, err error) {
 	}
 	// The cards name agent.public_url, else the address each connection arrived at: the listen
 	// address as bound (agent.listen may say port 0 or 0.0.0.0), never the request's Host.
-	front, err := a2a.New(&a2a.Options{Runner: s.Agent, DB: db, Token: token, URL: c.Agent.PublicURL, Version: opts.Version, Logger: s.log,
+	ao := &a2a.Options{Runner: s.Agent, DB: db, Token: token, URL: c.Agent.PublicURL, Version: opts.Version, Logger: s.log,
 		MessageBytes: c.Agent.Limits.MessageBytes, TaskHistory: c.Agent.Limits.TaskHistory,
-		TasksKeepAge: c.Agent.Tasks.KeepAge, TasksKeepCount: c.Agent.Tasks.KeepCount})
+		TasksKeepAge: c.Agent.Tasks.KeepAge, TasksKeepCount: c.Agent.Tasks.KeepCount}
+	if s.Cluster != nil {
+		ao.Cluster = s.Cluster // its tasks are this node's; those of a node that is gone are failed
+	}
+	front, err := a2a.New(ao)
 	if err != nil {
 		return nil, fmt.Errorf("the A2A front door in %s: %w", s.DBPath, err)
 	}
