@@ -184,3 +184,30 @@ func TestAgentStore(t *testing.T) {
 		}
 	}
 }
+
+// examples/cluster/serve.yaml, which the nodes of examples/cluster/compose.yaml read, loads and
+// passes serve's checks: their tasks, memories, reminders and bindings in the compose file's
+// PostgreSQL (agent.store), their devices shared over its NATS.
+func TestClusterExample(t *testing.T) {
+	c, err := Load("../../examples/cluster/serve.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CheckAgent(); err != nil {
+		t.Fatalf("serve would refuse it: %v", err)
+	}
+	const dsn = "postgres://devicectl@postgres:5432/devicectl"
+	if got, err := AgentStore(c, func(string) string { return "" }); err != nil || got != dsn {
+		t.Errorf("the database: %q, %v; want %s (the compose file's postgres service)", got, err, dsn)
+	}
+	if c.Agent.Cluster.NATS != "nats://nats:4222" {
+		t.Errorf("agent.cluster.nats %q; want the compose file's nats service", c.Agent.Cluster.NATS)
+	}
+	if c.Agent.Cluster.Node != "" {
+		t.Errorf("agent.cluster.node %q: the three nodes share the file, so it must be left to each", c.Agent.Cluster.Node)
+	}
+	if c.Agent.Listen != "0.0.0.0:8765" || c.Agent.TokenFile == "" || c.Agent.DeviceTokensFile == "" {
+		t.Errorf("listen %q, token_file %q, device_tokens_file %q: want every interface, with both token files",
+			c.Agent.Listen, c.Agent.TokenFile, c.Agent.DeviceTokensFile)
+	}
+}

@@ -25,7 +25,10 @@ import (
 	"github.com/devicectl/devicectl/internal/testing/leakcheck"
 	"github.com/devicectl/devicectl/internal/testing/logbuf"
 	"github.com/devicectl/devicectl/internal/testing/natstest"
+	"github.com/devicectl/devicectl/internal/testing/pgtest"
+	"github.com/devicectl/devicectl/internal/testing/poll"
 	"github.com/devicectl/devicectl/internal/testing/serveproc"
+	"github.com/devicectl/devicectl/internal/testing/streamllm"
 )
 
 const (
@@ -34,13 +37,17 @@ const (
 	failoverMax = 5 * time.Second
 	// callers send tasks to node 1 while node 2 is killed.
 	callers = 6
+	// longTasks stream on node 2 when it is killed: the other nodes must mark them failed.
+	longTasks = 4
+	// ttl is agent.cluster.ttl: a dead node's tasks are failed within about twice it.
+	ttl = 5 * time.Second
 )
 
 var bin string // devicectl, built for this machine
 
-// TestMain removes the binary the test built.
+// TestMain stops the PostgreSQL server the test started and removes the binary it built.
 func TestMain(m *testing.M) {
-	code := leakcheck.Main(m)
+	code := pgtest.Main(m, leakcheck.Main)
 	serveproc.Remove()
 	os.Exit(code)
 }
@@ -71,10 +78,10 @@ type statusLine struct {
 
 func swarmMAC(index, i int) string { return fmt.Sprintf("02-DC-%02X-00-00-%02X", index, i) }
 
-// sharedStore is the agent section's database: one agent.db the three processes share.
-// SQLite locks it across processes.
+// sharedStore is the agent section's database, which the three processes share: a PostgreSQL
+// schema of the test's own (pgtest), as a deployment's nodes share one database server.
 func sharedStore(t *testing.T) string {
-	return "  state_dir: " + t.TempDir() + "\n"
+	return "  store: '" + pgtest.DSN(t) + "'\n  state_dir: " + t.TempDir() + "\n"
 }
 
 func writeFile(t *testing.T, name, text string) string {
@@ -86,13 +93,19 @@ func writeFile(t *testing.T, name, text string) string {
 	return path
 }
 
-func startNodes(t *testing.T, natsURL string) []*node {
+// startNodes starts the three serve nodes; node 2's turns are its model's (llm: an endpoint that
+// streams until the turn ends), the others' the rules planner's.
+func startNodes(t *testing.T, natsURL, llm string) []*node {
 	t.Helper()
 	store := sharedStore(t)
 	var ns []*node
 	for i := 1; i <= nodes; i++ {
 		n := &node{name: fmt.Sprintf("node-%d", i)}
-		cfg := writeFile(t, "serve.yaml", "agent:\n"+store+"  cluster:\n    nats: "+natsURL+"\n    node: "+n.name+"\n")
+		text := "agent:\n" + store + "  cluster:\n    nats: " + natsURL + "\n    node: " + n.name + "\n    ttl: " + ttl.String() + "\n"
+		if i == 2 {
+			text += "  planner: llm\nllm:\n  base_url: " + llm + "\n  model: m\n"
+		}
+		cfg := writeFile(t, "serve.yaml", text)
 		n.proc, n.ws = serveproc.StartLogging(t, bin, &n.log, "--config", cfg, "--log-level", "info")
 		n.http = "http://" + strings.TrimSuffix(strings.TrimPrefix(n.ws, "ws://"), "/")
 		ns = append(ns, n)
@@ -295,6 +308,62 @@ func lastRegistration(log string) string {
 	return m[len(m)-1][1]
 }
 
+// longTask is a seed task streaming on a node until the node dies.
+type longTask struct {
+	id   string
+	done chan struct{} // closed when its stream ends
+}
+
+// startLong sends a seed tasks/send/stream to n and returns once its first event is out (the
+// task is working); its stream is read to its end in the background.
+func startLong(t *testing.T, n *node, id, mac string) *longTask {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tasks/send/stream", "params": map[string]any{
+		"id": id, "message": map[string]any{"role": "user", "parts": []any{map[string]string{"type": "text", "text": "sing"}}},
+		"metadata": map[string]string{"mac": mac}}})
+	req, err := http.NewRequestWithContext(t.Context(), "POST", n.http+"/tasks/send/stream", strings.NewReader(string(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req) // no timeout: the stream lasts until the node dies
+	if err != nil {
+		t.Fatalf("%s: %v", n.name, err)
+	}
+	br := bufio.NewReader(resp.Body)
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			resp.Body.Close()
+			t.Fatalf("%s: the stream of %s ended before its first event: %v", n.name, id, err)
+		}
+		if strings.HasPrefix(line, "data:") {
+			if !strings.Contains(line, `"working"`) {
+				resp.Body.Close()
+				t.Fatalf("%s: the first event of %s: %s", n.name, id, line)
+			}
+			break
+		}
+	}
+	l := &longTask{id: id, done: make(chan struct{})}
+	go func() {
+		defer close(l.done)
+		defer resp.Body.Close()
+		io.Copy(io.Discard, br)
+	}()
+	return l
+}
+
+// wait waits for the task's stream to end with its node.
+func (l *longTask) wait(t *testing.T) {
+	t.Helper()
+	select {
+	case <-l.done:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the stream of %s is still open after its node was killed", l.id)
+	}
+}
+
 // answer is one task of the load and what it was answered.
 type answer struct {
 	id, mac string
@@ -310,7 +379,7 @@ func TestCluster(t *testing.T) {
 	}
 	bin = serveproc.Build(t)
 	nats := natstest.Start(t)
-	ns := startNodes(t, nats.URL())
+	ns := startNodes(t, nats.URL(), streamllm.Start(t, 0, 50*time.Millisecond))
 	one, two, three := ns[0], ns[1], ns[2]
 
 	// Swarm i's devices try node i first, then the next ones.
@@ -395,6 +464,11 @@ func TestCluster(t *testing.T) {
 			}
 		})
 	}
+	// Tasks streaming on node 2 until it dies.
+	var long []*longTask
+	for i := range longTasks {
+		long = append(long, startLong(t, two, fmt.Sprintf("long-%d", i), swarmMAC(2, 50+i)))
+	}
 	swarms[1].waitLine(t, time.Now().Add(time.Second), 10*time.Second, "line a second into the load", func(statusLine) bool { return true })
 	killed := time.Now()
 	if err := two.proc.Kill(); err != nil {
@@ -443,6 +517,28 @@ func TestCluster(t *testing.T) {
 	t.Logf("%d tasks during the kill: %d completed, %d failed (node 2's devices, before they were back)", len(answers), completed, failed)
 	if completed == 0 {
 		t.Error("no task completed during the kill")
+	}
+
+	// The tasks that were streaming on node 2 end failed, as the nodes left see them, once they
+	// find node 2 gone: within its presence's TTL and a TTL more for it to come back.
+	for _, l := range long {
+		l.wait(t)
+		var task seedTask
+		poll.Until(t, "task "+l.id+" of the killed node failed", func() bool {
+			task = get(t, one, l.id)
+			return task.Status.State != "working"
+		})
+		if task.Status.State != "failed" || !strings.Contains(task.why(), "node-2") {
+			t.Errorf("task %s, working on node 2 when it was killed, is %s %q; want failed naming node-2", l.id, task.Status.State, task.why())
+		}
+		if got := get(t, three, l.id); got.Status.State != task.Status.State || got.why() != task.why() {
+			t.Errorf("node 3 reads task %s as %s %q; node 1 as %s %q", l.id, got.Status.State, got.why(), task.Status.State, task.why())
+		}
+	}
+	failedAfter := time.Since(killed)
+	t.Logf("the %d tasks streaming on node 2 read failed on nodes 1 and 3 %s after its SIGKILL (agent.cluster.ttl %s)", longTasks, failedAfter.Round(100*time.Millisecond), ttl)
+	if failedAfter > 3*ttl {
+		t.Errorf("node 2's tasks were failed %s after it died; want within %s", failedAfter, 3*ttl)
 	}
 
 	// The memory reads the same from node 3.
