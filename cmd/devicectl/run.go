@@ -37,7 +37,6 @@ A bad flag or config value exits 2 with a message naming it.`,
 			if err != nil {
 				return err
 			}
-			daemon.TuneGC()
 			d := daemon.New(c, &daemon.Options{
 				Stdout:  cmd.OutOrStdout(),
 				Stderr:  cmd.ErrOrStderr(),
