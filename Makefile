@@ -1,11 +1,10 @@
 # devicectl: what people type. Longer jobs live in scripts/; CI (.ci/run) runs test, chaos, fuzz,
 # test-arm, cross and deb-test, and holds the armv6 binary to its 9 MiB budget.
 #
-#   make build   stamped binary in bin/ with every command, not stripped (66.5 MB on amd64);
+#   make build   stamped binary in bin/ with every command, not stripped (74.3 MB on amd64);
 #                TAGS=openapi adds OpenAPI tool sets
 #   make test    gofmt, go vet, go mod tidy check, board-deps, go test -race, and tests again with
-#                -tags openapi (command, daemon) and with BOARD_TAGS (command,
-#                daemon)
+#                -tags openapi (command, daemon) and with BOARD_TAGS (command, daemon)
 #   make cross   stripped static linux binaries in dist/, with SHA256SUMS: the boards' (armv6,
 #                armv7, arm64, riscv64) without BOARD_TAGS's features (armv6: 9,416,866 bytes, of
 #                9 MiB), amd64 with everything
@@ -32,12 +31,13 @@ LDFLAGS  := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 FUZZTIME ?= 10s
 # Build tags: openapi links OpenAPI tool sets (kin-openapi, +1.8 MB: past the armv6 budget).
 TAGS     ?=
-# What the board binaries leave out, one tag per feature: serve, sim and swarm, which
-# are for laptops and servers, net/http's HTTP/2 (the device speaks HTTP/1.1), and HTTPS for the
-# OpenTool server (Go's TLS server; opentool.cert_file is then refused) and MCP tool sets (the MCP
-# Go SDK's client, +1.4 MB; toolsets.mcp is then refused). Their costs are
-# in internal/buildfeatures/doc.go (make feature-sizes measures them); they keep the stripped
-# armv6 binary under its 9 MiB budget. A command left out says so and exits 2.
+# What the board binaries leave out, one tag per feature: serve, sim and swarm, which are for
+# laptops and servers, net/http's HTTP/2 (the device speaks HTTP/1.1), HTTPS for the OpenTool
+# server (Go's TLS server; opentool.cert_file is then refused), MCP tool sets (the MCP Go SDK's
+# client, +1.4 MB; toolsets.mcp is then refused), speech to text on the device (the board sends
+# audio to the server) and the wake word. internal/buildfeatures/doc.go lists them; make
+# feature-sizes measures what each costs. Left out, they keep the stripped armv6 binary under its
+# 9 MiB budget. A command left out says so and exits 2.
 BOARD_TAGS ?= devicectl_omit_serve,devicectl_omit_sim,devicectl_omit_swarm,nethttpomithttp2,devicectl_omit_opentooltls,devicectl_omit_mcpsets,devicectl_omit_stt,devicectl_omit_wake
 # Go files that gofmt checks: all but .git and testdata (which may hold Go that is broken on purpose).
 GOFILES   = $(shell find . -name '*.go' -not -path './.git/*' -not -path '*/testdata/*')

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/devicectl/devicectl/agent/hub"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -168,7 +169,7 @@ func (a *Agent) pick(asked string) (mac string, done <-chan struct{}, err error)
 		macs = a.opts.Hub.MACs()
 	}
 	if asked != "" {
-		m, perr := hub.ParseMAC(asked)
+		m, perr := protocol.ParseMAC(asked)
 		if perr == nil && a.opts.Hub != nil {
 			if done, ok := a.opts.Hub.Done(m); ok {
 				return m, done, nil
@@ -218,7 +219,7 @@ func toolError(err error) error {
 	case err == nil:
 		return nil
 	case errors.As(err, &pe):
-		return &ToolError{Code: CodeInvalidParams, Message: "Invalid params", Details: pe.Details}
+		return &ToolError{Code: protocol.CodeInvalidParams, Message: "Invalid params", Details: pe.Details}
 	case errors.As(err, &ce):
 		return &ToolError{Code: ce.Code, Message: ce.Message, Details: ce.Details}
 	case errors.Is(err, hub.ErrGone), errors.Is(err, hub.ErrNotRegistered), errors.Is(err, hub.ErrClosed):

@@ -17,6 +17,7 @@ import (
 	"github.com/devicectl/devicectl/agent/hub"
 	"github.com/devicectl/devicectl/agent/hub/hubtest"
 	"github.com/devicectl/devicectl/internal/testing/leakcheck"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -105,9 +106,9 @@ func kinds(evs []agent.Event) string {
 func last(evs []agent.Event) agent.Event { return evs[len(evs)-1] }
 
 // messages reads n AI messages from the device.
-func messages(t *testing.T, d *hubtest.Device, n int) []hubtest.AIMessage {
+func messages(t *testing.T, d *hubtest.Device, n int) []protocol.AIMessage {
 	t.Helper()
-	var out []hubtest.AIMessage
+	var out []protocol.AIMessage
 	for range n {
 		select {
 		case m := <-d.Messages():
@@ -145,7 +146,7 @@ func TestQueryWaitsAndReplyStreams(t *testing.T) {
 		t.Fatalf("final %q", f.Text)
 	}
 	got := messages(t, d, 4)
-	want := []hubtest.AIMessage{{Type: "thought", Content: "reading the state"}, {Type: "chunk", Content: "state: "}, {Type: "chunk", Content: `{"volume":30}`}, {Type: "final", Content: `state: {"volume":30}`}}
+	want := []protocol.AIMessage{{Type: "thought", Content: "reading the state"}, {Type: "chunk", Content: "state: "}, {Type: "chunk", Content: `{"volume":30}`}, {Type: "final", Content: `state: {"volume":30}`}}
 	for i := range want {
 		if got[i] != want[i] {
 			t.Fatalf("device got %+v, want %+v", got, want)
@@ -176,7 +177,7 @@ func TestControlAnsweredAtOnceAndDeviceErrorReported(t *testing.T) {
 	})
 	// The device holds the call until it has the whole reply: had the agent waited for the
 	// device's answer before the final, this would time out.
-	var beforeAnswer []hubtest.AIMessage
+	var beforeAnswer []protocol.AIMessage
 	watcher := make(chan struct{})
 	go func() {
 		defer close(watcher)
@@ -199,7 +200,7 @@ func TestControlAnsweredAtOnceAndDeviceErrorReported(t *testing.T) {
 	if res := <-planned; string(res) != `{"status":"success"}` {
 		t.Errorf("planner got %s, want the fake success", res)
 	}
-	if len(beforeAnswer) != 2 || beforeAnswer[0] != (hubtest.AIMessage{Type: "chunk", Content: "done"}) || beforeAnswer[1] != (hubtest.AIMessage{Type: "final", Content: "done"}) {
+	if len(beforeAnswer) != 2 || beforeAnswer[0] != (protocol.AIMessage{Type: "chunk", Content: "done"}) || beforeAnswer[1] != (protocol.AIMessage{Type: "final", Content: "done"}) {
 		t.Errorf("device got %+v before it answered, want the chunk and the final", beforeAnswer)
 	}
 	checkTerminal(t, evs)
@@ -270,7 +271,7 @@ func TestInputValidatedBeforeAnyCall(t *testing.T) {
 	}
 	for i, want := range []string{"tool_input.level: 150 is greater than the maximum 100", `"happy" is not one of`, `unknown tool "no_such_tool"`, "tool_input.a"} {
 		var te *agent.ToolError
-		if !errors.As(results[i].err, &te) || te.Code != agent.CodeInvalidParams || !strings.Contains(te.Details, want) {
+		if !errors.As(results[i].err, &te) || te.Code != protocol.CodeInvalidParams || !strings.Contains(te.Details, want) {
 			t.Errorf("call %d: %v, want -32602 with %q", i, results[i].err, want)
 		}
 	}

@@ -30,7 +30,7 @@
 // server's own (main_type local). A device tool named like a local one is hidden: a device cannot
 // override the server's tools. TurnContext.Call checks the input against the tool's declared JSON
 // Schema first, with the tools package, for device and local tools alike: a failure is a
-// *ToolError with CodeInvalidParams whose Details name the problem, and nothing is called.
+// *ToolError with protocol.CodeInvalidParams whose Details name the problem, and nothing is called.
 //
 //   - A device's control tool (sub_type control) answers the planner {"status":"success"} at once,
 //     without waiting for the device (seed 002), unless Options.WaitForControl. The call goes on:
@@ -40,8 +40,8 @@
 //     deadline as its result; the turn, whose reply is out, still ends with EventFinal.
 //   - A query tool waits for the device; a device error is a *ToolError with the device's code,
 //     message and data.details; a device that drops is ErrDeviceGone.
-//   - A local tool runs in process; its error is a *ToolError (CodeToolFailed unless it returned a
-//     *ToolError itself), a panic CodeInternal.
+//   - A local tool runs in process; its error is a *ToolError (protocol.CodeServerError unless it
+//     returned a *ToolError itself), a panic protocol.CodeInternalError.
 //
 // # The reply
 //

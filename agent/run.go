@@ -10,6 +10,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -245,7 +246,7 @@ func (t *turn) finishDevice() {
 		return
 	}
 	t.finalSent = true
-	if err := t.a.opts.Hub.Send(t.req.MAC, "final", t.chunks.String()); err != nil {
+	if err := t.a.opts.Hub.Send(t.req.MAC, protocol.MessageFinal, t.chunks.String()); err != nil {
 		t.a.log.Debug("sending the final", "mac", t.req.MAC, "err", err)
 	}
 }
@@ -277,7 +278,7 @@ func (t *turn) Chunk(text string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.chunks.WriteString(text)
-	t.send("chunk", text)
+	t.send(protocol.MessageChunk, text)
 	t.emit(Event{Kind: EventChunk, Text: text})
 }
 
@@ -287,7 +288,7 @@ func (t *turn) Thought(text string) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.send("thought", text)
+	t.send(protocol.MessageThought, text)
 	t.emit(Event{Kind: EventThought, Text: text})
 }
 
@@ -363,7 +364,7 @@ func (t *turn) callLocal(ctx context.Context, name string, input json.RawMessage
 	defer func() {
 		if r := recover(); r != nil {
 			t.a.log.Error("local tool panicked", "tool", name, "panic", r, "stack", string(debug.Stack()))
-			res, err = nil, &ToolError{Code: CodeInternal, Message: "Internal error", Details: fmt.Sprintf("tool %s failed: %v", name, r)}
+			res, err = nil, &ToolError{Code: protocol.CodeInternalError, Message: "Internal error", Details: fmt.Sprintf("tool %s failed: %v", name, r)}
 		}
 	}()
 	v, err := p.Invoke(ctx)
@@ -375,14 +376,14 @@ func (t *turn) callLocal(ctx context.Context, name string, input json.RawMessage
 		if ctx.Err() != nil {
 			return nil, err
 		}
-		return nil, &ToolError{Code: CodeToolFailed, Message: err.Error()}
+		return nil, &ToolError{Code: protocol.CodeServerError, Message: err.Error()}
 	}
 	if raw, ok := v.(json.RawMessage); ok {
 		return raw, nil
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
-		return nil, &ToolError{Code: CodeInternal, Message: "Internal error", Details: fmt.Sprintf("tool %s: result is not JSON: %v", name, err)}
+		return nil, &ToolError{Code: protocol.CodeInternalError, Message: "Internal error", Details: fmt.Sprintf("tool %s: result is not JSON: %v", name, err)}
 	}
 	return b, nil
 }

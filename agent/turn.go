@@ -85,7 +85,7 @@ type TurnContext interface {
 	// server's own (main_type local), each with its JSON Schema.
 	Tools() []tools.Declaration
 	// Call runs a tool and returns its result. The input is checked against the tool's schema
-	// first (a *ToolError with CodeInvalidParams names the problem). A device's control tool
+	// first (a *ToolError with protocol.CodeInvalidParams names the problem). A device's control tool
 	// answers {"status":"success"} at once without waiting for the device, unless the agent is
 	// configured to wait; a query tool waits for the device's answer. A device error is a
 	// *ToolError; a device that is gone is ErrDeviceGone.
@@ -103,15 +103,6 @@ type TurnContext interface {
 type Planner interface {
 	Plan(ctx context.Context, t TurnContext) error
 }
-
-// Codes of a ToolError, as the device protocol and seed 004 number them.
-const (
-	CodeInvalidParams = -32602
-	CodeToolFailed    = -32000
-	CodeToolTimeout   = -32001
-	CodeBusy          = -32002
-	CodeInternal      = -32603
-)
 
 // ToolError is a tool call answered with an error: by the device (its JSON-RPC error) or by a
 // local tool.

@@ -8,19 +8,25 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 	"github.com/devicectl/devicectl/transport"
 )
 
 // Options configure an Agent. Zero fields take the defaults noted beside them.
 type Options struct {
-	URL      string // ws:// or wss:// address of the agent server
+	URL string // ws:// or wss:// address of the agent server
+	// URLs are several agent servers (the nodes of a cluster), instead of URL: the first is
+	// dialled first, and each session that fails or is lost moves on to the next, wrapping
+	// around, with the back-off as usual; a server that serves is kept.
+	URLs     []string
 	MAC      string // AA-BB-CC-DD-EE-FF, sent in mcp/registerTools and as Device-Id
 	ClientID string // sent as Client-Id; stable across restarts (see LoadClientID)
 	Version  string // sent as User-Agent: devicectl/<Version>
@@ -32,7 +38,7 @@ type Options struct {
 	Registry *tools.Registry // the tools to declare and serve
 
 	// Render receives every mcp/ai/message in arrival order, never concurrently; nil discards.
-	Render func(AIMessage)
+	Render func(protocol.AIMessage)
 
 	MaxInFlight     int           // calls running at once (default 8); more wait, up to MaxQueued
 	MaxQueued       int           // calls waiting in arrival order beyond MaxInFlight (default 256; <0: none); past that -32002
@@ -65,7 +71,7 @@ type CallReport struct {
 	Via      string // ViaServer or ViaLocal (Agent.Call)
 	Input    json.RawMessage
 	Result   any           // the result sent, as the tool returned it; nil for an error
-	Code     int64         // the JSON-RPC error code sent (CodeToolFailed, ...); 0 on success
+	Code     int64         // the JSON-RPC error code sent (protocol.CodeServerError, ...); 0 on success
 	Message  string        // the error message sent; "" on success
 	Duration time.Duration // from admission to the answer
 }
@@ -93,6 +99,8 @@ type Agent struct {
 	log   *slog.Logger
 	regID uint64 // the number of the last registration's id
 
+	at int // the index in opts.URLs of the server the next session dials
+
 	userID     atomic.Uint64 // the number of the last mcp/user/* request's id
 	noVoiceMu  sync.Mutex
 	noVoiceFor string // the server URL "does not take voice" was last said of
@@ -106,6 +114,7 @@ type status struct {
 	since   time.Time         // when state was entered
 	wait    time.Duration     // the back-off being waited, while BackingOff
 	opts    *Options          // in force, for Check's bounds
+	server  string            // the URL of the line while one is up, or of the last one
 	stream  *transport.Stream // the line while one is up, for Check's LastHeard
 	line    *line             // the line while registered: the device's own requests go on it
 	voice   serverVoice       // what the server said of voice when it accepted the registration
@@ -149,7 +158,7 @@ func New(opts *Options) (*Agent, error) {
 		now:   time.Now,
 		rand:  defaultRand,
 	}
-	a.view.Store(&status{state: Idle, since: a.now(), opts: o, changed: make(chan struct{})})
+	a.view.Store(&status{state: Idle, since: a.now(), opts: o, server: o.URLs[0], changed: make(chan struct{})})
 	return a, nil
 }
 
@@ -159,15 +168,26 @@ func checkOptions(opts *Options) (*Options, error) {
 		return nil, errors.New("device: nil options")
 	}
 	o := *opts
-	switch {
-	case o.URL == "":
+	servers := o.URLs
+	if o.URL != "" {
+		if len(o.URLs) > 0 {
+			return nil, errors.New("device: both URL and URLs are set: give one server, or several")
+		}
+		servers = []string{o.URL}
+	}
+	if len(servers) == 0 {
 		return nil, errors.New("device: no server URL")
-	case !strings.HasPrefix(o.URL, "ws://") && !strings.HasPrefix(o.URL, "wss://"):
-		return nil, fmt.Errorf("device: server URL %q: want ws:// or wss://", o.URL)
-	case o.Registry == nil:
+	}
+	for _, u := range servers {
+		if !strings.HasPrefix(u, "ws://") && !strings.HasPrefix(u, "wss://") {
+			return nil, fmt.Errorf("device: server URL %q: want ws:// or wss://", u)
+		}
+	}
+	if o.Registry == nil {
 		return nil, errors.New("device: no tool registry")
 	}
-	mac, err := NormalizeMAC(o.MAC)
+	o.URL, o.URLs = "", slices.Clone(servers) // in force: the list, of one or more
+	mac, err := protocol.ParseMAC(o.MAC)
 	if err != nil {
 		return nil, fmt.Errorf("device: %w", err)
 	}
@@ -192,7 +212,7 @@ func checkOptions(opts *Options) (*Options, error) {
 		o.Sleep = sleepTimer
 	}
 	if o.Render == nil {
-		o.Render = func(AIMessage) {}
+		o.Render = func(protocol.AIMessage) {}
 	}
 	if o.Logger == nil {
 		o.Logger = discardLogger
@@ -308,6 +328,7 @@ func (a *Agent) applyRestart() bool {
 	}
 	a.next = nil
 	a.opts = o
+	a.at = 0
 	a.log = o.Logger.With("component", "agent")
 	a.disp.configure(o)
 	a.publish(func(*status) {})
@@ -433,13 +454,16 @@ func (a *Agent) Run(ctx context.Context) error {
 		attempt++
 		a.publish(func(s *status) { s.wait = wait })
 		a.setState(BackingOff)
+		// With several servers, the next try goes to the next one: this one failed, refused the
+		// device, or lost its line.
+		a.at = (a.at + 1) % len(a.opts.URLs)
 		if transport.ClosedNormally(err) {
 			// A server stopping or restarting closes its lines on purpose: no fault to warn of, and
 			// no "retrying": one Ctrl-C often stops the server and this device together, and the
 			// device's own stop may be a moment behind the server's close.
-			a.log.Info("the server closed the line", "reason", err, "retry_in", wait.Round(time.Millisecond), "attempt", attempt)
+			a.log.Info("the server closed the line", "reason", err, "retry_in", wait.Round(time.Millisecond), "attempt", attempt, "next", a.opts.URLs[a.at])
 		} else {
-			a.log.Warn("not connected; retrying", "err", err, "retry_in", wait.Round(time.Millisecond), "attempt", attempt)
+			a.log.Warn("not connected; retrying", "err", err, "retry_in", wait.Round(time.Millisecond), "attempt", attempt, "next", a.opts.URLs[a.at])
 		}
 		if !a.backOff(ctx, wait) {
 			return nil
@@ -475,14 +499,15 @@ func (a *Agent) backOff(ctx context.Context, d time.Duration) bool {
 // Backoff.ResetAfter) and why it ended.
 func (a *Agent) session(ctx context.Context) (served bool, err error) {
 	a.setState(Connecting)
-	stream, err := a.dial(ctx)
+	url := a.opts.URLs[a.at]
+	stream, err := a.dial(ctx, url)
 	if errors.Is(err, errRestart) {
 		return false, err
 	}
 	if err != nil {
 		return false, err // transport's error names the URL, without its secrets
 	}
-	a.publish(func(s *status) { s.stream = stream })
+	a.publish(func(s *status) { s.stream, s.server = stream, url })
 	a.disp.resume()
 	l := newLine(stream, a.disp, a.log)
 	served, err = a.serve(ctx, l)
@@ -500,7 +525,7 @@ func (a *Agent) session(ctx context.Context) (served bool, err error) {
 
 // dial connects to the server. A Restart cuts it short: a server that does not answer is often
 // why the settings were changed.
-func (a *Agent) dial(ctx context.Context) (*transport.Stream, error) {
+func (a *Agent) dial(ctx context.Context, url string) (*transport.Stream, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type dialed struct {
@@ -508,7 +533,7 @@ func (a *Agent) dial(ctx context.Context) (*transport.Stream, error) {
 		err    error
 	}
 	ch := make(chan dialed, 1)
-	url, opts := a.opts.URL, a.opts.Dial
+	opts := a.opts.Dial
 	go func() {
 		s, err := transport.Dial(ctx, url, opts)
 		ch <- dialed{s, err}
@@ -540,11 +565,29 @@ type registration struct {
 func (a *Agent) register(l *line) (*registration, error) {
 	a.regID++
 	decls := a.opts.Registry.Declarations()
-	req, err := l.call("reg-"+strconv.FormatUint(a.regID, 10), MethodRegisterTools, RegisterParams{MAC: a.opts.MAC, Tools: decls})
+	req, err := l.call(registrationID(a.regID), protocol.MethodRegisterTools, registerParams(a.opts.MAC, decls))
 	if err != nil {
 		return nil, fmt.Errorf("registering: %w", err)
 	}
 	return &registration{req: req, tools: decls, timer: time.NewTimer(a.opts.RegisterTimeout)}, nil
+}
+
+// registrationID is the id of the agent's n-th mcp/registerTools: "reg-1" on its first
+// connection, "reg-2" on the next, ...
+func registrationID(n uint64) string { return "reg-" + strconv.FormatUint(n, 10) }
+
+func registerParams(mac string, decls []tools.Declaration) protocol.RegisterParams[[]tools.Declaration] {
+	return protocol.RegisterParams[[]tools.Declaration]{MAC: mac, Tools: decls}
+}
+
+// Registration returns the mcp/registerTools request an Agent with Options.MAC mac and a registry
+// declaring decls sends first, byte for byte as the server receives it.
+func Registration(mac string, decls []tools.Declaration) ([]byte, error) {
+	id, err := json.Marshal(registrationID(1))
+	if err != nil {
+		return nil, err
+	}
+	return transport.EncodeRequest(id, protocol.MethodRegisterTools, registerParams(mac, decls))
 }
 
 // end stops waiting for r's answer; a no-op once it was received, or on a nil r.
@@ -562,7 +605,7 @@ func (r *registration) answer(m *transport.Message) (serverVoice, error) {
 	if m.Error != nil {
 		// The server says why in data.details (a MAC bound to another client, a limit): without
 		// it the log would read only "Invalid params".
-		var data ErrorData
+		var data protocol.ErrorData
 		if m.Error.Data != nil && json.Unmarshal(*m.Error.Data, &data) == nil && data.Details != "" {
 			return serverVoice{}, fmt.Errorf("registration refused: %d %s: %s", m.Error.Code, m.Error.Message, data.Details)
 		}
@@ -628,7 +671,7 @@ func (a *Agent) serve(ctx context.Context, l *line) (served bool, err error) {
 				return failed(err)
 			}
 			if declared == nil {
-				a.log.Info("registered", "server", a.opts.URL, "mac", a.opts.MAC, "tools", len(reg.tools))
+				a.log.Info("registered", "server", a.opts.URLs[a.at], "mac", a.opts.MAC, "tools", len(reg.tools))
 			} else {
 				a.log.Info("changed tools registered", "tools", len(reg.tools))
 			}

@@ -22,7 +22,9 @@ import (
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/device/agenttest"
 	"github.com/devicectl/devicectl/hal/sim"
+	"github.com/devicectl/devicectl/internal/testing/logbuf"
 	"github.com/devicectl/devicectl/internal/testing/standin"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 	"github.com/devicectl/devicectl/transport"
 )
@@ -254,7 +256,7 @@ func TestUnansweredRegistrationTimesOut(t *testing.T) {
 func TestStreamedChunksRenderInOrder(t *testing.T) {
 	checkLeaks(t)
 	srv := standin.Start(t, nil)
-	var out lockedBuffer
+	var out logbuf.Buffer
 	r := device.NewRenderer(&out, io.Discard, nil)
 	a := newAgent(t, device.Options{URL: srv.URL(), Render: r.Render})
 	runAgent(t, a)
@@ -264,11 +266,11 @@ func TestStreamedChunksRenderInOrder(t *testing.T) {
 	for i := range 300 {
 		chunk := fmt.Sprintf("<%d>", i)
 		want.WriteString(chunk)
-		if err := d.Message(ctx, device.MessageChunk, chunk); err != nil {
+		if err := d.Message(ctx, protocol.MessageChunk, chunk); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := d.Message(ctx, device.MessageFinal, want.String()); err != nil {
+	if err := d.Message(ctx, protocol.MessageFinal, want.String()); err != nil {
 		t.Fatal(err)
 	}
 	want.WriteString("\n")
@@ -293,7 +295,7 @@ func TestSlowToolDelaysNeitherMessagesNorOtherTools(t *testing.T) {
 	})); err != nil {
 		t.Fatal(err)
 	}
-	var out lockedBuffer
+	var out logbuf.Buffer
 	r := device.NewRenderer(&out, io.Discard, nil)
 	a := newAgent(t, device.Options{URL: srv.URL(), Registry: reg, Render: r.Render})
 	runAgent(t, a)
@@ -401,7 +403,7 @@ func TestBurstAnsweredExactlyOnce(t *testing.T) {
 				switch {
 				case resp.Error == nil:
 					ok++
-				case resp.Error.Code == device.CodeBusy:
+				case resp.Error.Code == protocol.CodeBusy:
 					busy++
 				default:
 					t.Errorf("%s: unexpected error %d", resp.ID, resp.Error.Code)
@@ -425,6 +427,24 @@ func TestBurstAnsweredExactlyOnce(t *testing.T) {
 	}
 }
 
+// Registration is the first frame an Agent sends, byte for byte: what `devicectl tools` prints.
+func TestRegistrationIsTheFirstFrame(t *testing.T) {
+	checkLeaks(t)
+	p := newPeer(t)
+	reg := seedRegistry(t, sim.NewSpeaker(nil), sim.NewFace(nil))
+	runAgent(t, newAgent(t, device.Options{URL: p.url(), Registry: reg}))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	sent := p.accept(ctx).recv()
+	want, err := device.Registration(testMAC, reg.Declarations())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(sent) != string(want) {
+		t.Errorf("the agent sent\n%s\nRegistration is\n%s", sent, want)
+	}
+}
+
 func TestOversizedFrameReconnects(t *testing.T) {
 	checkLeaks(t)
 	p := newPeer(t)
@@ -442,7 +462,7 @@ func TestOversizedFrameReconnects(t *testing.T) {
 	}
 	l2 := p.accept(ctx)
 	var reg struct{ ID, Method string }
-	if err := json.Unmarshal(l2.recv(), &reg); err != nil || reg.Method != device.MethodRegisterTools || reg.ID != "reg-2" {
+	if err := json.Unmarshal(l2.recv(), &reg); err != nil || reg.Method != protocol.MethodRegisterTools || reg.ID != "reg-2" {
 		t.Errorf("after the oversized frame: %+v %v, want a new registration reg-2", reg, err)
 	}
 }
@@ -669,7 +689,7 @@ func TestCheck(t *testing.T) {
 func TestServerCloseIsNoFault(t *testing.T) {
 	checkLeaks(t)
 	srv := standin.Start(t, nil)
-	var logs lockedBuffer
+	var logs logbuf.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	a := newAgent(t, device.Options{URL: srv.URL(), Logger: log})
 	runAgent(t, a)
@@ -688,7 +708,7 @@ func TestServerCloseIsNoFault(t *testing.T) {
 func TestStopWithTheServerLeavesNoRetryLine(t *testing.T) {
 	checkLeaks(t)
 	srv := standin.Start(t, nil)
-	var logs lockedBuffer
+	var logs logbuf.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()

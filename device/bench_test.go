@@ -21,6 +21,7 @@ import (
 
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/hal/sim"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 	"github.com/devicectl/devicectl/tools/builtin"
 )
@@ -79,7 +80,7 @@ func floorClient(ctx context.Context, url string, out io.Writer) error {
 			return err
 		}
 		if m.ID == nil {
-			if m.Params.Type == device.MessageFinal {
+			if m.Params.Type == protocol.MessageFinal {
 				io.WriteString(out, "\n")
 			} else {
 				io.WriteString(out, m.Params.Content)
@@ -131,7 +132,7 @@ func startDevice(b *testing.B, out io.Writer, p path) client {
 	speaker := sim.NewSpeaker(nil)
 	echo := testTool(b, "read_level", 0, nil, func(ctx context.Context, _ json.RawMessage) (any, error) {
 		v, err := speaker.Volume(ctx)
-		return device.ExecuteResult{Status: "success", Message: strconv.Itoa(v)}, err
+		return protocol.ExecuteResult{Status: "success", Message: strconv.Itoa(v)}, err
 	})
 	echo.Inline = bool(p)
 	if err := reg.Add(echo); err != nil {

@@ -12,9 +12,9 @@ const (
 	ViaLocal  = "local"  // Agent.Call: a client on the device's side, such as the OpenTool server
 )
 
-// CallError is a call answered with a JSON-RPC error: the code and message the server would have
-// been sent (CodeInvalidParams, CodeToolFailed, CodeToolTimeout, CodeBusy, CodeInternal), and
-// the details of the error's data member, if any.
+// CallError is a call answered with a JSON-RPC error: the code (protocol.CodeInvalidParams,
+// CodeServerError, CodeToolTimeout, CodeBusy, CodeInternalError) and message the server would
+// have been sent, and the details of the error's data member, if any.
 type CallError struct {
 	Code    int64
 	Message string

@@ -15,6 +15,7 @@ import (
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/hal/sim"
 	"github.com/devicectl/devicectl/internal/testing/standin"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -54,7 +55,7 @@ func TestCallRunsLikeAnExecute(t *testing.T) {
 			}
 		default:
 			ce := callErr(t, err)
-			var data device.ErrorData
+			var data protocol.ErrorData
 			if want.Error.Data != nil {
 				_ = json.Unmarshal(*want.Error.Data, &data)
 			}
@@ -107,10 +108,10 @@ func TestCallSharesTheInFlightBound(t *testing.T) {
 	var err error
 	wg.Go(func() { got, err = a.Call(context.Background(), "hold", json.RawMessage(`{}`)) })
 	<-entered
-	if resp := standin.Execute(t, d, "hold", `{}`); resp.Error == nil || resp.Error.Code != device.CodeBusy {
+	if resp := standin.Execute(t, d, "hold", `{}`); resp.Error == nil || resp.Error.Code != protocol.CodeBusy {
 		t.Errorf("server's call while a local one holds the only slot = %s, want -32002", resultOrError(resp))
 	}
-	if _, lerr := a.Call(context.Background(), "hold", json.RawMessage(`{}`)); callErr(t, lerr).Code != device.CodeBusy {
+	if _, lerr := a.Call(context.Background(), "hold", json.RawMessage(`{}`)); callErr(t, lerr).Code != protocol.CodeBusy {
 		t.Errorf("second local call = %v, want -32002", lerr)
 	}
 	release <- struct{}{}
@@ -180,7 +181,7 @@ func TestCallWithoutTheLine(t *testing.T) {
 	}
 	stop()
 	_, err = a.Call(context.Background(), "amplify_volume", json.RawMessage(`{"level":8}`))
-	if ce := callErr(t, err); ce.Code != device.CodeBusy || !strings.Contains(ce.Details, "shutting down") {
+	if ce := callErr(t, err); ce.Code != protocol.CodeBusy || !strings.Contains(ce.Details, "shutting down") {
 		t.Errorf("local call after Run returned = %+v, want -32002 shutting down", ce)
 	}
 }
@@ -217,7 +218,7 @@ func TestCallTimeoutAndCancel(t *testing.T) {
 
 		start := time.Now()
 		_, err := a.Call(context.Background(), "slow", json.RawMessage(`{}`))
-		if ce := callErr(t, err); ce.Code != device.CodeToolTimeout || ce.Message != "tool timed out after 50ms" {
+		if ce := callErr(t, err); ce.Code != protocol.CodeToolTimeout || ce.Message != "tool timed out after 50ms" {
 			t.Errorf("slow local call = %+v, want -32001", ce)
 		}
 		if took := time.Since(start); took != 50*time.Millisecond {
@@ -226,7 +227,7 @@ func TestCallTimeoutAndCancel(t *testing.T) {
 		// OnCall is told after the answer is sent, so a moment after Call has it.
 		synctest.Wait()
 		mu.Lock()
-		if len(reports) != 1 || reports[0].Via != device.ViaLocal || reports[0].Code != device.CodeToolTimeout {
+		if len(reports) != 1 || reports[0].Via != device.ViaLocal || reports[0].Code != protocol.CodeToolTimeout {
 			t.Errorf("OnCall reports = %+v, want one local -32001", reports)
 		}
 		mu.Unlock()

@@ -19,6 +19,8 @@ import (
 
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/hal/sim"
+	"github.com/devicectl/devicectl/internal/testing/logbuf"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -79,7 +81,7 @@ func runScript(t *testing.T, file string) {
 			}
 		}
 	}
-	var out lockedBuffer
+	var out logbuf.Buffer
 	renderer := device.NewRenderer(&out, &out, &device.RenderOptions{ShowThoughts: true})
 	p := newPeer(t)
 	a, err := device.New(&device.Options{
@@ -141,7 +143,7 @@ func runScript(t *testing.T, file string) {
 				t.Errorf("%s:%d: device sent\n\t%s\nwant\n\t%s", file, n, got, arg)
 			}
 		case verb == "text":
-			var p device.UserTextParams
+			var p protocol.UserTextParams
 			if err := json.Unmarshal([]byte(arg), &p); err != nil {
 				t.Fatalf("%s:%d: text wants UserTextParams: %v", file, n, err)
 			}
@@ -203,20 +205,9 @@ func runScript(t *testing.T, file string) {
 
 // waitRendered waits until the renderer has written exactly want; rendering happens on the line's
 // read loop, after the frame that causes it has been read. It wakes on each write, not by polling.
-func waitRendered(t *testing.T, out *lockedBuffer, want, where string) {
+func waitRendered(t *testing.T, out *logbuf.Buffer, want, where string) {
 	t.Helper()
-	deadline := time.After(5 * time.Second)
-	for {
-		got, changed := out.next()
-		if got == want {
-			return
-		}
-		select {
-		case <-changed:
-		case <-deadline:
-			t.Fatalf("%s: rendered %q, want %q", where, out.String(), want)
-		}
-	}
+	out.WaitFor(t, fmt.Sprintf("%s: rendering of exactly %q", where, want), func(got string) bool { return got == want })
 }
 
 // TestIDsEchoedByteForByte sends executes whose ids JSON-RPC 2.0 allows but a decode and

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -61,7 +62,7 @@ type dispatcher struct {
 // dispatchSettings are the options calls run with. A call keeps the ones it was admitted with,
 // so a Restart never changes them under a call still running.
 type dispatchSettings struct {
-	render      func(AIMessage)
+	render      func(protocol.AIMessage)
 	toolTimeout time.Duration
 	onCall      func(CallReport) // nil: nobody listens
 	log         *slog.Logger
@@ -212,7 +213,7 @@ func (d *dispatcher) accept(ctx context.Context, set *dispatchSettings, name str
 		if errors.As(err, &pe) {
 			details = pe.Details
 		}
-		return nil, &CallError{Code: CodeInvalidParams, Message: "Invalid params", Details: details}
+		return nil, &CallError{Code: protocol.CodeInvalidParams, Message: "Invalid params", Details: details}
 	}
 	tool := prepared.Tool
 	c := &call{name: tool.Name, tool: tool, prepared: prepared, input: input, reg: reg, set: set, via: via, reply: reply, ctx: ctx, index: -1}
@@ -228,7 +229,7 @@ func (d *dispatcher) accept(ctx context.Context, set *dispatchSettings, name str
 	}
 	own, why := d.admit(c, mine)
 	if why != "" {
-		return nil, &CallError{Code: CodeBusy, Message: "device busy", Details: why}
+		return nil, &CallError{Code: protocol.CodeBusy, Message: "device busy", Details: why}
 	}
 	return own, nil
 }
@@ -258,7 +259,7 @@ func (d *dispatcher) run(c *call) (next *call) {
 		// The asker left (the line closed, the local caller gave up) while the call waited: it is
 		// not run, and its answer goes nowhere.
 		next = d.finish(c)
-		d.answerFail(c, CodeToolTimeout, "call cancelled before it ran")
+		d.answerFail(c, protocol.CodeToolTimeout, "call cancelled before it ran")
 		d.done()
 		return next
 	}
@@ -287,18 +288,18 @@ func (d *dispatcher) run(c *call) (next *call) {
 			case rerr != nil:
 				// The result did not marshal: that is a bug in the tool, not a domain failure.
 				log.Error("cannot send tool result", "tool", c.name, "err", rerr)
-				c.reply.fail(CodeInternal, "Internal error", "")
-				d.report(c, nil, CodeInternal, "Internal error")
+				c.reply.fail(protocol.CodeInternalError, "Internal error", "")
+				d.report(c, nil, protocol.CodeInternalError, "Internal error")
 			default:
 				d.report(c, result, 0, "")
 			}
 		case errors.Is(err, errPanic):
-			c.reply.fail(CodeInternal, "Internal error", "")
-			d.report(c, nil, CodeInternal, "Internal error")
+			c.reply.fail(protocol.CodeInternalError, "Internal error", "")
+			d.report(c, nil, protocol.CodeInternalError, "Internal error")
 		default:
 			log.Info("tool failed", "tool", c.name, "err", err, "via", c.via)
-			c.reply.fail(CodeToolFailed, err.Error(), "")
-			d.report(c, nil, CodeToolFailed, err.Error())
+			c.reply.fail(protocol.CodeServerError, err.Error(), "")
+			d.report(c, nil, protocol.CodeServerError, err.Error())
 		}
 	})
 	return next
@@ -312,14 +313,10 @@ func (d *dispatcher) answerFail(c *call, code int64, message string) {
 	})
 }
 
-// Superseded is the result of a waiting control call that a later call to the same tool replaced
-// before it started: it was not run, and the later call's state is the one the device ends in.
-const Superseded = "superseded"
-
 // answerSuperseded answers c, which never ran, with a success that says so.
 func (d *dispatcher) answerSuperseded(c *call) {
 	c.once.Do(func() {
-		res := ExecuteResult{Status: Superseded, Message: fmt.Sprintf("not run: a later %s call replaced it before it started", c.name)}
+		res := protocol.ExecuteResult{Status: protocol.StatusSuperseded, Message: fmt.Sprintf("not run: a later %s call replaced it before it started", c.name)}
 		if err := c.reply.result(c.ctx, res); err == nil {
 			d.report(c, res, 0, "")
 		}
@@ -329,8 +326,8 @@ func (d *dispatcher) answerSuperseded(c *call) {
 func (d *dispatcher) replyTimeout(c *call) {
 	c.set.log.Warn("tool timed out", "tool", c.name, "timeout", c.timeout, "via", c.via)
 	msg := fmt.Sprintf("tool timed out after %s", c.timeout)
-	c.reply.fail(CodeToolTimeout, msg, "")
-	d.report(c, nil, CodeToolTimeout, msg)
+	c.reply.fail(protocol.CodeToolTimeout, msg, "")
+	d.report(c, nil, protocol.CodeToolTimeout, msg)
 }
 
 // report tells OnCall how c was answered.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -213,7 +214,7 @@ func TestQueueBound(t *testing.T) {
 			}
 		}
 		err := h.submit(context.Background(), "block", 5)
-		if err == nil || err.Code != CodeBusy || err.Details != "2 calls running and 3 waiting" {
+		if err == nil || err.Code != protocol.CodeBusy || err.Details != "2 calls running and 3 waiting" {
 			t.Errorf("the call past the queue = %v, want -32002 with 2 running and 3 waiting", err)
 		}
 		close(release)
@@ -289,7 +290,7 @@ func TestQueueSupersedes(t *testing.T) {
 			}
 			// OnCall hears of it as of any answered call: a result, code 0.
 			r, ok := reports.Load(fmt.Sprintf(`{"n":%d}`, i))
-			if res, _ := r.(CallReport).Result.(ExecuteResult); !ok || r.(CallReport).Code != 0 || res.Status != Superseded {
+			if res, _ := r.(CallReport).Result.(protocol.ExecuteResult); !ok || r.(CallReport).Code != 0 || res.Status != protocol.StatusSuperseded {
 				t.Errorf("OnCall report of call %d: %+v, want its superseded result", i, r)
 			}
 		}
@@ -357,7 +358,7 @@ func TestQueueHungPart(t *testing.T) {
 		time.Sleep(5*time.Second + timeoutGrace)
 		synctest.Wait()
 		for i := range 10 {
-			if a := h.onlyAnswer(i); a.code != CodeToolTimeout || a.msg != "tool timed out after 5s" {
+			if a := h.onlyAnswer(i); a.code != protocol.CodeToolTimeout || a.msg != "tool timed out after 5s" {
 				t.Errorf("face call %d: %+v, want -32001", i, a)
 			}
 		}
@@ -415,7 +416,7 @@ func TestRunningCallDeadline(t *testing.T) {
 		if s.err != context.DeadlineExceeded || !errors.Is(s.cause, context.DeadlineExceeded) || s.child == nil {
 			t.Errorf("Err() = %v; derived: Err() = %v, Cause() = %v; want %v, an error, %v", s.err, s.child, s.cause, context.DeadlineExceeded, context.DeadlineExceeded)
 		}
-		if a := h.onlyAnswer(0); a.code != CodeToolTimeout {
+		if a := h.onlyAnswer(0); a.code != protocol.CodeToolTimeout {
 			t.Errorf("answer %+v, want -32001", a)
 		}
 		if since := time.Since(start); since != 2*time.Second {
@@ -498,7 +499,7 @@ func TestQueueDropsCancelledWaiting(t *testing.T) {
 			t.Errorf("ran %v, want [0]: the cancelled call must not run", rec.ran)
 		}
 		for _, i := range []int{1, 2} {
-			if a := h.onlyAnswer(i); a.code != CodeToolTimeout || a.msg != "call cancelled before it ran" {
+			if a := h.onlyAnswer(i); a.code != protocol.CodeToolTimeout || a.msg != "call cancelled before it ran" {
 				t.Errorf("cancelled call %d: %+v", i, a)
 			}
 		}
@@ -547,7 +548,7 @@ func TestDrainCountsCallsAdmittedDuringIt(t *testing.T) {
 			t.Fatal("wait did not report idle once the second call ended")
 		}
 		h.d.stop()
-		if err := h.submit(context.Background(), "block", 0); err == nil || err.Code != CodeBusy {
+		if err := h.submit(context.Background(), "block", 0); err == nil || err.Code != protocol.CodeBusy {
 			t.Errorf("a stopping dispatcher admitted the server's call: %v", err)
 		}
 		if err := local(102); err != nil {

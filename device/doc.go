@@ -28,11 +28,12 @@
 // So no tool holds up the line for longer. Calls that wait their turn run on the dispatcher's
 // workers. Unknown methods are answered -32601;
 // notifications are handled right there, so AI messages render strictly in arrival order, never
-// two at once; answers to the device's own
-// requests go to whoever waits for them, found by the id's raw bytes. Ids are echoed as received,
+// two at once; answers to the device's own requests go to whoever waits for them, found by the
+// id's raw bytes. Ids are echoed as received,
 // byte for byte. The loop waits for the session to take the answer to a registration before it
 // reads on, so a call right behind the acceptance already sees the session registered.
-// sourcegraph/jsonrpc2 supplies only the Error type and the error codes here.
+// The method names, error codes and message shapes are package protocol's, shared with the agent;
+// sourcegraph/jsonrpc2 supplies only the Error type of an error response (transport.Message).
 //
 // # Calls
 //

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // quickExecuteAgrees checks that where quickExecute reads params, it reads them as json.Unmarshal
@@ -13,11 +15,11 @@ func quickExecuteAgrees(t *testing.T, params []byte) bool {
 	if len(params) == 0 || !json.Valid(params) {
 		return false
 	}
-	var got ExecuteParams
+	var got protocol.ExecuteParams
 	if !quickExecute(params, &got) {
 		return false
 	}
-	var want ExecuteParams
+	var want protocol.ExecuteParams
 	if err := json.Unmarshal(params, &want); err != nil {
 		t.Errorf("quickExecute read %s, which json.Unmarshal refuses: %v", params, err)
 		return true

@@ -14,7 +14,9 @@ import (
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/hal"
 	"github.com/devicectl/devicectl/hal/sim"
+	"github.com/devicectl/devicectl/internal/testing/devicerun"
 	"github.com/devicectl/devicectl/internal/testing/leakcheck"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -86,7 +88,7 @@ func seedRegistry(t testing.TB, speaker *sim.Speaker, face *sim.Face) *tools.Reg
 		if err != nil {
 			return nil, err
 		}
-		return device.ExecuteResult{Status: "success", Message: fmt.Sprintf("音量已成功设置为 %d", v)}, nil
+		return protocol.ExecuteResult{Status: "success", Message: fmt.Sprintf("音量已成功设置为 %d", v)}, nil
 	}})
 	add(&tools.Tool{Declaration: decls[1], Resources: []string{"face"}, Handler: func(ctx context.Context, in json.RawMessage) (any, error) {
 		var p struct{ Expression hal.Expression }
@@ -96,7 +98,7 @@ func seedRegistry(t testing.TB, speaker *sim.Speaker, face *sim.Face) *tools.Reg
 		if err := face.SetExpression(ctx, p.Expression); err != nil {
 			return nil, err
 		}
-		return device.ExecuteResult{Status: "success", Message: "表情已设置为 " + string(p.Expression)}, nil
+		return protocol.ExecuteResult{Status: "success", Message: "表情已设置为 " + string(p.Expression)}, nil
 	}})
 	return reg
 }
@@ -158,27 +160,9 @@ func (c *fakeClock) Advance(d time.Duration) {
 // checkLeaks fails the test if goroutines it started outlive it; register it first.
 func checkLeaks(t *testing.T) { leakcheck.Check(t) }
 
-// runAgent starts a with ctx on a goroutine the test owns and returns a func that stops it and
-// waits for Run to return.
+// runAgent starts a on a goroutine the test owns and returns a func that stops it and waits for
+// Run to return.
 func runAgent(t *testing.T, a *device.Agent) (stop func()) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
-	var once sync.Once
-	stop = func() {
-		once.Do(func() {
-			cancel()
-			select {
-			case err := <-done:
-				if err != nil {
-					t.Errorf("Run returned %v, want nil after a stop", err)
-				}
-			case <-time.After(15 * time.Second):
-				t.Errorf("Run did not return within 15s of the stop")
-			}
-		})
-	}
-	t.Cleanup(stop)
-	return stop
+	return devicerun.Start(t, a)
 }

@@ -10,33 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/devicectl/devicectl/protocol"
 )
-
-// NormalizeMAC accepts a 48-bit hardware address written with ':' or '-' separators, or as twelve
-// bare hex digits, in either case, and returns it the way the protocol wants it: AA-BB-CC-DD-EE-FF.
-func NormalizeMAC(s string) (string, error) {
-	hexDigits := strings.NewReplacer(":", "", "-", "").Replace(strings.TrimSpace(s))
-	if len(hexDigits) != 12 {
-		return "", fmt.Errorf("mac address %q: want six hex pairs such as AA-BB-CC-DD-EE-FF", s)
-	}
-	b, err := hex.DecodeString(hexDigits)
-	if err != nil {
-		return "", fmt.Errorf("mac address %q: want six hex pairs such as AA-BB-CC-DD-EE-FF", s)
-	}
-	return formatMAC(b), nil
-}
-
-func formatMAC(b []byte) string {
-	const digits = "0123456789ABCDEF"
-	out := make([]byte, 0, 17)
-	for i, c := range b {
-		if i > 0 {
-			out = append(out, '-')
-		}
-		out = append(out, digits[c>>4], digits[c&0xf])
-	}
-	return string(out)
-}
 
 // DetectMAC returns the hardware address of the named interface or, when iface is empty, of the
 // first interface that is up, is not a loopback, and has a 48-bit hardware address.
@@ -49,7 +25,7 @@ func DetectMAC(iface string) (string, error) {
 		if len(ifi.HardwareAddr) != 6 {
 			return "", fmt.Errorf("network interface %q has no 48-bit hardware address", iface)
 		}
-		return formatMAC(ifi.HardwareAddr), nil
+		return protocol.FormatMAC(ifi.HardwareAddr), nil
 	}
 	ifaces, err := net.Interfaces()
 	if err != nil {
@@ -59,7 +35,7 @@ func DetectMAC(iface string) (string, error) {
 		if ifi.Flags&net.FlagUp == 0 || ifi.Flags&net.FlagLoopback != 0 || len(ifi.HardwareAddr) != 6 {
 			continue
 		}
-		return formatMAC(ifi.HardwareAddr), nil
+		return protocol.FormatMAC(ifi.HardwareAddr), nil
 	}
 	return "", errors.New("no network interface that is up and has a hardware address; set device.mac")
 }

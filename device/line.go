@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/transport"
 )
 
@@ -178,14 +179,14 @@ func (l *line) handle(m *transport.Message, r *handled) {
 		if p := recover(); p != nil {
 			set.log.Error("panic handling message", "method", m.Method, "panic", p, "stack", string(debug.Stack()))
 			if m.Kind == transport.KindRequest {
-				l.replyError(m.ID, CodeInternal, "Internal error", "")
+				l.replyError(m.ID, protocol.CodeInternalError, "Internal error", "")
 			}
 		}
 	}()
 	switch m.Kind {
 	case transport.KindRequest:
-		if m.Method != MethodExecute {
-			l.replyError(m.ID, CodeMethodNotFound, "Method not found", fmt.Sprintf("method %q is not served by this device", m.Method))
+		if m.Method != protocol.MethodExecute {
+			l.replyError(m.ID, protocol.CodeMethodNotFound, "Method not found", fmt.Sprintf("method %q is not served by this device", m.Method))
 			return
 		}
 		l.execute(set, m, r)
@@ -199,7 +200,7 @@ func (l *line) handle(m *transport.Message, r *handled) {
 func (l *line) execute(set *dispatchSettings, m *transport.Message, r *handled) {
 	p, err := parseExecute(m.Params)
 	if err != nil {
-		l.replyError(m.ID, CodeInvalidParams, "Invalid params", err.Error())
+		l.replyError(m.ID, protocol.CodeInvalidParams, "Invalid params", err.Error())
 		return
 	}
 	own, refused := l.disp.accept(l.ctx, set, p.ToolName, p.ToolInput, ViaServer, lineReply{l, m.ID}, true)
@@ -223,15 +224,15 @@ func (l *line) execute(set *dispatchSettings, m *transport.Message, r *handled) 
 	r.next = l.disp.run(own)
 }
 
-func parseExecute(raw json.RawMessage) (ExecuteParams, error) {
-	var p ExecuteParams
+func parseExecute(raw json.RawMessage) (protocol.ExecuteParams, error) {
+	var p protocol.ExecuteParams
 	if len(raw) == 0 || string(raw) == "null" {
 		return p, errors.New("params are required: {\"tool_name\":...,\"tool_input\":{...}}")
 	}
 	if quickExecute(raw, &p) {
 		return p, nil
 	}
-	p = ExecuteParams{}
+	p = protocol.ExecuteParams{}
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return p, fmt.Errorf("params must be an object with tool_name (string) and tool_input (object): %w", err)
 	}
@@ -241,12 +242,13 @@ func parseExecute(raw json.RawMessage) (ExecuteParams, error) {
 	return p, nil
 }
 
-// quickExecute reads the params of an execute the way json.Unmarshal into ExecuteParams does,
-// for the params every server sends: an object whose tool_name is a plain string and whose member
-// names are exactly the fields'. Anything else (an escape or bad UTF-8 in the name, a name that
-// only matches a field ignoring case, a tool_name that is not a string) returns false, for
-// json.Unmarshal to read or to word the error. tool_input aliases raw, as a Message's own copy.
-func quickExecute(raw json.RawMessage, p *ExecuteParams) bool {
+// quickExecute reads the params of an execute the way json.Unmarshal into
+// protocol.ExecuteParams does, for the params every server sends: an object whose tool_name is a
+// plain string and whose member names are exactly the fields'. Anything else (an escape or bad
+// UTF-8 in the name, a name that only matches a field ignoring case, a tool_name that is not a
+// string) returns false, for json.Unmarshal to read or to word the error. tool_input aliases
+// raw, as a Message's own copy.
+func quickExecute(raw json.RawMessage, p *protocol.ExecuteParams) bool {
 	if raw[0] != '{' {
 		return false
 	}
@@ -269,11 +271,11 @@ func quickExecute(raw json.RawMessage, p *ExecuteParams) bool {
 }
 
 func (l *line) notification(set *dispatchSettings, m *transport.Message) {
-	if m.Method != MethodAIMessage {
+	if m.Method != protocol.MethodAIMessage {
 		set.log.Debug("ignoring notification", "method", m.Method)
 		return
 	}
-	var msg AIMessage
+	var msg protocol.AIMessage
 	if len(m.Params) == 0 || json.Unmarshal(m.Params, &msg) != nil {
 		set.log.Debug("ignoring ai message with unreadable params")
 		return
@@ -303,7 +305,7 @@ func (l *line) response(m *transport.Message) {
 func (l *line) replyError(id json.RawMessage, code int64, message, details string) {
 	var data any
 	if details != "" {
-		data = ErrorData{Details: details}
+		data = protocol.ErrorData{Details: details}
 	}
 	if err := l.stream.WriteError(id, code, message, data); err != nil {
 		l.log.Debug("cannot send error response", "code", code, "err", err)

@@ -20,6 +20,7 @@ import (
 	"github.com/devicectl/devicectl/hal/alsa"
 	"github.com/devicectl/devicectl/hal/sim"
 	"github.com/devicectl/devicectl/internal/testing/pulsetest"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 	"github.com/devicectl/devicectl/tools/builtin"
 )
@@ -514,7 +515,7 @@ func TestBurstHungPartHoldsOnlyItsQueue(t *testing.T) {
 	// The first face call hangs and the last waits behind it: both end at their timeout. Those
 	// between may be superseded, each by the next.
 	for i, a := range answers[:10] {
-		timedOut := a.Error != nil && a.Error.Code == device.CodeToolTimeout
+		timedOut := a.Error != nil && a.Error.Code == protocol.CodeToolTimeout
 		if !timedOut && (i == 0 || i == 9 || !a.superseded()) {
 			t.Errorf("face call %d: %s, want -32001 or (not the first or last) superseded", i, a)
 		}

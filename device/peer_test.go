@@ -104,36 +104,3 @@ func sameJSON(a, b []byte) bool {
 	cb, _ := json.Marshal(vb)
 	return bytes.Equal(ca, cb)
 }
-
-// lockedBuffer collects rendered output from the agent's goroutine for the test's, and tells a
-// test waiting for output of every write.
-type lockedBuffer struct {
-	mu      sync.Mutex
-	b       bytes.Buffer
-	changed chan struct{} // closed by the next Write; nil until someone waits
-}
-
-func (w *lockedBuffer) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.changed != nil {
-		close(w.changed)
-		w.changed = nil
-	}
-	return w.b.Write(p)
-}
-
-func (w *lockedBuffer) String() string {
-	s, _ := w.next()
-	return s
-}
-
-// next returns what was written so far and a channel the next Write closes.
-func (w *lockedBuffer) next() (string, <-chan struct{}) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.changed == nil {
-		w.changed = make(chan struct{})
-	}
-	return w.b.String(), w.changed
-}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -367,7 +368,7 @@ func (d *dispatcher) dropCancelled() {
 	d.mu.Unlock()
 	d.launch(start)
 	for _, c := range dropped {
-		d.answerFail(c, CodeToolTimeout, "call cancelled before it ran")
+		d.answerFail(c, protocol.CodeToolTimeout, "call cancelled before it ran")
 		d.done()
 	}
 }

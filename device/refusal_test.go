@@ -12,7 +12,9 @@ import (
 
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/device/agenttest"
+	"github.com/devicectl/devicectl/internal/testing/logbuf"
 	"github.com/devicectl/devicectl/internal/testing/standin"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // A refused registration is logged with the server's reason, data.details, not only its code and
@@ -26,9 +28,9 @@ func TestRefusalLogsDetails(t *testing.T) {
 		if refused.Swap(true) {
 			return nil
 		}
-		return &jsonrpc2.Error{Code: device.CodeInvalidParams, Message: "Invalid params", Data: &data}
+		return &jsonrpc2.Error{Code: protocol.CodeInvalidParams, Message: "Invalid params", Data: &data}
 	}})
-	logs := &lockedBuffer{}
+	logs := &logbuf.Buffer{}
 	a := newAgent(t, device.Options{URL: srv.URL(), Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	runAgent(t, a)
 	waitDevice(t, srv)

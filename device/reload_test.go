@@ -19,6 +19,7 @@ import (
 	"github.com/devicectl/devicectl/device/agenttest"
 	"github.com/devicectl/devicectl/hal/sim"
 	"github.com/devicectl/devicectl/internal/testing/standin"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 	"github.com/devicectl/devicectl/transport"
 )
@@ -116,7 +117,7 @@ func TestSetRegistryRemovesTools(t *testing.T) {
 		t.Fatalf("re-registered %v, want [alpha]", toolNamesOf(e.Device))
 	}
 	resp := standin.Execute(t, e.Device, "beta", `{}`)
-	if resp.Error == nil || resp.Error.Code != device.CodeInvalidParams {
+	if resp.Error == nil || resp.Error.Code != protocol.CodeInvalidParams {
 		t.Errorf("calling the removed tool: %s, want -32602", resultOrError(resp))
 	}
 }
@@ -277,8 +278,8 @@ func TestOnCallAndOnLineLost(t *testing.T) {
 		message      string
 	}{
 		{"ok", `"ok"`, 0, ""},
-		{"fails", "", device.CodeToolFailed, "the lid is open"},
-		{"slow", "", device.CodeToolTimeout, "tool timed out after 50ms"},
+		{"fails", "", protocol.CodeServerError, "the lid is open"},
+		{"slow", "", protocol.CodeToolTimeout, "tool timed out after 50ms"},
 	} {
 		standin.Execute(t, d, tc.tool, `{}`)
 		var r device.CallReport
@@ -450,7 +451,7 @@ func TestRestartKeepsHardwareExclusive(t *testing.T) {
 		}
 	}
 	resp := standin.Execute(t, d2, "move", `{}`)
-	if resp.Error == nil || resp.Error.Code != device.CodeToolTimeout {
+	if resp.Error == nil || resp.Error.Code != protocol.CodeToolTimeout {
 		t.Errorf("move while the motor is held: %s, want -32001", resultOrError(resp))
 	}
 	if overlapped.Load() {
@@ -526,7 +527,7 @@ func TestTimeoutWaitingForHardwareIsAnswered(t *testing.T) {
 	}()
 	<-holding
 	resp := standin.Execute(t, d, "short", `{}`)
-	if resp.Error == nil || resp.Error.Code != device.CodeToolTimeout || resp.Error.Message != "tool timed out after 50ms" {
+	if resp.Error == nil || resp.Error.Code != protocol.CodeToolTimeout || resp.Error.Message != "tool timed out after 50ms" {
 		t.Errorf("short while the arm is held: %s, want -32001 tool timed out after 50ms", resultOrError(resp))
 	}
 	close(done)
@@ -562,7 +563,7 @@ func TestLateAnswerToReregistration(t *testing.T) {
 
 	a.SetRegistry(registryOf(t, "other"))
 	var rereg struct{ ID, Method string }
-	if err := json.Unmarshal(l.recv(), &rereg); err != nil || rereg.Method != device.MethodRegisterTools || rereg.ID != "reg-2" {
+	if err := json.Unmarshal(l.recv(), &rereg); err != nil || rereg.Method != protocol.MethodRegisterTools || rereg.ID != "reg-2" {
 		t.Fatalf("after SetRegistry the device sent %+v (%v), want registration reg-2", rereg, err)
 	}
 	waitState(t, a, device.Stopping) // the answer is overdue: draining
@@ -577,7 +578,7 @@ func TestLateAnswerToReregistration(t *testing.T) {
 	l2 := p.accept(ctx)
 	var again struct {
 		ID     string
-		Params device.RegisterParams
+		Params protocol.RegisterParams[[]tools.Declaration]
 	}
 	if err := json.Unmarshal(l2.recv(), &again); err != nil || again.ID != "reg-3" || len(again.Params.Tools) != 1 || again.Params.Tools[0].Name != "other" {
 		t.Errorf("the next line registered %+v (%v), want reg-3 declaring [other]", again, err)

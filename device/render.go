@@ -8,6 +8,7 @@ import (
 
 	"github.com/devicectl/devicectl/device/turn"
 	"github.com/devicectl/devicectl/internal/term"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // RenderOptions configure a Renderer. The zero value hides thoughts and writes no colour codes.
@@ -57,7 +58,7 @@ type lineStarter interface{ AtLineStart() bool }
 
 // Render shows one message. It is meant to be called in arrival order from one goroutine at a time;
 // it is nevertheless safe for concurrent use.
-func (r *Renderer) Render(m AIMessage) {
+func (r *Renderer) Render(m protocol.AIMessage) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	st := r.turn.Add(m.Type, m.Content)

@@ -9,34 +9,37 @@ import (
 	"testing"
 
 	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 func TestRenderer(t *testing.T) {
-	chunk := func(s string) device.AIMessage { return device.AIMessage{Type: device.MessageChunk, Content: s} }
-	final := func(s string) device.AIMessage { return device.AIMessage{Type: device.MessageFinal, Content: s} }
-	thought := func(s string) device.AIMessage { return device.AIMessage{Type: device.MessageThought, Content: s} }
+	chunk := func(s string) protocol.AIMessage { return protocol.AIMessage{Type: protocol.MessageChunk, Content: s} }
+	final := func(s string) protocol.AIMessage { return protocol.AIMessage{Type: protocol.MessageFinal, Content: s} }
+	thought := func(s string) protocol.AIMessage {
+		return protocol.AIMessage{Type: protocol.MessageThought, Content: s}
+	}
 	for _, tc := range []struct {
 		name         string
 		opts         *device.RenderOptions
-		msgs         []device.AIMessage
+		msgs         []protocol.AIMessage
 		out, thought string
 	}{
 		{"streamed turn: final only ends the line", nil,
-			[]device.AIMessage{chunk("Hel"), chunk("lo."), final("Hello.")}, "Hello.\n", ""},
+			[]protocol.AIMessage{chunk("Hel"), chunk("lo."), final("Hello.")}, "Hello.\n", ""},
 		{"final alone is shown", nil,
-			[]device.AIMessage{final("Whole."), final("Next.")}, "Whole.\nNext.\n", ""},
+			[]protocol.AIMessage{final("Whole."), final("Next.")}, "Whole.\nNext.\n", ""},
 		{"empty final alone is an empty line", nil,
-			[]device.AIMessage{final("")}, "\n", ""},
+			[]protocol.AIMessage{final("")}, "\n", ""},
 		{"chunks win over a different final", nil,
-			[]device.AIMessage{chunk("shown"), final("other")}, "shown\n", ""},
+			[]protocol.AIMessage{chunk("shown"), final("other")}, "shown\n", ""},
 		{"thoughts hidden by default", nil,
-			[]device.AIMessage{thought("hmm"), chunk("a"), final("")}, "a\n", ""},
+			[]protocol.AIMessage{thought("hmm"), chunk("a"), final("")}, "a\n", ""},
 		{"thoughts apart from the reply", &device.RenderOptions{ShowThoughts: true},
-			[]device.AIMessage{chunk("a"), thought("hmm"), chunk("b"), final("")}, "ab\n", "hmm\n"},
+			[]protocol.AIMessage{chunk("a"), thought("hmm"), chunk("b"), final("")}, "ab\n", "hmm\n"},
 		{"thoughts dimmed in colour", &device.RenderOptions{ShowThoughts: true, Color: true},
-			[]device.AIMessage{thought("hmm"), final("x")}, "x\n", "\x1b[2mhmm\x1b[0m\n"},
+			[]protocol.AIMessage{thought("hmm"), final("x")}, "x\n", "\x1b[2mhmm\x1b[0m\n"},
 		{"unknown types ignored", &device.RenderOptions{ShowThoughts: true},
-			[]device.AIMessage{{Type: "image", Content: "x"}, chunk("a"), final("a")}, "a\n", ""},
+			[]protocol.AIMessage{{Type: "image", Content: "x"}, chunk("a"), final("a")}, "a\n", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, thoughts bytes.Buffer
@@ -59,11 +62,11 @@ func TestRendererLogsOnce(t *testing.T) {
 	var logs bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	r := device.NewRenderer(failWriter{}, nil, &device.RenderOptions{Logger: log, ShowThoughts: true})
-	for _, m := range []device.AIMessage{
-		{Type: device.MessageChunk, Content: "a"},
-		{Type: device.MessageThought, Content: "no thoughts writer: dropped"},
-		{Type: device.MessageChunk, Content: "b"},
-		{Type: device.MessageFinal},
+	for _, m := range []protocol.AIMessage{
+		{Type: protocol.MessageChunk, Content: "a"},
+		{Type: protocol.MessageThought, Content: "no thoughts writer: dropped"},
+		{Type: protocol.MessageChunk, Content: "b"},
+		{Type: protocol.MessageFinal},
 		{Type: "image", Content: "x"},
 	} {
 		r.Render(m)
@@ -81,8 +84,8 @@ func TestRendererLogsOnce(t *testing.T) {
 // chunk. BenchmarkRenderChunks (bench_test.go) measures the whole path against its floor.
 func BenchmarkRenderer(b *testing.B) {
 	r := device.NewRenderer(io.Discard, io.Discard, nil)
-	chunk := device.AIMessage{Type: device.MessageChunk, Content: "北京今天天气晴朗，"}
-	final := device.AIMessage{Type: device.MessageFinal, Content: "北京今天天气晴朗，"}
+	chunk := protocol.AIMessage{Type: protocol.MessageChunk, Content: "北京今天天气晴朗，"}
+	final := protocol.AIMessage{Type: protocol.MessageFinal, Content: "北京今天天气晴朗，"}
 	b.ReportAllocs()
 	for i := range b.N {
 		if i%64 == 63 {
@@ -98,10 +101,10 @@ func BenchmarkRenderer(b *testing.B) {
 func TestRendererSanitises(t *testing.T) {
 	var out, thoughts bytes.Buffer
 	r := device.NewRenderer(&out, &thoughts, &device.RenderOptions{ShowThoughts: true, Color: true})
-	r.Render(device.AIMessage{Type: device.MessageThought, Content: "hmm\x1b]0;pwned\x07"})
-	r.Render(device.AIMessage{Type: device.MessageChunk, Content: "好的\x1b[2J\u009b"})
-	r.Render(device.AIMessage{Type: device.MessageFinal, Content: ""})
-	r.Render(device.AIMessage{Type: device.MessageFinal, Content: "\u202eall\r"})
+	r.Render(protocol.AIMessage{Type: protocol.MessageThought, Content: "hmm\x1b]0;pwned\x07"})
+	r.Render(protocol.AIMessage{Type: protocol.MessageChunk, Content: "好的\x1b[2J\u009b"})
+	r.Render(protocol.AIMessage{Type: protocol.MessageFinal, Content: ""})
+	r.Render(protocol.AIMessage{Type: protocol.MessageFinal, Content: "\u202eall\r"})
 	if got, want := out.String(), "好的\\x1b[2J\\u009b\n\\u202eall\\r\n"; got != want {
 		t.Errorf("reply %q, want %q", got, want)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // TestNestingLimitOnTheWire sends tool_input nested around the documented bound (tools/doc.go:
@@ -76,7 +77,7 @@ func TestNestingLimitOnTheWire(t *testing.T) {
 				}
 				return
 			}
-			if resp.ID == nil || *resp.ID != id || resp.Error.Code != device.CodeInvalidParams {
+			if resp.ID == nil || *resp.ID != id || resp.Error.Code != protocol.CodeInvalidParams {
 				t.Fatalf("answer %.300s, want -32602 for %s", raw, id)
 			}
 			if got := strings.Contains(resp.Error.Data.Details, bound); got != tc.wantBound {

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"sync/atomic"
 	"time"
+
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // This file is the device's side of voice (VOICE.md): what the person said goes to the server as
@@ -51,20 +53,20 @@ func (v serverVoice) takes(feature string) bool {
 		return true // a server that lists nothing is asked; -32601 then settles it
 	}
 	switch feature {
-	case FeatureUserText:
+	case protocol.FeatureUserText:
 		return v.text
-	case FeatureUserAudio:
+	case protocol.FeatureUserAudio:
 		return v.audio
 	}
 	return false
 }
 
 func readFeatures(result json.RawMessage) serverVoice {
-	var r RegisterResult
+	var r protocol.RegisterResult
 	if json.Unmarshal(result, &r) != nil || r.Features == nil {
 		return serverVoice{}
 	}
-	return serverVoice{listed: true, text: slices.Contains(r.Features, FeatureUserText), audio: slices.Contains(r.Features, FeatureUserAudio)}
+	return serverVoice{listed: true, text: slices.Contains(r.Features, protocol.FeatureUserText), audio: slices.Contains(r.Features, protocol.FeatureUserAudio)}
 }
 
 // VoiceSupport is what the registered server is known to take.
@@ -94,22 +96,23 @@ func (a *Agent) Voice() VoiceSupport {
 
 // UserText sends what the person said, as text (mcp/user/text), and returns the server's answer;
 // the turn's reply then comes as mcp/ai/message like any other.
-func (a *Agent) UserText(ctx context.Context, p UserTextParams) (UserResult, error) {
-	return a.userRequest(ctx, MethodUserText, FeatureUserText, p)
+func (a *Agent) UserText(ctx context.Context, p protocol.UserTextParams) (protocol.UserResult, error) {
+	return a.userRequest(ctx, protocol.MethodUserText, protocol.FeatureUserText, p)
 }
 
-// UserAudio sends one utterance (16 kHz mono samples, at most MaxUtterance) for the server to
-// transcribe (mcp/user/audio), and returns its answer: the text it heard, or UserEmpty.
-func (a *Agent) UserAudio(ctx context.Context, samples []int16, lang string) (UserResult, error) {
-	if limit := int(MaxUtterance / time.Second * AudioRate); len(samples) > limit {
-		return UserResult{}, fmt.Errorf("%s: %s of audio is longer than the %s an utterance may be", MethodUserAudio,
-			time.Duration(len(samples))*time.Second/AudioRate, MaxUtterance)
+// UserAudio sends one utterance (16 kHz mono samples, at most protocol.MaxUtterance) for the
+// server to transcribe (mcp/user/audio), and returns its answer: the text it heard, or
+// protocol.StatusEmpty.
+func (a *Agent) UserAudio(ctx context.Context, samples []int16, lang string) (protocol.UserResult, error) {
+	if limit := int(protocol.MaxUtterance / time.Second * protocol.AudioRate); len(samples) > limit {
+		return protocol.UserResult{}, fmt.Errorf("%s: %s of audio is longer than the %s an utterance may be", protocol.MethodUserAudio,
+			time.Duration(len(samples))*time.Second/protocol.AudioRate, protocol.MaxUtterance)
 	}
 	pcm := make([]byte, 2*len(samples))
 	for i, s := range samples {
 		pcm[2*i], pcm[2*i+1] = byte(s), byte(uint16(s)>>8) // little-endian
 	}
-	return a.userRequest(ctx, MethodUserAudio, FeatureUserAudio, UserAudioParams{Format: AudioFormat, Rate: AudioRate, Channels: 1, Audio: pcm, Lang: lang})
+	return a.userRequest(ctx, protocol.MethodUserAudio, protocol.FeatureUserAudio, protocol.UserAudioParams{Format: protocol.AudioFormat, Rate: protocol.AudioRate, Channels: 1, Audio: pcm, Lang: lang})
 }
 
 // Interrupt tells the server the person spoke over the reply (mcp/user/interrupt): it stops
@@ -120,72 +123,72 @@ func (a *Agent) Interrupt() error {
 	if l == nil {
 		return ErrNotRegistered
 	}
-	if l.noVoice.Load() || (!v.voice.takes(FeatureUserText) && !v.voice.takes(FeatureUserAudio)) {
+	if l.noVoice.Load() || (!v.voice.takes(protocol.FeatureUserText) && !v.voice.takes(protocol.FeatureUserAudio)) {
 		return ErrNoVoice
 	}
-	if err := l.stream.WriteNotification(MethodUserInterrupt, struct{}{}); err != nil {
-		return fmt.Errorf("%s: %w", MethodUserInterrupt, err)
+	if err := l.stream.WriteNotification(protocol.MethodUserInterrupt, struct{}{}); err != nil {
+		return fmt.Errorf("%s: %w", protocol.MethodUserInterrupt, err)
 	}
 	return nil
 }
 
-func (a *Agent) userRequest(ctx context.Context, method, feature string, params any) (UserResult, error) {
+func (a *Agent) userRequest(ctx context.Context, method, feature string, params any) (protocol.UserResult, error) {
 	v := a.view.Load()
 	l := v.line
 	if l == nil {
-		return UserResult{}, fmt.Errorf("%s: %w", method, ErrNotRegistered)
+		return protocol.UserResult{}, fmt.Errorf("%s: %w", method, ErrNotRegistered)
 	}
 	if l.noVoice.Load() {
-		return UserResult{}, fmt.Errorf("%s: %w", method, ErrNoVoice)
+		return protocol.UserResult{}, fmt.Errorf("%s: %w", method, ErrNoVoice)
 	}
 	if !v.voice.takes(feature) {
-		a.sayNoVoice(v.opts, "its registration answer lists no "+feature)
-		return UserResult{}, fmt.Errorf("%s: %w", method, ErrNoVoice)
+		a.sayNoVoice(v, "its registration answer lists no "+feature)
+		return protocol.UserResult{}, fmt.Errorf("%s: %w", method, ErrNoVoice)
 	}
 	id := "user-" + strconv.FormatUint(a.userID.Add(1), 10)
 	r, err := l.call(id, method, params)
 	if err != nil {
-		return UserResult{}, fmt.Errorf("%s: %w", method, err)
+		return protocol.UserResult{}, fmt.Errorf("%s: %w", method, err)
 	}
 	select {
 	case m := <-r.answer:
 		defer r.finish(true)
 		if e := m.Error; e != nil {
-			if e.Code == CodeMethodNotFound {
+			if e.Code == protocol.CodeMethodNotFound {
 				l.noVoice.Store(true)
-				a.sayNoVoice(v.opts, "it answered "+method+" with -32601, method not found")
-				return UserResult{}, fmt.Errorf("%s: %w", method, ErrNoVoice)
+				a.sayNoVoice(v, "it answered "+method+" with -32601, method not found")
+				return protocol.UserResult{}, fmt.Errorf("%s: %w", method, ErrNoVoice)
 			}
 			re := &RemoteError{Method: method, Code: e.Code, Message: e.Message}
-			var data ErrorData
+			var data protocol.ErrorData
 			if e.Data != nil && json.Unmarshal(*e.Data, &data) == nil {
 				re.Details = data.Details
 			}
-			return UserResult{}, re
+			return protocol.UserResult{}, re
 		}
-		var res UserResult
+		var res protocol.UserResult
 		if err := json.Unmarshal(m.Result, &res); err != nil {
-			return UserResult{}, fmt.Errorf("%s: the server's answer is not {\"status\":...}: %w", method, err)
+			return protocol.UserResult{}, fmt.Errorf("%s: the server's answer is not {\"status\":...}: %w", method, err)
 		}
 		return res, nil
 	case <-l.done:
 		l.forget(r)
-		return UserResult{}, fmt.Errorf("%s: the line was lost before the server answered", method)
+		return protocol.UserResult{}, fmt.Errorf("%s: the line was lost before the server answered", method)
 	case <-ctx.Done():
 		l.forget(r)
-		return UserResult{}, fmt.Errorf("%s: %w", method, ctx.Err())
+		return protocol.UserResult{}, fmt.Errorf("%s: %w", method, ctx.Err())
 	}
 }
 
 // sayNoVoice logs, once per server, that it does not take voice: the device goes on without it.
-func (a *Agent) sayNoVoice(o *Options, why string) {
+func (a *Agent) sayNoVoice(v *status, why string) {
 	a.noVoiceMu.Lock()
-	said := a.noVoiceFor == o.URL
-	a.noVoiceFor = o.URL
+	said := a.noVoiceFor == v.server
+	a.noVoiceFor = v.server
 	a.noVoiceMu.Unlock()
 	if !said {
-		o.Logger.With("component", "agent").Warn("this server does not take voice; going on without it: what is heard is not sent",
-			"server", o.URL, "why", why)
+		v.opts.Logger.With("component", "agent").Warn("this server does not take voice; going on without it: what is heard is not sent",
+			"server", v.server, "why", why)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/devicectl/devicectl/device/agenttest"
 	"github.com/devicectl/devicectl/internal/testing/logbuf"
 	"github.com/devicectl/devicectl/internal/testing/standin"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // A server that takes voice gets the utterance's samples as they were heard, and its turn's reply
@@ -23,13 +24,13 @@ func TestUserAudioReachesTheServer(t *testing.T) {
 	checkLeaks(t)
 	heard := make(chan []int16, 1)
 	srv := standin.Start(t, &agenttest.Options{Voice: &agenttest.Voice{
-		Audio: func(ctx context.Context, d *agenttest.Device, p device.UserAudioParams) (device.UserResult, *jsonrpc2.Error) {
+		Audio: func(ctx context.Context, d *agenttest.Device, p protocol.UserAudioParams) (protocol.UserResult, *jsonrpc2.Error) {
 			s := make([]int16, len(p.Audio)/2)
 			for i := range s {
 				s[i] = int16(uint16(p.Audio[2*i]) | uint16(p.Audio[2*i+1])<<8)
 			}
 			heard <- s
-			return device.UserResult{Status: device.UserAccepted, Text: "hello", TurnID: "t1"}, nil
+			return protocol.UserResult{Status: protocol.StatusAccepted, Text: "hello", TurnID: "t1"}, nil
 		},
 	}})
 	a := newAgent(t, device.Options{URL: srv.URL()})
@@ -42,14 +43,14 @@ func TestUserAudioReachesTheServer(t *testing.T) {
 	defer cancel()
 	samples := []int16{0, 1, -1, 32767, -32768, 1234}
 	res, err := a.UserAudio(ctx, samples, "en")
-	if err != nil || res.Status != device.UserAccepted || res.Text != "hello" {
+	if err != nil || res.Status != protocol.StatusAccepted || res.Text != "hello" {
 		t.Fatalf("UserAudio = %+v, %v", res, err)
 	}
 	if got := <-heard; !slices.Equal(got, samples) {
 		t.Errorf("the server heard %v, want %v", got, samples)
 	}
 	// Text is not among its features: not sent.
-	if _, err := a.UserText(ctx, device.UserTextParams{Text: "hi"}); !errors.Is(err, device.ErrNoVoice) {
+	if _, err := a.UserText(ctx, protocol.UserTextParams{Text: "hi"}); !errors.Is(err, device.ErrNoVoice) {
 		t.Errorf("UserText to a server without user/text: %v, want ErrNoVoice", err)
 	}
 	// Longer than 30 s is refused before it is sent.
@@ -72,7 +73,7 @@ func TestSeed002ServerSaidOnce(t *testing.T) {
 		d := waitDevice(t, srv)
 		waitState(t, a, device.Registered)
 		for range 3 {
-			if _, err := a.UserText(ctx, device.UserTextParams{Text: "hello", Lang: "en", Source: device.SourceVoice}); !errors.Is(err, device.ErrNoVoice) {
+			if _, err := a.UserText(ctx, protocol.UserTextParams{Text: "hello", Lang: "en", Source: protocol.SourceVoice}); !errors.Is(err, device.ErrNoVoice) {
 				t.Fatalf("UserText: %v, want ErrNoVoice", err)
 			}
 		}
@@ -93,7 +94,7 @@ func TestSeed002ServerSaidOnce(t *testing.T) {
 // Nothing is sent while no line is registered.
 func TestUserTextWithoutALine(t *testing.T) {
 	a := newAgent(t, device.Options{URL: "ws://127.0.0.1:1/"})
-	if _, err := a.UserText(context.Background(), device.UserTextParams{Text: "hi"}); !errors.Is(err, device.ErrNotRegistered) {
+	if _, err := a.UserText(context.Background(), protocol.UserTextParams{Text: "hi"}); !errors.Is(err, device.ErrNotRegistered) {
 		t.Errorf("UserText before Run: %v, want ErrNotRegistered", err)
 	}
 	if err := a.Interrupt(); !errors.Is(err, device.ErrNotRegistered) {

@@ -1,8 +1,6 @@
 package hooks_test
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,12 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/devicectl/devicectl/hooks"
 	"github.com/devicectl/devicectl/internal/testing/leakcheck"
+	"github.com/devicectl/devicectl/internal/testing/logbuf"
+	"github.com/devicectl/devicectl/internal/testing/poll"
 )
 
 // The tests run real programs: small shell scripts written to a temporary directory. They do
@@ -62,7 +61,7 @@ func newHolder(t *testing.T) holder {
 // waitStarted waits for the held hook to be running.
 func (h holder) waitStarted(t *testing.T) {
 	t.Helper()
-	waitFor(t, "the held hook to start", func() bool {
+	poll.Until(t, "the held hook to start", func() bool {
 		_, err := os.Stat(filepath.Join(h.dir, "started"))
 		return err == nil
 	})
@@ -95,20 +94,6 @@ func lines(t *testing.T, path string) []string {
 	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
 }
 
-// waitFor polls cond until it holds or the deadline passes. What it waits for is done by a real
-// program (a file it wrote, a process it started or left), which neither testing/synctest nor a
-// fake clock can drive, so a bounded poll is the wait; a passing run never reaches the deadline.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	end := time.Now().Add(deadline)
-	for !cond() {
-		if time.Now().After(end) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // newRunner starts a Runner that is closed, and checked for leaked goroutines, when the test
 // ends. Tests that check how Close went call it themselves: a later Close returns what the
 // first did, and the cleanup ignores it.
@@ -137,38 +122,18 @@ func closeRunner(t *testing.T, r *hooks.Runner) {
 	}
 }
 
-// logBuffer collects a Runner's log as JSON lines. The worker and the callers of Fire write to
-// it while the test may read it, hence the lock.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
+// logBuffer collects a Runner's log as JSON lines, written by the worker and the callers of Fire
+// while the test reads it.
+type logBuffer struct{ logbuf.Buffer }
 
 // logger returns a logger writing everything, debug included, to l.
-func (l *logBuffer) logger() *slog.Logger {
-	return slog.New(slog.NewJSONHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug}))
-}
+func (l *logBuffer) logger() *slog.Logger { return l.JSONLogger() }
 
 // records returns the records logged so far with the message msg, as decoded JSON.
 func (l *logBuffer) records(t *testing.T, msg string) []map[string]any {
 	t.Helper()
-	l.mu.Lock()
-	text := l.b.String()
-	l.mu.Unlock()
 	var out []map[string]any
-	sc := bufio.NewScanner(strings.NewReader(text))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var rec map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-			t.Fatalf("log line %q: %v", sc.Text(), err)
-		}
+	for _, rec := range l.Records(t) {
 		if rec["msg"] == msg {
 			out = append(out, rec)
 		}
@@ -176,21 +141,11 @@ func (l *logBuffer) records(t *testing.T, msg string) []map[string]any {
 	return out
 }
 
-// String returns the whole log, for failure messages.
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // at returns the records logged at level, as JSON text.
 func (l *logBuffer) at(t *testing.T, level slog.Level) []string {
 	t.Helper()
-	l.mu.Lock()
-	text := l.b.String()
-	l.mu.Unlock()
 	var out []string
-	for line := range strings.Lines(text) {
+	for line := range strings.Lines(l.String()) {
 		var rec struct{ Level string }
 		if err := json.Unmarshal([]byte(line), &rec); err != nil {
 			t.Fatalf("log line %q: %v", line, err)

@@ -2,6 +2,7 @@ package hooks_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,50 +13,26 @@ import (
 	"time"
 
 	"github.com/devicectl/devicectl/hooks"
+	"github.com/devicectl/devicectl/internal/testing/poll"
+	"github.com/devicectl/devicectl/internal/testing/proc"
 )
 
-// groupMembers returns the pids of the processes of process group pgid that are alive: a killed
-// process whose parent is gone may linger as a zombie until something reaps it (in a container,
-// maybe never), and a zombie does nothing.
-func groupMembers(t *testing.T, pgid int) []int {
+// waitGroupGone waits until nothing is left of process group pgid, nor of child, killing what is
+// left if the wait fails. A SIGKILL takes a moment to land: the wait is for that, not for the
+// processes' own sleeps.
+func waitGroupGone(t *testing.T, what string, pgid, child int) {
 	t.Helper()
-	stats, err := filepath.Glob("/proc/[0-9]*/stat")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pids []int
-	for _, path := range stats {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			continue // it ended while we looked
+	gone := false
+	t.Cleanup(func() {
+		if !gone {
+			syscall.Kill(-pgid, syscall.SIGKILL)
+			syscall.Kill(child, syscall.SIGKILL)
 		}
-		// pid (comm) state ppid pgrp ...; comm may hold spaces and parentheses.
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) < 3 || f[0] == "Z" {
-			continue
-		}
-		if g, _ := strconv.Atoi(f[2]); g == pgid {
-			pid, _ := strconv.Atoi(strings.Fields(s)[0])
-			pids = append(pids, pid)
-		}
-	}
-	return pids
-}
-
-// alive reports whether pid runs, a zombie counting as gone.
-func alive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && i+2 < len(s) && s[i+2] != 'Z'
+	})
+	poll.Until(t, fmt.Sprintf("end of process group %d and child %d: %s", pgid, child, what), func() bool {
+		return len(proc.Group(t, pgid)) == 0 && !proc.Alive(child)
+	})
+	gone = true
 }
 
 // readPID reads the pid a hook wrote to path.
@@ -112,22 +89,7 @@ sleep 30
 		syscall.Kill(child, syscall.SIGKILL)
 		t.Fatalf("the hook %d ran in process group %d, not its own", pid, pgid)
 	}
-	end := time.Now().Add(deadline)
-	for {
-		left := groupMembers(t, pid)
-		if alive(child) {
-			left = append(left, child)
-		}
-		if len(left) == 0 {
-			break
-		}
-		if time.Now().After(end) {
-			syscall.Kill(-pid, syscall.SIGKILL)
-			syscall.Kill(child, syscall.SIGKILL)
-			t.Fatalf("processes %v of the hook's group %d (child %d) outlived the timeout", left, pgid, child)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitGroupGone(t, "they outlived the timeout", pid, child)
 }
 
 // A hook that backgrounds a child and exits 0 takes the child with it: once the run is over
@@ -155,23 +117,7 @@ exit 0
 	took := time.Since(start)
 	pid := readPID(t, filepath.Join(dir, "pid"))
 	child := readPID(t, filepath.Join(dir, "child"))
-	// Killed by then, but a SIGKILL takes a moment to land: wait for it, not for sleep 1000.
-	end := time.Now().Add(deadline)
-	for {
-		left := groupMembers(t, pid)
-		if alive(child) {
-			left = append(left, child)
-		}
-		if len(left) == 0 {
-			break
-		}
-		if time.Now().After(end) {
-			syscall.Kill(-pid, syscall.SIGKILL)
-			syscall.Kill(child, syscall.SIGKILL)
-			t.Fatalf("processes %v of the hook's group %d (child %d) outlived the hook", left, pid, child)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitGroupGone(t, "they outlived the hook", pid, child)
 	if err != nil {
 		t.Fatalf("Close = %v", err)
 	}
@@ -202,7 +148,7 @@ while [ ! -s "$1/child" ]; do sleep 0.01; done
 	closeRunner(t, r)
 	child := readPID(t, filepath.Join(dir, "child"))
 	defer syscall.Kill(child, syscall.SIGKILL)
-	if !alive(child) {
+	if !proc.Alive(child) {
 		t.Errorf("the hook's setsid child %d was killed with the hook", child)
 	}
 }

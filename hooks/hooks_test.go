@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -612,13 +611,13 @@ func TestNilRunner(t *testing.T) {
 // TestNoCommands: a Runner without hooks works, does nothing, and has no goroutine to leak.
 func TestNoCommands(t *testing.T) {
 	for _, opts := range []*hooks.Options{nil, {}, {Commands: map[hooks.Event][]string{}}} {
-		baseline := runtime.NumGoroutine()
+		mark := leakcheck.Now()
 		r, err := hooks.New(opts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n := runtime.NumGoroutine(); n > baseline {
-			t.Errorf("New(%v) started %d goroutine(s)", opts, n-baseline)
+		if started := mark.Started(); len(started) != 0 {
+			t.Errorf("New(%v) started %d goroutine(s):\n\n%s", opts, len(started), strings.Join(started, "\n\n"))
 		}
 		for _, ev := range hooks.Events {
 			if r.Has(ev) {

@@ -101,7 +101,7 @@ summary() {
 		proc(b, "", "start-ms", "start-x-floor", "start to registered (ms)", "%.1f", "<= 50 ms amd64",
 			!has(b, "start-ms") ? "" : arch != "amd64" ? "n/a (" arch ")" : verdict(v[b, "start-ms"] <= 50))
 		print ""
-		print "the agent server (agent/server), against ISSUE 13:"
+		print "the agent server (agent/server), against docs/design.md:"
 		line("metric", "measured", "", "", "target", "met?")
 		agent("BenchmarkAgentTurn", "turn-p50-ns", "rule-planner turn p50 (ms)", 1e6, "<= 5 ms", 5)
 		agent("BenchmarkAgentTurn", "turn-p99-ns", "rule-planner turn p99 (ms)", 1e6, "(none)", 0)

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/devicectl/devicectl/internal/testing/poll"
 )
 
 // The person spoke over the reply: what is being said stops, and the rest of that reply is not
@@ -55,7 +57,7 @@ func TestInterruptStopsTheSpeakingCommand(t *testing.T) {
 	s := newSpeaker(t, &Options{Command: cmd})
 	n := NewNarrator(s, &Options{Sentences: true})
 	n.Observe(chunk("Please hold on. "))
-	waitFor(t, "the sentence to begin", func() bool { return slices.Contains(lines(t, log), "begin Please hold on.") })
+	poll.Until(t, "the sentence to begin", func() bool { return slices.Contains(lines(t, log), "begin Please hold on.") })
 	if !s.Speaking() {
 		t.Error("Speaking() false while the command runs")
 	}
@@ -81,7 +83,7 @@ func TestFirstSentenceSpokenBeforeTheFinal(t *testing.T) {
 	s := newSpeaker(t, &Options{Command: cmd})
 	n := NewNarrator(s, &Options{Sentences: true})
 	n.Observe(chunk("The volume is now thirty. And the"))
-	waitFor(t, "the first sentence to be said", func() bool { return slices.Contains(lines(t, log), "end The volume is now thirty.") })
+	poll.Until(t, "the first sentence to be said", func() bool { return slices.Contains(lines(t, log), "end The volume is now thirty.") })
 	n.Observe(chunk(" face smiles."))
 	n.Observe(final("The volume is now thirty. And the face smiles."))
 	waitIdle(t, s)

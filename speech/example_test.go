@@ -3,7 +3,7 @@ package speech_test
 import (
 	"fmt"
 
-	"github.com/devicectl/devicectl/device/turn"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/speech"
 )
 
@@ -15,11 +15,11 @@ func (printVoice) Interrupt()        { fmt.Println("(interrupt)") }
 
 func ExampleNarrator() {
 	n := speech.NewNarrator(printVoice{}, &speech.Options{Sentences: true})
-	for _, m := range []turn.Message{
-		{Type: turn.Thought, Content: "The user wants the weather."},
-		{Type: turn.Chunk, Content: "It is sunny. Tomor"},
-		{Type: turn.Chunk, Content: "row: rain！带伞"},
-		{Type: turn.Final, Content: "It is sunny. Tomorrow: rain！带伞"},
+	for _, m := range []protocol.AIMessage{
+		{Type: protocol.MessageThought, Content: "The user wants the weather."},
+		{Type: protocol.MessageChunk, Content: "It is sunny. Tomor"},
+		{Type: protocol.MessageChunk, Content: "row: rain！带伞"},
+		{Type: protocol.MessageFinal, Content: "It is sunny. Tomorrow: rain！带伞"},
 	} {
 		n.Observe(m)
 	}
@@ -41,5 +41,5 @@ func ExampleNewSpeaker() {
 	}
 	defer s.Close()
 	n := speech.NewNarrator(s, nil)
-	n.Observe(turn.Message{Type: turn.Final, Content: "Hello."})
+	n.Observe(protocol.AIMessage{Type: protocol.MessageFinal, Content: "Hello."})
 }

@@ -73,20 +73,6 @@ func levelOf(s string) slog.Level {
 	return l
 }
 
-// waitFor polls cond until it holds or the deadline passes. What it waits for is done by a real
-// program (a file it wrote, a process it started or left), which neither testing/synctest nor a
-// fake clock can drive, so a bounded poll is the wait; a passing run never reaches the deadline.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	end := time.Now().Add(deadline)
-	for !cond() {
-		if time.Now().After(end) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // waitClosed waits for ch to be closed, or fails at the deadline.
 func waitClosed(t *testing.T, what string, ch <-chan struct{}) {
 	t.Helper()

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/devicectl/devicectl/device/turn"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // Voice is what a Narrator speaks through. *Speaker is one; both methods must return at once,
@@ -55,9 +56,8 @@ func NewNarrator(v Voice, opts *Options) *Narrator {
 }
 
 // Observe takes the next message of the stream. Messages must be given in arrival order; Observe
-// is safe for concurrent use but order is the caller's to keep. device.AIMessage is a
-// turn.Message.
-func (n *Narrator) Observe(m turn.Message) {
+// is safe for concurrent use but order is the caller's to keep.
+func (n *Narrator) Observe(m protocol.AIMessage) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	st := n.turn.Add(m.Type, m.Content)

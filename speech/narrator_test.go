@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/devicectl/devicectl/device/turn"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // voiceLog is a Voice that records calls: "interrupt" and "say <text>".
@@ -16,60 +16,64 @@ func (v *voiceLog) Interrupt()        { *v = append(*v, "interrupt") }
 
 var _ Voice = (*Speaker)(nil)
 
-func chunk(s string) turn.Message { return turn.Message{Type: turn.Chunk, Content: s} }
-func final(s string) turn.Message { return turn.Message{Type: turn.Final, Content: s} }
-func thought(s string) turn.Message {
-	return turn.Message{Type: turn.Thought, Content: s}
+func chunk(s string) protocol.AIMessage {
+	return protocol.AIMessage{Type: protocol.MessageChunk, Content: s}
+}
+func final(s string) protocol.AIMessage {
+	return protocol.AIMessage{Type: protocol.MessageFinal, Content: s}
+}
+func thought(s string) protocol.AIMessage {
+	return protocol.AIMessage{Type: protocol.MessageThought, Content: s}
 }
 
 func TestNarrator(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		sentences bool
-		msgs      []turn.Message
+		msgs      []protocol.AIMessage
 		want      []string
 	}{
 		{"final repeats streamed text", false,
-			[]turn.Message{chunk("Hello "), chunk("there."), final("Hello there.")},
+			[]protocol.AIMessage{chunk("Hello "), chunk("there."), final("Hello there.")},
 			[]string{"interrupt", "say Hello there."}},
 		{"final carries the reply alone", false,
-			[]turn.Message{final("Volume set to 40%.")},
+			[]protocol.AIMessage{final("Volume set to 40%.")},
 			[]string{"interrupt", "say Volume set to 40%."}},
 		{"a final that differs from the chunks: the chunks were the reply", true,
-			[]turn.Message{chunk("Said. "), chunk("Done."), final("Something else.")},
+			[]protocol.AIMessage{chunk("Said. "), chunk("Done."), final("Something else.")},
 			[]string{"interrupt", "say Said.", "say Done."}},
 		{"empty final after chunks", false,
-			[]turn.Message{chunk("A"), chunk("B"), final("")},
+			[]protocol.AIMessage{chunk("A"), chunk("B"), final("")},
 			[]string{"interrupt", "say AB"}},
 		{"thoughts are not spoken", false,
-			[]turn.Message{thought("plan: greet"), chunk("Hi."), thought("done?"), final("Hi.")},
+			[]protocol.AIMessage{thought("plan: greet"), chunk("Hi."), thought("done?"), final("Hi.")},
 			[]string{"interrupt", "say Hi."}},
 		{"thought-only turn says nothing", false,
-			[]turn.Message{thought("hmm"), final("")},
+			[]protocol.AIMessage{thought("hmm"), final("")},
 			nil},
 		{"empty chunks neither start nor stream a reply", false,
-			[]turn.Message{chunk(""), final("Whole.")},
+			[]protocol.AIMessage{chunk(""), final("Whole.")},
 			[]string{"interrupt", "say Whole."}},
 		{"unknown types are ignored", false,
-			[]turn.Message{{Type: "image", Content: "x"}, final("ok")},
+			[]protocol.AIMessage{{Type: "image", Content: "x"}, final("ok")},
 			[]string{"interrupt", "say ok"}},
 		{"each new reply interrupts the last", false,
-			[]turn.Message{chunk("One."), final("One."), chunk("Two."), final(""), final("Three.")},
+			[]protocol.AIMessage{chunk("One."), final("One."), chunk("Two."), final(""), final("Three.")},
 			[]string{"interrupt", "say One.", "interrupt", "say Two.", "interrupt", "say Three."}},
 		{"a blank final does not cut the previous reply", false,
-			[]turn.Message{final("One."), final(" ")},
+			[]protocol.AIMessage{final("One."), final(" ")},
 			[]string{"interrupt", "say One."}},
 		{"sentences as chunks arrive", true,
-			[]turn.Message{chunk("Hello wor"), chunk("ld. How are"), chunk(" you?\nFine"), final("Hello world. How are you?\nFine")},
+			[]protocol.AIMessage{chunk("Hello wor"), chunk("ld. How are"), chunk(" you?\nFine"), final("Hello world. How are you?\nFine")},
 			[]string{"interrupt", "say Hello world.", "say How are you?", "say Fine"}},
 		{"chinese sentences", true,
-			[]turn.Message{chunk("你好。今天"), thought("想想"), chunk("天气很好！你呢？好"), final("")},
+			[]protocol.AIMessage{chunk("你好。今天"), thought("想想"), chunk("天气很好！你呢？好"), final("")},
 			[]string{"interrupt", "say 你好。", "say 今天天气很好！", "say 你呢？", "say 好"}},
 		{"sentences from a final alone", true,
-			[]turn.Message{final("One. Two! 三。")},
+			[]protocol.AIMessage{final("One. Two! 三。")},
 			[]string{"interrupt", "say One.", "say Two!", "say 三。"}},
 		{"the rest is said at the final; the next reply interrupts", true,
-			[]turn.Message{chunk("Old. Unfinished"), final(""), chunk("New."), final("")},
+			[]protocol.AIMessage{chunk("Old. Unfinished"), final(""), chunk("New."), final("")},
 			[]string{"interrupt", "say Old.", "say Unfinished", "interrupt", "say New."}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -88,7 +92,7 @@ func TestNarrator(t *testing.T) {
 func TestNarratorLogsUnknownTypes(t *testing.T) {
 	rec := &recorder{}
 	var v voiceLog
-	NewNarrator(&v, &Options{Logger: slog.New(rec)}).Observe(turn.Message{Type: "image"})
+	NewNarrator(&v, &Options{Logger: slog.New(rec)}).Observe(protocol.AIMessage{Type: "image"})
 	if got := rec.at(slog.LevelDebug); len(got) != 1 || !strings.Contains(got[0], "type=image") {
 		t.Errorf("logged %q, want one record naming the type", got)
 	}

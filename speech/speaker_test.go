@@ -15,6 +15,8 @@ import (
 
 	"github.com/devicectl/devicectl/hal"
 	"github.com/devicectl/devicectl/internal/testing/leakcheck"
+	"github.com/devicectl/devicectl/internal/testing/poll"
+	"github.com/devicectl/devicectl/internal/testing/proc"
 )
 
 var _ hal.Resource = (*Speaker)(nil)
@@ -40,7 +42,7 @@ func TestSpeakNeverBlocksAndDropsOldest(t *testing.T) {
 	rec := &recorder{}
 	s := newSpeaker(t, &Options{Command: cmd, QueueSize: 3, Logger: slog.New(rec)})
 	s.Speak("hold first")
-	waitFor(t, "the first utterance to start", func() bool {
+	poll.Until(t, "the first utterance to start", func() bool {
 		return slices.Contains(lines(t, log), "begin hold first")
 	})
 
@@ -76,7 +78,7 @@ func TestInterruptKillsOldAndSpeaksNew(t *testing.T) {
 	s := newSpeaker(t, &Options{Command: cmd})
 	s.Speak("hold old reply")
 	s.Speak("queued old reply")
-	waitFor(t, "the old reply to start", func() bool {
+	poll.Until(t, "the old reply to start", func() bool {
 		return slices.Contains(lines(t, log), "begin hold old reply")
 	})
 	s.Interrupt()
@@ -95,14 +97,14 @@ func TestInterruptKillsProcessGroup(t *testing.T) {
 	s := newSpeaker(t, &Options{Command: cmd})
 	s.Speak("child")
 	var pid int
-	waitFor(t, "the grandchild to start", func() bool {
+	poll.Until(t, "the grandchild to start", func() bool {
 		b, err := os.ReadFile(log + ".child")
 		pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
 		return err == nil && pid > 0
 	})
 	s.Interrupt()
 	waitIdle(t, s)
-	waitFor(t, fmt.Sprintf("grandchild %d to die", pid), func() bool { return gone(pid) })
+	proc.WaitGone(t, "the grandchild", pid)
 }
 
 func TestHaltSilencesAndStaysUsable(t *testing.T) {
@@ -110,7 +112,7 @@ func TestHaltSilencesAndStaysUsable(t *testing.T) {
 	s := newSpeaker(t, &Options{Command: cmd})
 	s.Speak("hold on")
 	s.Speak("queued")
-	waitFor(t, "the utterance to start", func() bool {
+	poll.Until(t, "the utterance to start", func() bool {
 		return slices.Contains(lines(t, log), "begin hold on")
 	})
 	pid := scriptPID(t, log)
@@ -137,7 +139,7 @@ func TestCloseStopsSpeakingAndGoroutines(t *testing.T) {
 	}
 	s.Speak("hold forever")
 	s.Speak("never said")
-	waitFor(t, "the utterance to start", func() bool {
+	poll.Until(t, "the utterance to start", func() bool {
 		return slices.Contains(lines(t, log), "begin hold forever")
 	})
 	pid := scriptPID(t, log)
@@ -235,18 +237,6 @@ func reaped(pid int) bool {
 	return os.IsNotExist(err)
 }
 
-// gone reports whether pid has exited: no such process, or a zombie nobody has reaped yet (a
-// container's init may never reap orphans).
-func gone(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true
-	}
-	// The state follows the parenthesised command name.
-	_, rest, _ := strings.Cut(string(b), ") ")
-	return strings.HasPrefix(rest, "Z") || strings.HasPrefix(rest, "X")
-}
-
 // Through a real Speaker: a reply is said once, and the next reply cuts the one still playing.
 func TestNarratorWithSpeaker(t *testing.T) {
 	for _, sentences := range []bool{false, true} {
@@ -262,7 +252,7 @@ func TestNarratorWithSpeaker(t *testing.T) {
 
 			n.Observe(chunk("Please hold the line."))
 			n.Observe(final(""))
-			waitFor(t, "the second reply to start", func() bool {
+			poll.Until(t, "the second reply to start", func() bool {
 				return strings.Contains(strings.Join(lines(t, log), "\n"), "begin Please hold")
 			})
 			n.Observe(thought("user spoke again"))

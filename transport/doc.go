@@ -11,9 +11,12 @@
 // is echoed byte for byte, whatever its spelling (docs/protocol.md), and the
 // params reach a handler undecoded.
 //
-// The agent and test side keep github.com/sourcegraph/jsonrpc2: a Stream is
-// also a jsonrpc2.ObjectStream, and NewConn runs a jsonrpc2.Conn over it,
-// decoding and encoding through jsonrpc2's own types with encoding/json.
+// The agent's hub runs the same kind of loop over the Streams it accepts.
+// github.com/sourcegraph/jsonrpc2 remains for its Error type (Message.Error)
+// and for a peer that wants its connection loop: a Stream is also a
+// jsonrpc2.ObjectStream, and NewConn runs a jsonrpc2.Conn over it, decoding
+// and encoding through jsonrpc2's own types with encoding/json. The test
+// stand-in server (device/agenttest) is such a peer; no product code is.
 //
 // # Framing
 //
@@ -61,8 +64,9 @@
 //
 // # Security
 //
-// TLS verification is on by default; TLSOptions builds a tls.Config from a CA
-// file and a client certificate for mutual TLS. InsecureSkipVerify makes every
+// TLS verification is on by default; the caller passes a tls.Config
+// (internal/config builds one from a CA file and a client certificate for
+// mutual TLS), and the package reads no files. InsecureSkipVerify makes every
 // Dial log a warning. The bearer token goes only into the Authorization header
 // and never into a log line or an error message.
 //

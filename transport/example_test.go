@@ -10,6 +10,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/transport"
 )
 
@@ -41,7 +42,7 @@ func Example() {
 	}
 	conn := transport.NewConn(ctx, s, jsonrpc2.HandlerWithError(
 		func(context.Context, *jsonrpc2.Conn, *jsonrpc2.Request) (any, error) {
-			return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "Method not found"}
+			return nil, &jsonrpc2.Error{Code: protocol.CodeMethodNotFound, Message: "Method not found"}
 		}), nil)
 	defer conn.Close()
 
@@ -93,7 +94,7 @@ func ExampleStream_Read() {
 			case m.Method == "get_status":
 				_ = s.WriteResult(m.ID, json.RawMessage(`"idle"`))
 			default:
-				_ = s.WriteError(m.ID, jsonrpc2.CodeMethodNotFound, "Method not found", nil)
+				_ = s.WriteError(m.ID, protocol.CodeMethodNotFound, "Method not found", nil)
 			}
 		}
 	}()

@@ -395,6 +395,14 @@ func clip(raw []byte) string {
 	return string(raw[:limit]) + "..."
 }
 
+// The fixed parts of appendAnswer's frames, with protocol.CodeParseError and
+// protocol.CodeInvalidRequest spelled out (TestAnswerCodes holds them to it): written as
+// constants, they cost the board binary nothing at run time.
+const (
+	parseErrorTail     = `,"error":{"code":-32700,"message":"Parse error"}}`
+	invalidRequestHead = `,"error":{"code":-32600,"message":"Invalid Request","data":{"details":`
+)
+
 // appendAnswer appends the error response frame for v (frameInvalid or
 // frameUnparsable). The member order is fixed so the frame is the same bytes
 // every time: {"jsonrpc":"2.0","id":…,"error":{"code":…,"message":…,"data":{"details":…}}}.
@@ -407,10 +415,9 @@ func appendAnswer(dst []byte, v verdict) []byte {
 		dst = append(dst, v.id...)
 	}
 	if v.kind == frameUnparsable {
-		dst = append(dst, `,"error":{"code":-32700,"message":"Parse error"}}`...)
-		return dst
+		return append(dst, parseErrorTail...)
 	}
-	dst = append(dst, `,"error":{"code":-32600,"message":"Invalid Request","data":{"details":`...)
+	dst = append(dst, invalidRequestHead...)
 	dst = appendString(dst, v.details)
 	return append(dst, "}}}"...)
 }

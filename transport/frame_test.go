@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // TestClassifyKinds covers what the wire tests cannot see: which frames go
@@ -356,6 +358,25 @@ func TestLoneSurrogate(t *testing.T) {
 	} {
 		if got := loneSurrogate([]byte(raw)); got != want {
 			t.Errorf("loneSurrogate(%s) = %v, want %v", raw, got, want)
+		}
+	}
+}
+
+// TestAnswerCodes holds the codes spelled out in appendAnswer's frames to package protocol's.
+func TestAnswerCodes(t *testing.T) {
+	for _, tc := range []struct {
+		v    verdict
+		want int64
+	}{
+		{verdict{kind: frameUnparsable}, protocol.CodeParseError},
+		{verdict{kind: frameInvalid, id: []byte(`"7"`), details: "batch"}, protocol.CodeInvalidRequest},
+	} {
+		var m struct {
+			Error struct{ Code int64 }
+		}
+		b := appendAnswer(nil, tc.v)
+		if err := json.Unmarshal(b, &m); err != nil || m.Error.Code != tc.want {
+			t.Errorf("%s: code %d, %v; want %d", b, m.Error.Code, err, tc.want)
 		}
 	}
 }

@@ -26,7 +26,8 @@ type DialOptions struct {
 	// never appears in a log line or an error message.
 	Token string
 	// TLSConfig is used for wss:// URLs; nil means the system roots and full
-	// verification. See TLSOptions to build one from files.
+	// verification. The package reads no files: the caller builds it
+	// (internal/config from the configured CA and client certificate).
 	TLSConfig *tls.Config
 	// ReadLimit is the largest message accepted, in bytes; 0 means
 	// DefaultReadLimit. A larger message closes the connection (1009).

@@ -29,9 +29,10 @@ var errClosed = fmt.Errorf("transport: stream closed: %w", net.ErrClosed)
 const keptBufferCap = 64 << 10
 
 // Stream is one JSON-RPC 2.0 line over one WebSocket: one message per text
-// frame. The device reads it with Read and answers with the Write methods;
-// the agent and test side run a jsonrpc2.Conn over it (NewConn), for which
-// it is a jsonrpc2.ObjectStream (ReadObject, WriteObject). Either way,
+// frame. The device and the agent's hub read it with Read and answer with the
+// Write methods; a peer that wants jsonrpc2's loop (the test stand-in server)
+// runs a jsonrpc2.Conn over it (NewConn), for which it is a
+// jsonrpc2.ObjectStream (ReadObject, WriteObject). Either way,
 // malformed frames are answered on the line (-32700 / -32600, see
 // docs/protocol.md) and reading goes on; a read returns an error only when the
 // line is gone.
@@ -247,12 +248,27 @@ func (s *Stream) WriteError(id json.RawMessage, code int64, message string, data
 // WriteRequest writes a request with the given id (a JSON string or number
 // token, written as given). params nil means no "params" member.
 func (s *Stream) WriteRequest(id json.RawMessage, method string, params any) error {
-	if id == nil {
-		return fmt.Errorf("transport: encode: %w: a request needs an id", errBadID)
-	}
 	buf := getBuf()
 	defer putBuf(buf)
-	return s.send(buf, appendRequest(buf, id, method, params))
+	return s.send(buf, appendIDRequest(buf, id, method, params))
+}
+
+// EncodeRequest returns the frame WriteRequest would send, byte for byte: for
+// showing a request without a line to send it on.
+func EncodeRequest(id json.RawMessage, method string, params any) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := appendIDRequest(&buf, id, method, params); err != nil {
+		return nil, fmt.Errorf("transport: encode: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// appendIDRequest is appendRequest for a request, which needs an id.
+func appendIDRequest(buf *bytes.Buffer, id json.RawMessage, method string, params any) error {
+	if id == nil {
+		return fmt.Errorf("%w: a request needs an id", errBadID)
+	}
+	return appendRequest(buf, id, method, params)
 }
 
 // WriteNotification writes a notification (a request without an id). params

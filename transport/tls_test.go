@@ -9,8 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -19,29 +17,35 @@ import (
 	"github.com/devicectl/devicectl/internal/testing/testca"
 )
 
-// TestTLS dials a wss:// server whose certificate comes from a throwaway CA.
+// TestTLS dials a wss:// server whose certificate comes from a throwaway CA, with the
+// tls.Config a caller builds (internal/config builds it from files).
 func TestTLS(t *testing.T) {
 	ca := testca.New(t, "devicectl-test")
 	other := testca.New(t, "someone-else")
 	serverCert, _, _ := ca.Issue(t, "server", x509.ExtKeyUsageServerAuth, "127.0.0.1", "agent.test")
-	_, clientCertFile, clientKeyFile := ca.Issue(t, "device", x509.ExtKeyUsageClientAuth)
-	_, strangerCertFile, strangerKeyFile := other.Issue(t, "stranger", x509.ExtKeyUsageClientAuth)
+	clientCert, _, _ := ca.Issue(t, "device", x509.ExtKeyUsageClientAuth)
+	strangerCert, _, _ := other.Issue(t, "stranger", x509.ExtKeyUsageClientAuth)
+	roots := func(ca *testca.CA) *x509.CertPool {
+		pool := x509.NewCertPool()
+		pool.AddCert(ca.Cert)
+		return pool
+	}
 
 	tests := []struct {
 		name    string
 		mTLS    bool // the server demands a client certificate from ca
-		opts    TLSOptions
+		cfg     *tls.Config
 		wantErr func(error) bool // nil: the dial must work
 	}{
-		{name: "configured CA", opts: TLSOptions{CAFile: ca.File}},
-		{name: "server name", opts: TLSOptions{CAFile: ca.File, ServerName: "agent.test"}},
-		{name: "unknown CA", opts: TLSOptions{CAFile: other.File}, wantErr: isErr[x509.UnknownAuthorityError]},
-		{name: "system roots", opts: TLSOptions{}, wantErr: isErr[x509.UnknownAuthorityError]},
-		{name: "hostname mismatch", opts: TLSOptions{CAFile: ca.File, ServerName: "elsewhere.test"}, wantErr: isErr[x509.HostnameError]},
-		{name: "mutual TLS", mTLS: true, opts: TLSOptions{CAFile: ca.File, CertFile: clientCertFile, KeyFile: clientKeyFile}},
-		{name: "mutual TLS without a client certificate", mTLS: true, opts: TLSOptions{CAFile: ca.File}, wantErr: isTLSAlert},
+		{name: "configured CA", cfg: &tls.Config{RootCAs: roots(ca)}},
+		{name: "server name", cfg: &tls.Config{RootCAs: roots(ca), ServerName: "agent.test"}},
+		{name: "unknown CA", cfg: &tls.Config{RootCAs: roots(other)}, wantErr: isErr[x509.UnknownAuthorityError]},
+		{name: "system roots", cfg: nil, wantErr: isErr[x509.UnknownAuthorityError]},
+		{name: "hostname mismatch", cfg: &tls.Config{RootCAs: roots(ca), ServerName: "elsewhere.test"}, wantErr: isErr[x509.HostnameError]},
+		{name: "mutual TLS", mTLS: true, cfg: &tls.Config{RootCAs: roots(ca), Certificates: []tls.Certificate{clientCert}}},
+		{name: "mutual TLS without a client certificate", mTLS: true, cfg: &tls.Config{RootCAs: roots(ca)}, wantErr: isTLSAlert},
 		{name: "mutual TLS with a stranger's certificate", mTLS: true,
-			opts: TLSOptions{CAFile: ca.File, CertFile: strangerCertFile, KeyFile: strangerKeyFile}, wantErr: isTLSAlert},
+			cfg: &tls.Config{RootCAs: roots(ca), Certificates: []tls.Certificate{strangerCert}}, wantErr: isTLSAlert},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -67,11 +71,7 @@ func TestTLS(t *testing.T) {
 			srv.StartTLS()
 			defer srv.Close()
 
-			cfg, err := tc.opts.Config()
-			if err != nil {
-				t.Fatalf("Config: %v", err)
-			}
-			s, err := Dial(t.Context(), "wss"+strings.TrimPrefix(srv.URL, "https")+"/", &DialOptions{TLSConfig: cfg})
+			s, err := Dial(t.Context(), "wss"+strings.TrimPrefix(srv.URL, "https")+"/", &DialOptions{TLSConfig: tc.cfg})
 			if tc.wantErr != nil {
 				if err == nil {
 					s.Close()
@@ -123,10 +123,7 @@ func TestInsecureSkipVerifyWarnsEveryDial(t *testing.T) {
 		c.Close(websocket.StatusNormalClosure, "")
 	}))
 	defer srv.Close()
-	cfg, err := (&TLSOptions{InsecureSkipVerify: true}).Config()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := &tls.Config{InsecureSkipVerify: true}
 	logger, logs := newTestLogger()
 	for range 2 {
 		s, err := Dial(t.Context(), "wss"+strings.TrimPrefix(srv.URL, "https")+"/", &DialOptions{TLSConfig: cfg, Logger: logger})
@@ -138,54 +135,6 @@ func TestInsecureSkipVerifyWarnsEveryDial(t *testing.T) {
 	if n := logs.Count("level=WARN", "verification is disabled"); n != 2 {
 		t.Errorf("%d warnings for 2 dials; log:\n%s", n, logs)
 	}
-}
-
-// TestTLSOptionsErrors checks every error names the file and the problem.
-func TestTLSOptionsErrors(t *testing.T) {
-	ca := testca.New(t, "ca")
-	_, certFile, keyFile := ca.Issue(t, "device", x509.ExtKeyUsageClientAuth)
-	_, _, otherKey := ca.Issue(t, "other", x509.ExtKeyUsageClientAuth)
-	garbage := filepath.Join(t.TempDir(), "garbage.pem")
-	if err := os.WriteFile(garbage, []byte("not a certificate\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	missing := filepath.Join(t.TempDir(), "missing.pem")
-
-	for _, tc := range []struct {
-		name string
-		opts TLSOptions
-		want []string // substrings of the error
-	}{
-		{"CA file missing", TLSOptions{CAFile: missing}, []string{missing, "no such file"}},
-		{"CA file not PEM", TLSOptions{CAFile: garbage}, []string{garbage, "no PEM certificate"}},
-		{"certificate without key", TLSOptions{CertFile: certFile}, []string{certFile, "without its key file"}},
-		{"key without certificate", TLSOptions{KeyFile: keyFile}, []string{keyFile, "without its certificate file"}},
-		{"certificate file missing", TLSOptions{CertFile: missing, KeyFile: keyFile}, []string{missing, "no such file"}},
-		{"key file missing", TLSOptions{CertFile: certFile, KeyFile: missing}, []string{missing, "no such file"}},
-		{"key not PEM", TLSOptions{CertFile: certFile, KeyFile: garbage}, []string{certFile, garbage, "PEM"}},
-		{"key of another certificate", TLSOptions{CertFile: certFile, KeyFile: otherKey}, []string{certFile, otherKey, "does not match"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			cfg, err := tc.opts.Config()
-			if err == nil {
-				t.Fatalf("Config() = %v, want an error", cfg)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q does not say %q", err, w)
-				}
-			}
-		})
-	}
-
-	t.Run("nil and zero", func(t *testing.T) {
-		for _, o := range []*TLSOptions{nil, {}} {
-			cfg, err := o.Config()
-			if err != nil || cfg.InsecureSkipVerify || cfg.RootCAs != nil || cfg.MinVersion != tls.VersionTLS12 {
-				t.Errorf("Config() = %+v, %v; want verification with system roots", cfg, err)
-			}
-		}
-	})
 }
 
 // quietLog discards the http.Server's own log of refused handshakes.

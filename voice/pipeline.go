@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // Server is the agent server as the device reaches it; *device.Agent is one.
 type Server interface {
-	UserText(ctx context.Context, p device.UserTextParams) (device.UserResult, error)
-	UserAudio(ctx context.Context, samples []int16, lang string) (device.UserResult, error)
+	UserText(ctx context.Context, p protocol.UserTextParams) (protocol.UserResult, error)
+	UserAudio(ctx context.Context, samples []int16, lang string) (protocol.UserResult, error)
 	Interrupt() error
 }
 
@@ -96,7 +97,7 @@ func (p *Pipeline) Handle(ctx context.Context, u Utterance) {
 	defer cancel()
 	start := time.Now()
 	var (
-		res device.UserResult
+		res protocol.UserResult
 		err error
 	)
 	if p.o.Transcriber != nil {
@@ -112,7 +113,7 @@ func (p *Pipeline) Handle(ctx context.Context, u Utterance) {
 			return
 		}
 		p.log.Info("heard", "text", text, "stt", time.Since(start).Round(time.Millisecond))
-		res, err = p.o.Server.UserText(ctx, device.UserTextParams{Text: text, Lang: p.o.Lang, Source: device.SourceVoice})
+		res, err = p.o.Server.UserText(ctx, protocol.UserTextParams{Text: text, Lang: p.o.Lang, Source: protocol.SourceVoice})
 	} else {
 		res, err = p.o.Server.UserAudio(ctx, u.Samples, p.o.Lang)
 		if err == nil && res.Text != "" {
@@ -127,7 +128,7 @@ func (p *Pipeline) Handle(ctx context.Context, u Utterance) {
 		p.log.Warn("not connected to the agent server: what was said is dropped", "length", u.Duration().Round(time.Millisecond))
 	case err != nil:
 		p.log.Warn("sending what was said failed", "err", err)
-	case res.Status == device.UserEmpty:
+	case res.Status == protocol.StatusEmpty:
 		p.log.Info("the server heard nothing understandable", "length", u.Duration().Round(time.Millisecond))
 		p.didNotCatch()
 	default:

@@ -3,12 +3,12 @@ package voice_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,8 +18,11 @@ import (
 	"github.com/devicectl/devicectl/device/agenttest"
 	"github.com/devicectl/devicectl/hal/mic"
 	"github.com/devicectl/devicectl/internal/testing/leakcheck"
+	"github.com/devicectl/devicectl/internal/testing/logbuf"
+	"github.com/devicectl/devicectl/internal/testing/poll"
 	"github.com/devicectl/devicectl/internal/testing/pulsetest"
 	"github.com/devicectl/devicectl/internal/wav"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/speech"
 	"github.com/devicectl/devicectl/tools"
 	"github.com/devicectl/devicectl/voice"
@@ -41,16 +44,10 @@ func (s said) text() string {
 	return string(b)
 }
 
-// waitSaid polls the log the speech command writes (a program's output: there is nothing to wake on).
+// wait polls the log the speech command writes (a program's output: there is nothing to wake on).
 func (s said) wait(t *testing.T, want string) {
 	t.Helper()
-	end := time.Now().Add(10 * time.Second)
-	for !strings.Contains(s.text(), want) {
-		if time.Now().After(end) {
-			t.Fatalf("the device never said %q; it said:\n%s", want, s.text())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	poll.Until(t, fmt.Sprintf("%q said", want), func() bool { return strings.Contains(s.text(), want) })
 }
 
 func newSpeech(t *testing.T) (*speech.Speaker, *speech.Narrator, said) {
@@ -98,31 +95,14 @@ type rig struct {
 	srv    *agenttest.Server
 	agent  *device.Agent
 	dev    *agenttest.Device
-	logs   *lockedLog
+	logs   *logbuf.Buffer
 	cancel context.CancelFunc
 	done   chan struct{}
 }
 
-type lockedLog struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // start runs a device against an agenttest server taking voice as v says, rendering through
 // render.
-func start(t *testing.T, v *agenttest.Voice, render func(device.AIMessage)) *rig {
+func start(t *testing.T, v *agenttest.Voice, render func(protocol.AIMessage)) *rig {
 	t.Helper()
 	srv, err := agenttest.Start(&agenttest.Options{Voice: v})
 	if err != nil {
@@ -130,7 +110,7 @@ func start(t *testing.T, v *agenttest.Voice, render func(device.AIMessage)) *rig
 	}
 	t.Cleanup(func() { srv.Close() })
 	reg := tools.NewRegistry()
-	r := &rig{srv: srv, logs: &lockedLog{}, done: make(chan struct{})}
+	r := &rig{srv: srv, logs: &logbuf.Buffer{}, done: make(chan struct{})}
 	r.agent, err = device.New(&device.Options{URL: srv.URL(), MAC: "AA-BB-CC-DD-EE-01", Registry: reg, Render: render,
 		Logger: slog.New(slog.NewTextHandler(r.logs, nil))})
 	if err != nil {
@@ -161,10 +141,10 @@ func TestBargeIn(t *testing.T) {
 	interrupted := make(chan struct{}, 1)
 	heard := make(chan int, 1)
 	r := start(t, &agenttest.Voice{
-		Audio: func(ctx context.Context, d *agenttest.Device, p device.UserAudioParams) (device.UserResult, *jsonrpc2.Error) {
+		Audio: func(ctx context.Context, d *agenttest.Device, p protocol.UserAudioParams) (protocol.UserResult, *jsonrpc2.Error) {
 			heard <- len(p.Audio) / 2
 			go d.Say(context.Background(), "Volume set to thirty.")
-			return device.UserResult{Status: device.UserAccepted, Text: "set the volume to thirty", TurnID: "t2"}, nil
+			return protocol.UserResult{Status: protocol.StatusAccepted, Text: "set the volume to thirty", TurnID: "t2"}, nil
 		},
 		Interrupt: func(*agenttest.Device) { interrupted <- struct{}{} },
 	}, narrator.Observe)
@@ -214,11 +194,11 @@ func TestBargeIn(t *testing.T) {
 func TestPipelineDeviceSTT(t *testing.T) {
 	leakcheck.Check(t)
 	_, narrator, out := newSpeech(t)
-	texts := make(chan device.UserTextParams, 2)
+	texts := make(chan protocol.UserTextParams, 2)
 	r := start(t, &agenttest.Voice{
-		Text: func(ctx context.Context, d *agenttest.Device, p device.UserTextParams) (device.UserResult, *jsonrpc2.Error) {
+		Text: func(ctx context.Context, d *agenttest.Device, p protocol.UserTextParams) (protocol.UserResult, *jsonrpc2.Error) {
 			texts <- p
-			return device.UserResult{Status: device.UserAccepted, TurnID: "t1"}, nil
+			return protocol.UserResult{Status: protocol.StatusAccepted, TurnID: "t1"}, nil
 		},
 	}, narrator.Observe)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -226,7 +206,7 @@ func TestPipelineDeviceSTT(t *testing.T) {
 	stt := &voice.CommandSTT{Argv: []string{"sh", "-c", `cat >/dev/null; echo "把音量调到三十"`}}
 	p := voice.NewPipeline(voice.PipelineOptions{Server: r.agent, Transcriber: stt, Mouth: narrator, Lang: "zh"})
 	p.Handle(ctx, voice.Utterance{Samples: make([]int16, 16000)})
-	if got := <-texts; got != (device.UserTextParams{Text: "把音量调到三十", Lang: "zh", Source: "voice"}) {
+	if got := <-texts; got != (protocol.UserTextParams{Text: "把音量调到三十", Lang: "zh", Source: "voice"}) {
 		t.Errorf("the server got %+v", got)
 	}
 
@@ -245,8 +225,8 @@ func TestPipelineServerHeardNothing(t *testing.T) {
 	leakcheck.Check(t)
 	_, narrator, out := newSpeech(t)
 	r := start(t, &agenttest.Voice{
-		Audio: func(context.Context, *agenttest.Device, device.UserAudioParams) (device.UserResult, *jsonrpc2.Error) {
-			return device.UserResult{Status: device.UserEmpty}, nil
+		Audio: func(context.Context, *agenttest.Device, protocol.UserAudioParams) (protocol.UserResult, *jsonrpc2.Error) {
+			return protocol.UserResult{Status: protocol.StatusEmpty}, nil
 		},
 	}, narrator.Observe)
 	p := voice.NewPipeline(voice.PipelineOptions{Server: r.agent, Mouth: narrator, Lang: "en"})

@@ -14,6 +14,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 
 	"github.com/devicectl/devicectl/agent"
+	"github.com/devicectl/devicectl/agent/store/storetest"
 )
 
 // newV1Client resolves the card and connects the way any A2A 1.0 client does.
@@ -328,11 +329,14 @@ func TestA2ABearerToken(t *testing.T) {
 }
 
 // TestTasksSurviveRestart stores tasks through handler A, closes it and its database, and reads
-// them through handler B on the same file.
+// them through handler B on the same database.
 func TestTasksSurviveRestart(t *testing.T) {
-	path := t.TempDir() + "/tasks.db"
+	storetest.Each(t, tasksSurviveRestart)
+}
+
+func tasksSurviveRestart(t *testing.T, where string) {
 	run := &fakeRunner{chunks: replyChunks}
-	a := newTestServer(t, run, path, nil)
+	a := newTestServer(t, run, where, nil)
 	res, err := newV1Client(t, a, "").SendMessage(t.Context(), userMessage("把音量调到30", nil))
 	if err != nil {
 		t.Fatal(err)
@@ -344,7 +348,7 @@ func TestTasksSurviveRestart(t *testing.T) {
 	}
 	a.stop()
 
-	b := newTestServer(t, run, path, nil)
+	b := newTestServer(t, run, where, nil)
 	got, err := newV1Client(t, b, "").GetTask(t.Context(), &a2a.GetTaskRequest{ID: id})
 	if err != nil {
 		t.Fatalf("tasks/get after restart: %v", err)
@@ -359,10 +363,13 @@ func TestTasksSurviveRestart(t *testing.T) {
 }
 
 func TestRestartFailsInterruptedTasks(t *testing.T) {
-	path := t.TempDir() + "/tasks.db"
+	storetest.Each(t, restartFailsInterruptedTasks)
+}
+
+func restartFailsInterruptedTasks(t *testing.T, where string) {
 	// A chunk first: the task exists once the turn's first event is out (see startTurn).
 	run := &fakeRunner{chunks: []string{"thinking"}, block: true}
-	a := newTestServer(t, run, path, nil)
+	a := newTestServer(t, run, where, nil)
 	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
 	defer cancel()
 	// The client gives up; the task stays working until the server goes down.
@@ -377,7 +384,7 @@ func TestRestartFailsInterruptedTasks(t *testing.T) {
 	a.Server.Close()
 	a.db.Close()
 
-	b := newTestServer(t, &fakeRunner{}, path, nil)
+	b := newTestServer(t, &fakeRunner{}, where, nil)
 	got, err := newV1Client(t, b, "").GetTask(t.Context(), &a2a.GetTaskRequest{ID: id})
 	if err != nil {
 		t.Fatal(err)

@@ -15,13 +15,23 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
+
+	"github.com/devicectl/devicectl/agent/store/storetest"
 )
 
 // BenchmarkMessageSend is one A2A 1.0 message/send round trip over loopback HTTP through
-// a2a-go's client: JSON-RPC, the executor, a two-chunk fake turn and every task write to SQLite.
+// a2a-go's client: JSON-RPC, the executor, a two-chunk fake turn and every task write, on each
+// database.
 // It reports the p50 and p99 latency next to the mean (the target is p50 <= 10 ms).
 func BenchmarkMessageSend(b *testing.B) {
-	benchMessageSend(b, replyChunks)
+	eachDialect(b, func(b *testing.B, where string) { benchMessageSend(b, where, replyChunks) })
+}
+
+// eachDialect runs a benchmark on each database (agent/store/storetest).
+func eachDialect(b *testing.B, f func(b *testing.B, where string)) {
+	for _, d := range storetest.Dialects {
+		b.Run(d.String(), func(b *testing.B) { f(b, storetest.Where(b, d)) })
+	}
 }
 
 // BenchmarkMessageSendLong is BenchmarkMessageSend with a reply of 200 chunks, as a model
@@ -31,11 +41,11 @@ func BenchmarkMessageSendLong(b *testing.B) {
 	for i := range chunks {
 		chunks[i] = fmt.Sprintf("word %d of a long reply, ", i)
 	}
-	benchMessageSend(b, chunks)
+	eachDialect(b, func(b *testing.B, where string) { benchMessageSend(b, where, chunks) })
 }
 
-func benchMessageSend(b *testing.B, chunks []string) {
-	ts := newTestServer(b, &fakeRunner{chunks: chunks}, "", nil)
+func benchMessageSend(b *testing.B, where string, chunks []string) {
+	ts := newTestServer(b, &fakeRunner{chunks: chunks}, where, nil)
 	ctx := b.Context()
 	card, err := agentcard.DefaultResolver.Resolve(ctx, ts.URL)
 	if err != nil {
@@ -65,8 +75,10 @@ func benchMessageSend(b *testing.B, chunks []string) {
 }
 
 // BenchmarkSeedSend is one POST /tasks/send round trip, for comparison.
-func BenchmarkSeedSend(b *testing.B) {
-	ts := newTestServer(b, &fakeRunner{chunks: replyChunks}, "", nil)
+func BenchmarkSeedSend(b *testing.B) { eachDialect(b, benchSeedSend) }
+
+func benchSeedSend(b *testing.B, where string) {
+	ts := newTestServer(b, &fakeRunner{chunks: replyChunks}, where, nil)
 	io, writes := readIO(b), ts.h.a2a.w.writes.Load()
 	body := `{"jsonrpc":"2.0","id":1,"method":"tasks/send","params":{"message":{"role":"user","parts":[{"type":"text","text":"把音量调到30"}]}}}`
 	lat := make([]time.Duration, 0, b.N)
@@ -84,9 +96,11 @@ func BenchmarkSeedSend(b *testing.B) {
 }
 
 // BenchmarkSeedSendParallel is BenchmarkSeedSend from 16 clients at once, as a loaded server
-// sees it: the task writes compete for SQLite's one write lock.
-func BenchmarkSeedSendParallel(b *testing.B) {
-	ts := newTestServer(b, &fakeRunner{chunks: replyChunks}, "", nil)
+// sees it: the task writes compete for SQLite's one write lock, or PostgreSQL's pool.
+func BenchmarkSeedSendParallel(b *testing.B) { eachDialect(b, benchSeedSendParallel) }
+
+func benchSeedSendParallel(b *testing.B, where string) {
+	ts := newTestServer(b, &fakeRunner{chunks: replyChunks}, where, nil)
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	defer hc.CloseIdleConnections()
 	body := `{"jsonrpc":"2.0","id":1,"method":"tasks/send","params":{"message":{"role":"user","parts":[{"type":"text","text":"把音量调到30"}]}}}`

@@ -9,9 +9,9 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
@@ -22,31 +22,41 @@ import (
 // there carries, first, a google.protobuf.Struct with {"details": "..."} that names the
 // problem, as the seed's table asks; detailer adds it where a2a-go's own errors have none.
 
-// detailer is an a2asrv.CallInterceptor that gives a2a-go's errors a details entry. It also
-// refuses a message that continues a finished task, as A2A 1.0 says: UnsupportedOperationError
-// (a2a-go would answer -32602).
+// detailer is an a2asrv.CallInterceptor that gives a2a-go's errors a details entry. Before
+// a2a-go sets anything up for a message from the A2A paths, it applies
+// agent.limits.message_bytes and refuses a message to a task whose turn still runs, or that
+// continues a finished task, as A2A 1.0 says: UnsupportedOperationError (a2a-go would answer
+// -32602, and fail the task). The seed routes apply their own task rules before they store the
+// task (seed_task.go).
 type detailer struct {
 	a2asrv.PassthroughCallInterceptor
-	store    *sqlTaskStore
-	turns    *turns // the turns in flight, of both doors
-	maxTurns int    // the turn limit, to explain a2a-go's limiter; 0: none
+	tasks        taskStore
+	turns        *turns // the turns in flight, of both doors
+	maxTurns     int    // the turn limit, to explain a2a-go's limiter; 0: none
+	messageBytes int64  // agent.limits.message_bytes
 }
 
 type payloadKey struct{}
 
 func (d *detailer) Before(ctx context.Context, _ *a2asrv.CallContext, req *a2asrv.Request) (context.Context, any, error) {
 	ctx = context.WithValue(ctx, payloadKey{}, req.Payload)
-	if send, ok := req.Payload.(*a2a.SendMessageRequest); ok && send.Message != nil && send.Message.TaskID != "" {
-		// Refused before a2a-go adds the message to the task, which would fail it.
-		if d.turns.running(string(send.Message.TaskID)) {
-			details := fmt.Sprintf("Task %s is still working; wait for it or cancel it", send.Message.TaskID)
-			return ctx, nil, a2a.NewError(a2a.ErrInvalidParams, details).WithDetails(map[string]any{"details": details})
+	send, ok := req.Payload.(*a2a.SendMessageRequest)
+	if !ok || send.Message == nil || seedCallFrom(ctx) != nil {
+		return ctx, nil, nil
+	}
+	if err := checkMessageSize(send.Message, d.messageBytes); err != nil {
+		return ctx, nil, err
+	}
+	if id := send.Message.TaskID; id != "" {
+		// Its outcome stored, a turn is over, though a2a-go may not have let go of it yet. A
+		// task unknown or unreadable here is a2a-go's to answer.
+		if st, err := d.tasks.Get(ctx, id); err == nil && st.Task.Status.State.Terminal() {
+			return ctx, nil, withDetails(a2a.ErrUnsupportedOperation,
+				fmt.Sprintf("Task %s is %s and takes no more messages; send the message without taskId to start a new task",
+					st.Task.ID, stateWord(st.Task.Status.State)))
 		}
-		// A task unknown or unreadable here is a2a-go's to answer.
-		if st, err := d.store.Get(ctx, send.Message.TaskID); err == nil && st.Task.Status.State.Terminal() {
-			details := fmt.Sprintf("Task %s is %s and takes no more messages; send the message without taskId to start a new task",
-				st.Task.ID, stateWord(st.Task.Status.State))
-			return ctx, nil, a2a.NewError(a2a.ErrUnsupportedOperation, details).WithDetails(map[string]any{"details": details})
+		if d.turns.running(string(id)) {
+			return ctx, nil, invalidParams(busyDetails(id))
 		}
 	}
 	return ctx, nil, nil
@@ -60,8 +70,15 @@ func (d *detailer) After(ctx context.Context, _ *a2asrv.CallContext, resp *a2asr
 	if errors.As(resp.Err, &ae) && ae.Details["details"] != nil {
 		return nil
 	}
+	payload := ctx.Value(payloadKey{})
+	if send, ok := payload.(*a2a.SendMessageRequest); ok && send.Message != nil &&
+		strings.Contains(resp.Err.Error(), "execution is already in progress") {
+		// a2a-go's own check, for a message that came in as another's turn started.
+		resp.Err = invalidParams(busyDetails(send.Message.TaskID))
+		return nil
+	}
 	resp.Err = a2a.NewError(resp.Err, resp.Err.Error()).
-		WithDetails(map[string]any{"details": d.detailsOf(resp.Err, ctx.Value(payloadKey{}))})
+		WithDetails(map[string]any{"details": d.detailsOf(resp.Err, payload)})
 	return nil
 }
 
@@ -108,11 +125,11 @@ var (
 
 // precheck answers on an A2A path what a2a-go's transport would answer badly or not at all, and
 // passes everything else, body intact, to it:
-//   - malformed JSON, a body that is not UTF-8 (JSON text must be, and an id read from it could
-//     not be echoed), a bad envelope and an unknown method, with details;
+//   - what readEnvelope refuses (a body that is not JSON-RPC 2.0 text), with details;
 //   - a notification (a request without an id member): JSON-RPC 2.0 forbids an answer, so it
 //     gets 204 and no body, and is not run: every A2A method answers something, and a turn
 //     nobody hears would only cost;
+//   - an unknown method, with the ones the path serves;
 //   - ListTasks' parameters a2a-go reads wrongly or not at all (see listTasksParams).
 //
 // It also makes every answer application/json: a2a-go's 0.3 transport writes its errors without
@@ -124,75 +141,34 @@ func precheck(methods []string, next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBody))
-		if err != nil {
-			writeA2AError(w, nil, a2a.ErrInvalidRequest, fmt.Sprintf("Could not read the request body: %v", err))
-			return
-		}
-		if !utf8.Valid(body) {
-			writeA2AError(w, nil, a2a.ErrParseError, "The request body is not valid UTF-8, as JSON text must be (RFC 8259)")
-			return
-		}
-		var env struct {
-			JSONRPC *string         `json:"jsonrpc"`
-			ID      json.RawMessage `json:"id"`
-			Method  *string         `json:"method"`
-			Params  json.RawMessage `json:"params"`
-		}
-		if err := json.Unmarshal(body, &env); err != nil {
-			var typeErr *json.UnmarshalTypeError
-			if errors.As(err, &typeErr) {
-				writeA2AError(w, nil, a2a.ErrInvalidRequest, "The request must be a JSON-RPC object with a string method")
-				return
-			}
-			if len(bytes.TrimSpace(body)) == 0 {
-				writeA2AError(w, nil, a2a.ErrParseError, "The request body is empty")
-				return
-			}
-			writeA2AError(w, nil, a2a.ErrParseError, "Malformed JSON: "+err.Error())
-			return
-		}
+		env, err := readEnvelope(w, r)
+		body := env.body
 		switch {
-		case env.ID != nil && !validID(env.ID):
-			writeA2AError(w, nil, a2a.ErrInvalidRequest, "The id must be a string, a number or null, got "+string(env.ID))
-			return
-		case env.JSONRPC == nil || *env.JSONRPC != "2.0":
-			writeA2AError(w, env.ID, a2a.ErrInvalidRequest, `The request must have "jsonrpc": "2.0"`)
-			return
-		case env.Method == nil || *env.Method == "":
-			writeA2AError(w, env.ID, a2a.ErrInvalidRequest, "The request has no method")
+		case err != nil:
+			writeA2AError(w, env.ID, err)
 			return
 		case env.ID == nil:
 			w.Header().Del("Content-Type")
 			w.WriteHeader(http.StatusNoContent)
 			return
-		case !contains(methods, *env.Method):
-			writeA2AError(w, env.ID, a2a.ErrMethodNotFound,
-				fmt.Sprintf("Method not found: %q (%s serves %s)", *env.Method, r.URL.Path, strings.Join(methods, ", ")))
+		case !slices.Contains(methods, env.Method):
+			writeA2AError(w, env.ID, withDetails(a2a.ErrMethodNotFound,
+				fmt.Sprintf("Method not found: %q (%s serves %s)", env.Method, r.URL.Path, strings.Join(methods, ", "))))
 			return
-		case *env.Method == methodListTasks:
+		case env.Method == methodListTasks:
 			params, details := listTasksParams(env.Params)
 			if details != "" {
-				writeA2AError(w, env.ID, a2a.ErrInvalidParams, details)
+				writeA2AError(w, env.ID, withDetails(a2a.ErrInvalidParams, details))
 				return
 			}
 			if body, err = withParams(body, params); err != nil {
-				writeA2AError(w, env.ID, a2a.ErrInternalError, err.Error())
+				writeA2AError(w, env.ID, withDetails(a2a.ErrInternalError, err.Error()))
 				return
 			}
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		next.ServeHTTP(w, r)
 	})
-}
-
-// validID reports whether a JSON-RPC id is a string, a number or null.
-func validID(raw json.RawMessage) bool {
-	switch raw[0] {
-	case '"', 'n', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		return true
-	}
-	return false
 }
 
 const methodListTasks = "ListTasks"
@@ -269,32 +245,20 @@ func withParams(body []byte, params json.RawMessage) ([]byte, error) {
 	return json.Marshal(req)
 }
 
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
+// writeA2AError writes err, an a2a-go error made by withDetails, in a2a-go's format: data
+// lists the details Struct, then the ErrorInfo with the A2A reason.
+func writeA2AError(w http.ResponseWriter, id json.RawMessage, err error) {
+	if id == nil {
+		id = nullID
+	}
+	kind, code := a2a.ErrInternalError, codeInternal
+	for k, c := range a2aCodes {
+		if errors.Is(err, k) {
+			kind, code = k, c
+			break
 		}
 	}
-	return false
-}
-
-var a2aCodes = map[error]int{
-	a2a.ErrParseError:      codeParse,
-	a2a.ErrInvalidRequest:  codeInvalidRequest,
-	a2a.ErrMethodNotFound:  codeNoMethod,
-	a2a.ErrInvalidParams:   codeInvalidParams,
-	a2a.ErrInternalError:   codeInternal,
-	a2a.ErrTaskNotFound:    -32001,
-	a2a.ErrServerError:     -32000,
-	a2a.ErrUnauthenticated: -31401,
-}
-
-// writeA2AError writes a JSON-RPC error in a2a-go's format: data lists the details Struct,
-// then the ErrorInfo with the A2A reason.
-func writeA2AError(w http.ResponseWriter, id json.RawMessage, kind error, details string) {
-	if id == nil {
-		id = json.RawMessage("null")
-	}
+	details := errDetails(err)
 	resp := struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
@@ -303,16 +267,9 @@ func writeA2AError(w http.ResponseWriter, id json.RawMessage, kind error, detail
 		Code    int                   `json:"code"`
 		Message string                `json:"message"`
 		Data    []*errordetails.Typed `json:"data"`
-	}{a2aCodes[kind], kind.Error() + ": " + details, []*errordetails.Typed{
+	}{code, kind.Error() + ": " + details, []*errordetails.Typed{
 		errordetails.NewFromStruct(map[string]any{"details": details}),
 		errordetails.NewErrorInfo(a2a.ErrorReason(kind), a2a.ProtocolDomain, nil),
 	}}}
-	b, err := json.Marshal(resp)
-	if err != nil { // only our own types are written: a bug
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusOK)
-	w.Write(append(b, '\n')) //nolint:errcheck // the client went away
+	writeJSON(w, http.StatusOK, resp)
 }

@@ -3,7 +3,12 @@
 // command mounts it on its address next to the device hub, whose WebSocket upgrades take every
 // path the handler does not serve (see Handler.Handles).
 //
-// It drives the agent only through Runner (Turn and Tools), which *agent.Agent satisfies.
+// It drives the agent only through Runner (Turn and Tools), which *agent.Agent satisfies, and
+// every turn through one path: a2a-go's request handler (a2asrv) and its AgentExecutor
+// (executor.go). The seed routes are a shape adapter over that handler (seed.go): they read the
+// JSON-RPC envelope with the A2A paths' reader (envelope.go), turn the seed's request into a
+// SendMessage, SendStreamingMessage, GetTask or CancelTask call, and its answer or events back
+// into the seed's shapes (seed_view.go).
 //
 // # Routes
 //
@@ -29,30 +34,34 @@
 //
 // # Turns
 //
-// A message's text parts, joined, are the turn's text; metadata.mac picks the device and
-// metadata.user_id the user (the message's metadata first, then the request's; A2A's contextId and
-// the seed's sessionId are the session). The reply streams as one artifact, a chunk per update,
-// then the task completes with the whole reply as its status message, or fails with the turn's
-// error as the message; tasks/cancel stops the turn and the task ends canceled. input-required is
-// never used: the planners do not ask back, so a message that continues a finished task is
-// UnsupportedOperationError (-32004).
+// A message's text parts that are not blank, joined, are the turn's text; metadata.mac picks the
+// device and metadata.user_id the user (the message's metadata first, then the request's; A2A's
+// contextId and the seed's sessionId are the session). The reply streams as one artifact, a
+// chunk per update, then the task completes with the whole reply as its status message, or
+// fails with the turn's error as the message; tasks/cancel stops the turn and the task ends
+// canceled ("The task was canceled"). input-required is never used: the planners do not ask
+// back, so on the A2A paths a message that continues a finished task is
+// UnsupportedOperationError (-32004); seed 004 lets it add a turn to the task.
 //
 // The handler waits for a turn's first event before it creates the task, so that a turn the agent
 // refuses for want of a device (agent.ErrNoDevice, *agent.DeviceChoiceError) is a -32602 error
 // that lists the registered MACs, and one past the turn limit (agent.ErrTurnLimit) a -32603 with
 // details, not a failed task. *agent.Agent accepts or refuses at once (agent.EventStarted), so a
 // streaming caller has its task and "working" before the planner's first word, however long a
-// model takes to it.
+// model takes to it. The seed routes name their tasks, which a2a-go cannot create under a given
+// id, and let a finished task take another message, which a2a-go refuses: they store the task
+// working with the message first (its reply moved into its history), and a tasks/send the agent
+// refuses gets the same error with the task put back as it was.
 //
 // Turns are bounded by the agent (agent.Options.MaxTurns, agent.limits.turns, every front door
-// together) and, at the same number, A2A executions by a2a-go's limiter, which refuses a message
+// together) and, at the same number, a2a-go's executions by its limiter, which refuses a message
 // before a2a-go sets anything up for it; both answer -32603 with the same details.
 //
 // # The seed stream
 //
-// POST /tasks/send/stream does not wait: its headers and the working status go out once the
-// task is stored, before the planner has said anything, so a refusal for want of a device ends
-// that task failed, the registered MACs as its status message. The reply streams into the
+// POST /tasks/send/stream does not wait: its headers and the working status go out once a2a-go
+// has taken the message, before the planner has said anything, so a refusal for want of a device
+// ends that task failed, the registered MACs as its status message. The reply streams into the
 // artifact the task will hold, in the seed's shape plus the fields of the A2A draft it comes
 // from: {"parts":[...],"index":N,"append":bool,"lastChunk":bool}. index is the artifact's place
 // in the task's artifacts; append false starts its text (or replaces it), true adds to it; the
@@ -67,8 +76,9 @@
 // payload validation error", -32601 "Method not found", -32602 "Invalid parameters", -32603
 // "Internal error", with data.details naming the problem ("Missing required parameter: message",
 // "Unknown task id: x", the registered MACs, ...), mapped from a2a-go's errors in one place
-// (seedError): what the two doors refuse alike (no such device, past the turn limit, an unknown
-// task) they refuse with the same details. Unknown task ids are -32602 (404 on GET). On
+// (seedError, errors.go): what the two doors refuse alike (a request that is not JSON-RPC 2.0,
+// no such device, past the turn limit, an unknown task, a busy one) they refuse with the same
+// details. Unknown task ids are -32602 (404 on GET). On
 // the A2A paths the protocol's codes apply (an unknown task is -32001 there) and a2a-go writes
 // data as a list of typed details: the first, a google.protobuf.Struct, carries the same
 // {"details": ...}. Every answer there is application/json. A JSON-RPC notification (no id
@@ -99,23 +109,29 @@
 //
 // # Tasks and credentials
 //
-// Tasks of both kinds are kept in one table of the SQLite database given as Options.DB
-// (a2a_tasks, as A2A tasks: a seed task is a view of one), so they survive a restart and either
-// door reads the other's; tasks a previous run left working are marked failed when the next
-// one starts. A database from before the seed routes shared the table has their table
-// (a2a_seed_tasks) moved into it at start (versioned through agent/memory.Migrate, component
-// "a2a"). A task is written when its state changes, not per piece of its reply: the pieces of
-// a running task are merged in memory, where GetTask and ListTasks read them, and stored with
-// the next state. Writes go through one connection with statements prepared once, so that
-// concurrent tasks queue in Go rather than spin on SQLITE_BUSY. The database is in WAL mode
-// with synchronous=NORMAL (agent/memory.OpenDB): a crash of the process loses nothing written,
-// a power cut the last writes before SQLite's checkpoint (a task may then read as it was a
-// state earlier, or be missing), never the file. On the seed routes a message's text is at most
-// Options.MessageBytes and a task's history Options.TaskHistory messages (a send adds two: the
-// message, the reply): past either, -32600 naming the limit. Finished tasks (completed,
-// canceled, failed) are deleted past Options.TasksKeepAge and, oldest first, past
-// Options.TasksKeepCount, checked as tasks are created (the age at most once a minute); a
-// running task never is. With Options.Token set, every route but the two cards requires
+// Tasks of both kinds are kept in one table of the agent's database given as Options.DB
+// (agent/store: SQLite, or PostgreSQL; a2a_tasks, as A2A tasks: a seed task is a view of one),
+// behind one store (taskStore, the a2a-go task store a2a-go's handler drives), so they survive a
+// restart and either door reads the other's; tasks a previous run left working are marked failed
+// when the next one starts. A SQLite database from before the seed routes shared the table has
+// their table (a2a_seed_tasks) moved into it at start (versioned through store.DB.Migrate,
+// component "a2a"). A task is written when its state changes, not per piece of its reply: the
+// pieces of a running task are merged in memory, where GetTask and ListTasks read them, and
+// stored with the next state (a seed tasks/send, whose caller waits for the outcome, has its
+// reply stored once, whole). A status is stamped with the time it is stored at when it has none:
+// the seed routes' statuses, whose times are Options.Now's, read once per state change. Writes go
+// through the database's writer (on SQLite one connection) with statements prepared once, so
+// that concurrent tasks queue in Go rather than spin on SQLITE_BUSY. SQLite is in WAL mode with
+// synchronous=NORMAL: a crash of the process loses nothing written, a power cut the last writes
+// before SQLite's checkpoint (a task may then read as it was a state earlier, or be missing),
+// never the file; docs/storage.md has both databases. A message's text is at most
+// Options.MessageBytes, checked before anything is stored for it, and a task's history
+// Options.TaskHistory messages (a seed send, the only one to add a turn to a task, adds two: the
+// message, the reply): past either, -32600 naming the limit. Close ends the turns still running
+// failed ("The server is shutting down") and returns once they are stored. Finished tasks
+// (completed, canceled, failed) are deleted past Options.TasksKeepAge and, oldest first, past
+// Options.TasksKeepCount, checked as tasks are created (the age at most once a minute); a running
+// task never is. With Options.Token set, every route but the two cards requires
 // "Authorization: Bearer <token>" and answers 401 otherwise. The card does not declare the
 // scheme: a2a-go v2.3.1's 1.0 card parser cannot read a union card that has security schemes.
 package a2a

@@ -3,7 +3,6 @@ package a2a
 import (
 	"context"
 	"crypto/rand"
-	"database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -20,6 +19,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv/push"
 
 	"github.com/devicectl/devicectl/agent"
+	"github.com/devicectl/devicectl/agent/store"
 	authbearer "github.com/devicectl/devicectl/internal/bearer"
 	"github.com/devicectl/devicectl/tools"
 )
@@ -63,9 +63,9 @@ const (
 type Options struct {
 	// Runner runs the turns. Required.
 	Runner Runner
-	// DB keeps the tasks of both protocols, so that they survive a restart. Required: open one with
-	// agent/memory.OpenDB (or any database/sql handle on modernc.org/sqlite, driver "sqlite").
-	DB *sql.DB
+	// DB keeps the tasks of both protocols, so that they survive a restart. Required: the agent's
+	// database (agent/store.Open: SQLite, or PostgreSQL that several servers may share).
+	DB *store.DB
 	// Token, when set, is the bearer token every route but the agent cards requires.
 	Token string
 	// URL is the public base URL the cards advertise (e.g. "https://robot.example:8080");
@@ -98,12 +98,10 @@ type Handler struct {
 	o    Options
 	mux  *http.ServeMux
 	exec *executor
-	rh   a2asrv.RequestHandler // a2a-go's, behind both A2A paths; the seed routes read tasks through it
-	a2a  *sqlTaskStore         // the tasks of both protocols
-	// closing is canceled by Close: seed-route turns run under it, not under their request, so
-	// that a client that hangs up does not cut a task short.
-	closing  context.Context
-	closeAll context.CancelFunc
+	rh   a2asrv.RequestHandler // a2a-go's, behind both A2A paths and the seed routes
+	// tasks are the tasks of both protocols; a2a is the same store, as the tests inspect it.
+	tasks taskStore
+	a2a   *sqlTaskStore
 	// pushes are the push notification configs, by task; notifier sends Notify's pushes.
 	pushes   *push.InMemoryPushConfigStore
 	notifier push.Sender
@@ -147,11 +145,10 @@ func New(o *Options) (*Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Handler{o: opts, a2a: store, pushes: push.NewInMemoryStore(),
+	h := &Handler{o: opts, tasks: store, a2a: store, pushes: push.NewInMemoryStore(),
 		notifier: push.NewHTTPPushSender(&push.HTTPSenderConfig{Timeout: pushTimeout, FailOnError: true})}
-	h.closing, h.closeAll = context.WithCancel(context.Background())
 	if err := h.failInterrupted(ctx); err != nil {
-		store.close()
+		h.tasks.close()
 		return nil, err
 	}
 	maxTurns := 0
@@ -161,9 +158,9 @@ func New(o *Options) (*Handler, error) {
 	h.exec = newExecutor(opts.Runner, maxTurns, opts.Logger)
 
 	handlerOpts := []a2asrv.RequestHandlerOption{
-		a2asrv.WithTaskStore(store),
+		a2asrv.WithTaskStore(h.tasks),
 		a2asrv.WithLogger(opts.Logger),
-		a2asrv.WithCallInterceptors(&detailer{store: store, turns: h.exec.turns, maxTurns: maxTurns}),
+		a2asrv.WithCallInterceptors(&detailer{tasks: h.tasks, turns: h.exec.turns, maxTurns: maxTurns, messageBytes: h.messageBytes()}),
 		// A receiver that fails is logged; the task goes on.
 		a2asrv.WithPushNotifications(h.pushes, push.NewHTTPPushSender(&push.HTTPSenderConfig{Timeout: pushTimeout})),
 	}
@@ -198,14 +195,13 @@ func (h *Handler) Handles(r *http.Request) bool {
 	return pattern != ""
 }
 
-// Close cancels the turns still running (seed-route requests then end with their tasks stored
-// failed) and waits for them to return; messages that arrive later are refused.
-// Call it while shutting the HTTP server down (which waits for the request goroutines), before
-// closing the DB.
+// Close stops the turns still running, which end their tasks failed ("The server is shutting
+// down"), and waits until those are stored; messages that arrive later are refused. Call it
+// while shutting the HTTP server down (which waits for the request goroutines), before closing
+// the DB.
 func (h *Handler) Close() error {
-	h.closeAll()
 	h.exec.turns.close()
-	return h.a2a.close()
+	return h.tasks.close()
 }
 
 type baseURLKey struct{}
@@ -249,7 +245,7 @@ func (h *Handler) auth(next http.Handler) http.Handler {
 
 // failInterrupted marks the tasks a previous run left working as failed: their turns died with it.
 func (h *Handler) failInterrupted(ctx context.Context) error {
-	return h.a2a.failUnfinished(ctx, "the server restarted while the task was running")
+	return h.tasks.failUnfinished(ctx, "the server restarted while the task was running")
 }
 
 func randomID() string {

@@ -2,7 +2,6 @@ package a2a
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"iter"
 	"net/http"
@@ -14,9 +13,9 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	_ "modernc.org/sqlite"
 
 	"github.com/devicectl/devicectl/agent"
+	"github.com/devicectl/devicectl/agent/store"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -89,10 +88,11 @@ func (f *fakeRunner) requests() []agent.Request {
 	return append([]agent.Request(nil), f.reqs...)
 }
 
-// openDB opens (or reopens) the SQLite file at path.
-func openDB(t testing.TB, path string) *sql.DB {
+// openDB opens (or reopens) the database where names: a SQLite file, or a PostgreSQL URL
+// (storetest.Where).
+func openDB(t testing.TB, where string) *store.DB {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)")
+	db, err := store.Open(context.Background(), where)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func (c *counterIDs) Next() string {
 type testServer struct {
 	*httptest.Server
 	h  *Handler
-	db *sql.DB
+	db *store.DB
 
 	mu   sync.Mutex
 	hits map[string]int // "POST /a2a" -> requests served
@@ -146,8 +146,8 @@ func (ts *testServer) served(method, path string) int {
 	return ts.hits[method+" "+path]
 }
 
-// newTestServer serves a handler over the database file at dbPath ("" = a fresh one) with
-// deterministic clock and ids.
+// newTestServer serves a handler over the database dbPath names (a SQLite file or a PostgreSQL
+// URL; "" = a fresh SQLite file) with deterministic clock and ids.
 func newTestServer(t testing.TB, run Runner, dbPath string, mod func(*Options)) *testServer {
 	t.Helper()
 	if dbPath == "" {

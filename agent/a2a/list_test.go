@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/devicectl/devicectl/agent/store/storetest"
 )
 
 // listAnswer is ListTasks' result on the wire.
@@ -133,7 +135,11 @@ func TestListTasksParams(t *testing.T) {
 // TestListTasksPages: pages follow one another without gaps or repeats, the default page is 50
 // tasks, and a page token stays good while newer tasks arrive.
 func TestListTasksPages(t *testing.T) {
-	ts := newTestServer(t, &fakeRunner{chunks: replyChunks}, "", nil)
+	storetest.Each(t, listTasksPages)
+}
+
+func listTasksPages(t *testing.T, where string) {
+	ts := newTestServer(t, &fakeRunner{chunks: replyChunks}, where, nil)
 	for i := range 53 {
 		task := &a2a.Task{ID: a2a.TaskID(fmt.Sprintf("task-%02d", i)), ContextID: "ctx", Status: a2a.TaskStatus{State: a2a.TaskStateCompleted}}
 		if _, err := ts.h.a2a.Create(t.Context(), task); err != nil {
@@ -211,10 +217,13 @@ func (c *manualClock) Add(d time.Duration) {
 // agent.tasks.keep.age the old finished ones; a running task stays whatever its age. A restart
 // with a smaller limit prunes at once.
 func TestTasksPruned(t *testing.T) {
-	path := t.TempDir() + "/tasks.db"
+	storetest.Each(t, tasksPruned)
+}
+
+func tasksPruned(t *testing.T, where string) {
 	clock := &manualClock{t: time.Date(2023, 4, 1, 12, 0, 0, 0, time.UTC)}
 	run := &fakeRunner{chunks: replyChunks, blockOn: "think hard", started: make(chan struct{}, 1)}
-	ts := newTestServer(t, run, path, func(o *Options) {
+	ts := newTestServer(t, run, where, func(o *Options) {
 		o.Now, o.TasksKeepAge, o.TasksKeepCount = clock.Now, time.Hour, 3
 	})
 	listed := func() string {
@@ -263,7 +272,7 @@ func TestTasksPruned(t *testing.T) {
 		t.Fatal(err)
 	}
 	ts.stop()
-	ts = newTestServer(t, run, path, func(o *Options) { o.Now, o.TasksKeepCount = clock.Now, 1 })
+	ts = newTestServer(t, run, where, func(o *Options) { o.Now, o.TasksKeepCount = clock.Now, 1 })
 	if got, want := listed(), "think hard"; got != want { // canceled last, so the most recent
 		t.Errorf("after a restart with a count of 1: %s, want %s", got, want)
 	}

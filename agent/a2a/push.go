@@ -26,7 +26,7 @@ func (h *Handler) Notify(ctx context.Context, taskID, text string) error {
 	if len(configs) == 0 {
 		return nil
 	}
-	st, err := h.a2a.Get(ctx, id)
+	st, err := h.tasks.Get(ctx, id)
 	if err != nil {
 		return fmt.Errorf("a2a: notifying task %s: %w", taskID, err)
 	}

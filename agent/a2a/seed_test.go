@@ -157,10 +157,10 @@ func TestSeedErrorTable(t *testing.T) {
 		{"wrong jsonrpc", PathSeedSend, `{"jsonrpc":"1.0","id":1,"method":"tasks/send"}`, -32600, `jsonrpc must be "2.0", got "1.0"`, nil},
 		{"no method", PathSeedSend, `{"jsonrpc":"2.0","id":1}`, -32600, "Missing required field: method", nil},
 		{"bad id", PathSeedSend, `{"jsonrpc":"2.0","id":{},"method":"tasks/send"}`, -32600, "id must be a string, a number or null", nil},
-		{"id not UTF-8", PathSeedSend, "{\"jsonrpc\":\"2.0\",\"id\":\"\xff\xfe\",\"method\":\"tasks/send\",\"params\":{" + msg + "}}", -32600,
-			"id is not valid UTF-8, so it cannot be echoed: send it as UTF-8 text", nil},
-		{"id not UTF-8 on stream", PathSeedStream, "{\"jsonrpc\":\"2.0\",\"id\":\"a\xc3\",\"method\":\"tasks/send/stream\",\"params\":{" + msg + "}}", -32600,
-			"id is not valid UTF-8, so it cannot be echoed: send it as UTF-8 text", nil},
+		{"id not UTF-8", PathSeedSend, "{\"jsonrpc\":\"2.0\",\"id\":\"\xff\xfe\",\"method\":\"tasks/send\",\"params\":{" + msg + "}}", -32700,
+			"The request body is not valid UTF-8, as JSON text must be (RFC 8259)", nil},
+		{"id not UTF-8 on stream", PathSeedStream, "{\"jsonrpc\":\"2.0\",\"id\":\"a\xc3\",\"method\":\"tasks/send/stream\",\"params\":{" + msg + "}}", -32700,
+			"The request body is not valid UTF-8, as JSON text must be (RFC 8259)", nil},
 		{"unknown method", PathSeedSend, `{"jsonrpc":"2.0","id":1,"method":"tasks/nope","params":{}}`, -32601,
 			`Method not found: "tasks/nope" (/tasks/send serves tasks/send, tasks/get and tasks/cancel)`, nil},
 		{"unknown stream method", PathSeedStream, `{"jsonrpc":"2.0","id":1,"method":"tasks/send","params":{}}`, -32601,
@@ -346,8 +346,9 @@ func TestSeedContinueTask(t *testing.T) {
 	}
 }
 
-// TestSeedIDNotUTF8: an id whose bytes are not UTF-8 cannot be echoed as JSON text, and any
-// repaired form would be another request's id: the answer is -32600 with id null, valid JSON.
+// TestSeedIDNotUTF8: a body whose bytes are not UTF-8 is not JSON text (RFC 8259), seed 004's
+// "Invalid JSON payload"; its id could not be echoed as JSON text, and any repaired form would
+// be another request's id: the answer is -32700 with id null, valid JSON.
 func TestSeedIDNotUTF8(t *testing.T) {
 	ts := newTestServer(t, &fakeRunner{chunks: replyChunks}, "", nil)
 	msg := `"message":{"role":"user","parts":[{"type":"text","text":"hi"}]}`
@@ -362,8 +363,8 @@ func TestSeedIDNotUTF8(t *testing.T) {
 			t.Errorf("%s: not a JSON-RPC error in JSON text: %q", tc.method, body)
 			continue
 		}
-		if string(r.ID) != "null" || r.Error.Code != codeInvalidRequest {
-			t.Errorf("%s: id %s, code %d; want null and -32600", tc.method, r.ID, r.Error.Code)
+		if string(r.ID) != "null" || r.Error.Code != codeParse {
+			t.Errorf("%s: id %s, code %d; want null and -32700", tc.method, r.ID, r.Error.Code)
 		}
 	}
 }

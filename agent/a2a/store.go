@@ -17,10 +17,11 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv/taskstore"
 
-	"github.com/devicectl/devicectl/agent/memory"
+	"github.com/devicectl/devicectl/agent/store"
 )
 
-// The tables are prefixed a2a_ because the database is shared with the agent's memory.
+// The tables are prefixed a2a_ because the database is shared with the agent's memory. This is
+// SQLite's table; PostgreSQL's is made by its migrations (store_postgres.go).
 const schema = `
 CREATE TABLE IF NOT EXISTS a2a_tasks (
 	id         TEXT PRIMARY KEY,
@@ -34,7 +35,21 @@ CREATE TABLE IF NOT EXISTS a2a_tasks (
 CREATE INDEX IF NOT EXISTS a2a_tasks_context ON a2a_tasks(context_id, updated_ns);
 `
 
-// sqlTaskStore is a2a-go's taskstore.Store over SQLite: tasks as JSON, with a version column for
+// taskStore is what the handler needs of a task store: a2a-go's taskstore.Store, which a2a-go's
+// request handler drives, and what the seed routes and the restart need besides. A status
+// stored without a timestamp is stamped with the time it is stored at.
+type taskStore interface {
+	taskstore.Store
+	// Delete removes a task, as if it had never been created.
+	Delete(ctx context.Context, id a2a.TaskID) error
+	// failUnfinished marks the tasks left submitted or working as failed with the message why.
+	failUnfinished(ctx context.Context, why string) error
+	// close releases what the store holds; the database stays open.
+	close() error
+}
+
+// sqlTaskStore is a2a-go's taskstore.Store over the agent's database (agent/store: SQLite, or
+// PostgreSQL with the tables of store_postgres.go): tasks as JSON, with a version column for
 // the optimistic concurrency a2a-go asks of a store. status_ns is the status's timestamp, for
 // ListTasks' statusTimestampAfter.
 //
@@ -42,8 +57,8 @@ CREATE INDEX IF NOT EXISTS a2a_tasks_context ON a2a_tasks(context_id, updated_ns
 // event: a2a-go updates the store for each piece of a streamed reply, and a task rewritten whole
 // per piece costs O(n²) bytes for a reply of n pieces. Between state changes the task lives in
 // memory (live), where Get and List read it; a crash meanwhile loses only the pieces since the
-// last state change, and the next start marks the task failed anyway. Writes go through one
-// connection (writer) with statements prepared once.
+// last state change, and the next start marks the task failed anyway. Writes go through the
+// database's writer (one connection on SQLite) with statements prepared once.
 //
 // It keeps finished tasks (completed, failed, canceled, rejected) for keepAge and at most
 // keepCount tasks in all, deleting the oldest finished ones past it; a task still running is
@@ -51,7 +66,8 @@ CREATE INDEX IF NOT EXISTS a2a_tasks_context ON a2a_tasks(context_id, updated_ns
 // is kept in memory), the age check runs at most once per agePruneEvery; both delete through
 // the index on updated_ns.
 type sqlTaskStore struct {
-	db        *sql.DB // reads
+	db        *sql.DB   // reads
+	get       *sql.Stmt // Get's, prepared once: a task is read a few times per turn
 	w         *writer
 	now       func() time.Time
 	keepAge   time.Duration // 0: no limit
@@ -76,7 +92,7 @@ type liveTask struct {
 // agePruneEvery spaces the deletions of tasks past keepAge: a task may outlive it by as much.
 const agePruneEvery = time.Minute
 
-var _ taskstore.Store = (*sqlTaskStore)(nil)
+var _ taskStore = (*sqlTaskStore)(nil)
 
 // finishedStates are the states a task no longer leaves, the only ones pruning deletes.
 var finishedStates = []any{string(a2a.TaskStateCompleted), string(a2a.TaskStateFailed),
@@ -84,40 +100,59 @@ var finishedStates = []any{string(a2a.TaskStateCompleted), string(a2a.TaskStateF
 
 const finishedIn = "state IN (?, ?, ?, ?)"
 
-func newSQLTaskStore(ctx context.Context, db *sql.DB, now func() time.Time, keepAge time.Duration, keepCount int, log *slog.Logger) (*sqlTaskStore, error) {
-	if _, err := db.ExecContext(ctx, schema); err != nil {
-		return nil, fmt.Errorf("a2a: creating the task tables: %w", err)
+func newSQLTaskStore(ctx context.Context, db *store.DB, now func() time.Time, keepAge time.Duration, keepCount int, log *slog.Logger) (*sqlTaskStore, error) {
+	if db.Dialect() == store.SQLite {
+		if err := sqliteTables(ctx, db); err != nil {
+			return nil, err
+		}
 	}
-	if err := addStatusNs(ctx, db); err != nil {
-		return nil, err
-	}
-	if _, err := db.ExecContext(ctx, `CREATE INDEX IF NOT EXISTS a2a_tasks_updated ON a2a_tasks(updated_ns, state)`); err != nil {
-		return nil, fmt.Errorf("a2a: creating the task index: %w", err)
-	}
-	if err := memory.Migrate(ctx, db, "a2a", migrations); err != nil {
+	if err := db.Migrate(ctx, "a2a", store.Schema{SQLite: store.SQL(migrations...), Postgres: pgMigrations}); err != nil {
 		return nil, fmt.Errorf("a2a: migrating the task tables: %w", err)
+	}
+	get, err := db.PrepareContext(ctx, `SELECT version, task FROM a2a_tasks WHERE id = ?`)
+	if err != nil {
+		return nil, fmt.Errorf("a2a: preparing the task read: %w", err)
 	}
 	w, err := newWriter(ctx, db)
 	if err != nil {
+		get.Close()
 		return nil, err
 	}
-	s := &sqlTaskStore{db: db, w: w, now: now, keepAge: keepAge, keepCount: keepCount, log: log,
+	s := &sqlTaskStore{db: db.DB, get: get, w: w, now: now, keepAge: keepAge, keepCount: keepCount, log: log,
 		live: make(map[a2a.TaskID]*liveTask)}
 	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM a2a_tasks`).Scan(&s.rows); err != nil {
-		w.close()
+		s.close()
 		return nil, fmt.Errorf("a2a: counting the tasks: %w", err)
 	}
 	s.w.mu.Lock()
-	defer s.w.mu.Unlock()
-	if err := s.pruneLocked(ctx, now()); err != nil {
-		w.close()
+	err = s.pruneLocked(ctx, now())
+	s.w.mu.Unlock()
+	if err != nil {
+		s.close()
 		return nil, err
 	}
 	return s, nil
 }
 
-// close releases the writer; the DB stays open.
-func (s *sqlTaskStore) close() error { return s.w.close() }
+// close releases the statements and the writer; the DB stays open.
+func (s *sqlTaskStore) close() error {
+	s.get.Close()
+	return s.w.close()
+}
+
+// sqliteTables makes the task table and brings one made before its migrations up to them.
+func sqliteTables(ctx context.Context, db *store.DB) error {
+	if _, err := db.ExecContext(ctx, schema); err != nil {
+		return fmt.Errorf("a2a: creating the task tables: %w", err)
+	}
+	if err := addStatusNs(ctx, db.DB); err != nil {
+		return err
+	}
+	if _, err := db.ExecContext(ctx, `CREATE INDEX IF NOT EXISTS a2a_tasks_updated ON a2a_tasks(updated_ns, state)`); err != nil {
+		return fmt.Errorf("a2a: creating the task index: %w", err)
+	}
+	return nil
+}
 
 // addStatusNs adds status_ns to a table made before it existed, filled from the stored tasks.
 func addStatusNs(ctx context.Context, db *sql.DB) error {
@@ -188,6 +223,7 @@ func (s *sqlTaskStore) Create(ctx context.Context, task *a2a.Task) (taskstore.Ta
 
 // createAt is Create as of now, the clock read once by the caller.
 func (s *sqlTaskStore) createAt(ctx context.Context, task *a2a.Task, now time.Time) (taskstore.TaskVersion, error) {
+	stampStatus(task, now)
 	b, err := json.Marshal(task)
 	if err != nil {
 		return 0, fmt.Errorf("a2a: encoding task %s: %w", task.ID, err)
@@ -213,6 +249,27 @@ func (s *sqlTaskStore) createAt(ctx context.Context, task *a2a.Task, now time.Ti
 		s.log.Warn("a2a: pruning the tasks", "err", err)
 	}
 	return 1, nil
+}
+
+// stampStatus gives the task's status the time now when it has none: the time it is stored at.
+func stampStatus(task *a2a.Task, now time.Time) {
+	if task.Status.Timestamp == nil {
+		task.Status.Timestamp = &now
+	}
+}
+
+// Delete removes the task.
+func (s *sqlTaskStore) Delete(ctx context.Context, id a2a.TaskID) error {
+	s.w.mu.Lock()
+	defer s.w.mu.Unlock()
+	res, err := s.w.execLocked(ctx, `DELETE FROM a2a_tasks WHERE id = ?`, string(id))
+	if err != nil {
+		return fmt.Errorf("a2a: deleting task %s: %w", id, err)
+	}
+	n, _ := res.RowsAffected()
+	s.rows -= int(n)
+	s.setLive(id, nil)
+	return nil
 }
 
 // setLive keeps lt as the newest version of task id; nil forgets it (its newest is stored).
@@ -301,7 +358,9 @@ func (s *sqlTaskStore) updateAt(ctx context.Context, u *taskstore.UpdateRequest,
 			s.setLive(task.ID, next)
 			return taskstore.TaskVersion(next.version), nil
 		}
-		if err := s.writeLocked(ctx, task, next.version, clock()); err != nil {
+		now := clock()
+		stampStatus(task, now)
+		if err := s.writeLocked(ctx, task, next.version, now); err != nil {
 			return 0, err
 		}
 		if task.Status.State.Terminal() {
@@ -313,6 +372,8 @@ func (s *sqlTaskStore) updateAt(ctx context.Context, u *taskstore.UpdateRequest,
 		return taskstore.TaskVersion(next.version), nil
 	}
 
+	now := clock()
+	stampStatus(task, now)
 	b, err := json.Marshal(task)
 	if err != nil {
 		return 0, fmt.Errorf("a2a: encoding task %s: %w", task.ID, err)
@@ -320,7 +381,6 @@ func (s *sqlTaskStore) updateAt(ctx context.Context, u *taskstore.UpdateRequest,
 	// One statement: the version check and the write are atomic without a transaction.
 	query := `UPDATE a2a_tasks SET context_id = ?, state = ?, version = version + 1, updated_ns = ?, task = ?, status_ns = ?
 		WHERE id = ?`
-	now := clock()
 	args := []any{task.ContextID, string(task.Status.State), now.UnixNano(), string(b), statusNs(task, now), string(task.ID)}
 	if u.PrevVersion != taskstore.TaskVersionMissing {
 		query += ` AND version = ?`
@@ -344,6 +404,10 @@ func (s *sqlTaskStore) updateAt(ctx context.Context, u *taskstore.UpdateRequest,
 	}
 	if err != nil {
 		return 0, fmt.Errorf("a2a: updating task %s: %w", task.ID, err)
+	}
+	if !task.Status.State.Terminal() {
+		// Taken up again (a seed task that gets another message): its pieces stay in memory.
+		s.setLive(task.ID, &liveTask{task: task, version: version, stored: task.Status.State})
 	}
 	return taskstore.TaskVersion(version), nil
 }
@@ -376,7 +440,7 @@ func (s *sqlTaskStore) Get(ctx context.Context, id a2a.TaskID) (*taskstore.Store
 	}
 	var version int64
 	var raw string
-	err := s.db.QueryRowContext(ctx, `SELECT version, task FROM a2a_tasks WHERE id = ?`, string(id)).Scan(&version, &raw)
+	err := s.get.QueryRowContext(ctx, string(id)).Scan(&version, &raw)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("a2a: task %s: %w", id, a2a.ErrTaskNotFound)
 	}

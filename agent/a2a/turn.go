@@ -103,7 +103,7 @@ func metaString(key string, maps ...map[string]any) (string, error) {
 	return "", nil
 }
 
-// turns are the turns in flight, of both doors, by task id: a task runs one turn at a time,
+// turns are the turns in flight, of every door, by task id: a task runs one turn at a time,
 // tasks/cancel and CancelTask stop it, and Close stops them all and waits.
 type turns struct {
 	mu     sync.Mutex
@@ -113,8 +113,9 @@ type turns struct {
 }
 
 type runningTurn struct {
+	owner    any // what claimed the task: its execution
 	cancelFn context.CancelFunc
-	done     chan struct{} // closed when the turn's task is stored
+	done     chan struct{} // closed when the turn's outcome is stored
 	mu       sync.Mutex
 	stopped  bool // a cancel asked
 }
@@ -130,9 +131,9 @@ func (r *runningTurn) canceled() bool {
 
 func newTurns() *turns { return &turns{byID: make(map[string]*runningTurn)} }
 
-// start claims the task id for a turn that cancel stops: errTurnBusy while another runs on it,
-// errClosing after close.
-func (ts *turns) start(id string, cancel context.CancelFunc) (*runningTurn, error) {
+// start claims the task id for owner's turn, which cancel stops: errTurnBusy while another runs
+// on it, errClosing after close.
+func (ts *turns) start(id string, owner any, cancel context.CancelFunc) (*runningTurn, error) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	if ts.closed {
@@ -141,15 +142,20 @@ func (ts *turns) start(id string, cancel context.CancelFunc) (*runningTurn, erro
 	if _, busy := ts.byID[id]; busy {
 		return nil, fmt.Errorf("task %s: %w", id, errTurnBusy)
 	}
-	run := &runningTurn{cancelFn: cancel, done: make(chan struct{})}
+	run := &runningTurn{owner: owner, cancelFn: cancel, done: make(chan struct{})}
 	ts.byID[id] = run
 	ts.wg.Add(1)
 	return run, nil
 }
 
-func (ts *turns) finish(id string, run *runningTurn) {
+// finish ends owner's claim on the task id, if it has one.
+func (ts *turns) finish(id string, owner any) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
+	run := ts.byID[id]
+	if run == nil || run.owner != owner {
+		return
+	}
 	delete(ts.byID, id)
 	close(run.done)
 	ts.wg.Done()
@@ -162,22 +168,29 @@ func (ts *turns) running(id string) bool {
 	return ts.byID[id] != nil
 }
 
-// cancel stops the task's turn and returns it, or nil when none runs.
-func (ts *turns) cancel(id string) *runningTurn {
+// closing reports whether close was called.
+func (ts *turns) closing() bool {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.closed
+}
+
+// cancel stops the task's turn, if one runs.
+func (ts *turns) cancel(id string) {
 	ts.mu.Lock()
 	run := ts.byID[id]
 	ts.mu.Unlock()
 	if run == nil {
-		return nil
+		return
 	}
 	run.mu.Lock()
 	run.stopped = true
 	run.mu.Unlock()
 	run.cancelFn()
-	return run
 }
 
-// close stops every turn, refuses new ones and waits until those running have returned.
+// close stops every turn, refuses new ones and waits until the outcomes of those running are
+// stored.
 func (ts *turns) close() {
 	ts.mu.Lock()
 	ts.closed = true

@@ -50,7 +50,7 @@ func TestA2AWireErrorDetails(t *testing.T) {
 	}{
 		{PathJSONRPC, `{"jsonrpc":"2.0",`, -32700, "Malformed JSON: unexpected end of JSON input"},
 		{PathJSONRPCv03, ``, -32700, "The request body is empty"},
-		{PathJSONRPC, `[1]`, -32600, "The request must be a JSON-RPC object with a string method"},
+		{PathJSONRPC, `[1]`, -32600, "The request must be a JSON object"},
 		{PathJSONRPC, `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{}}`, -32601,
 			`Method not found: "message/send" (/a2a serves ` + strings.Join(methodsV1, ", ") + `)`},
 		{PathJSONRPCv03, `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{}}`, -32601,

@@ -199,7 +199,7 @@ func (g *Guard) Check(r *http.Request) *Refusal {
 		}
 		return nil
 	}
-	if !safeMethod(r.Method) || isWebSocket(r) || (g.strict != nil && g.strict(r)) {
+	if !safeMethod(r.Method) || IsWebSocket(r) || (g.strict != nil && g.strict(r)) {
 		if ref := g.checkOrigin(r); ref != nil {
 			return ref
 		}
@@ -308,8 +308,10 @@ func isJSON(h http.Header) bool {
 	return !ok || strings.EqualFold(cs, "utf-8")
 }
 
-// isWebSocket reports whether r asks to upgrade to a WebSocket (RFC 6455 section 4.1).
-func isWebSocket(r *http.Request) bool {
+// IsWebSocket reports whether r asks to upgrade to a WebSocket (RFC 6455 section 4.1): the guard
+// holds such a request to the rules of a state-changing one, and a server routes it by the same
+// test.
+func IsWebSocket(r *http.Request) bool {
 	return headerHas(r.Header, "Connection", "upgrade") && headerHas(r.Header, "Upgrade", "websocket")
 }
 

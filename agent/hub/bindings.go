@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/devicectl/devicectl/agent/store"
 )
 
 // Bindings remember the Client-Id each MAC first registered with, so that a MAC whose device is
@@ -50,10 +52,11 @@ func (b *memBindings) Forget(_ context.Context, mac string) (bool, error) {
 	return ok, nil
 }
 
-// SQLBindings keeps bindings in the table hub_bindings of an SQL database (the agent's agent.db,
-// shared with the memory and the task store: hence the prefix), so they survive restarts.
+// SQLBindings keeps bindings in the table hub_bindings of the agent's database (agent/store:
+// SQLite's agent.db or PostgreSQL, shared with the memory and the task store: hence the prefix),
+// so they survive restarts and are the same for every serve process on one database.
 type SQLBindings struct {
-	db  *sql.DB
+	db  *store.DB
 	now func() time.Time
 }
 
@@ -62,17 +65,24 @@ var (
 	_ Bindings = (*memBindings)(nil)
 )
 
-const bindingsSchema = `CREATE TABLE IF NOT EXISTS hub_bindings (
+// bindingsSchema is the same on both databases. IF NOT EXISTS: the table is older than its
+// migrations, and a database made before them has it already.
+var bindingsSchema = store.Schema{
+	SQLite:   store.SQL(bindingsTable),
+	Postgres: store.SQL(bindingsTable),
+}
+
+const bindingsTable = `CREATE TABLE IF NOT EXISTS hub_bindings (
 	mac       TEXT PRIMARY KEY,
 	client_id TEXT NOT NULL,
 	bound_at  TEXT NOT NULL
 )`
 
-// NewSQLBindings returns bindings kept in db, creating their table if it is missing. The caller
+// NewSQLBindings returns bindings kept in db, creating or upgrading their table. The caller
 // keeps db and closes it after the hub.
-func NewSQLBindings(ctx context.Context, db *sql.DB) (*SQLBindings, error) {
-	if _, err := db.ExecContext(ctx, bindingsSchema); err != nil {
-		return nil, fmt.Errorf("hub: creating the table of device bindings: %w", err)
+func NewSQLBindings(ctx context.Context, db *store.DB) (*SQLBindings, error) {
+	if err := db.Migrate(ctx, "hub", bindingsSchema); err != nil {
+		return nil, fmt.Errorf("hub: the table of device bindings: %w", err)
 	}
 	return &SQLBindings{db: db, now: time.Now}, nil
 }
@@ -92,7 +102,7 @@ func (s *SQLBindings) Bound(ctx context.Context, mac string) (string, error) {
 
 // Bind implements Bindings.
 func (s *SQLBindings) Bind(ctx context.Context, mac, clientID string) error {
-	_, err := s.db.ExecContext(ctx,
+	_, err := s.db.Write(ctx,
 		`INSERT INTO hub_bindings (mac, client_id, bound_at) VALUES (?, ?, ?)
 		 ON CONFLICT (mac) DO UPDATE SET client_id = excluded.client_id, bound_at = excluded.bound_at`,
 		mac, clientID, s.now().UTC().Format(time.RFC3339))
@@ -104,7 +114,7 @@ func (s *SQLBindings) Bind(ctx context.Context, mac, clientID string) error {
 
 // Forget implements Bindings.
 func (s *SQLBindings) Forget(ctx context.Context, mac string) (bool, error) {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM hub_bindings WHERE mac = ?`, mac)
+	res, err := s.db.Write(ctx, `DELETE FROM hub_bindings WHERE mac = ?`, mac)
 	if err != nil {
 		return false, fmt.Errorf("hub: forgetting the binding of %s: %w", mac, err)
 	}

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,7 +14,7 @@ import (
 
 	"github.com/devicectl/devicectl/agent/hub"
 	"github.com/devicectl/devicectl/agent/hub/hubtest"
-	agentdb "github.com/devicectl/devicectl/agent/memory"
+	"github.com/devicectl/devicectl/agent/store/storetest"
 	"github.com/devicectl/devicectl/internal/testing/leakcheck"
 )
 
@@ -34,7 +33,7 @@ func leave(t *testing.T, h *hub.Hub, d *hubtest.Device, mac string) {
 
 // squatter is a device that answers every call with a made-up volume.
 func squatter(t *testing.T, url, clientID string) *hubtest.Device {
-	return dial(t, url, &hubtest.Options{ClientID: clientID, Handle: func(context.Context, string, json.RawMessage) (json.RawMessage, *jsonrpc2.Error) {
+	return hubtest.Connect(t, url, &hubtest.Options{ClientID: clientID, Handle: func(context.Context, string, json.RawMessage) (json.RawMessage, *jsonrpc2.Error) {
 		return json.RawMessage(`{"status":"success","volume":77}`), nil
 	}})
 }
@@ -60,8 +59,8 @@ func boundRefusal(t *testing.T, d *hubtest.Device, mac, ownerID string) {
 func TestSquatterRefused(t *testing.T) {
 	leakcheck.Check(t)
 	h, url := start(t, nil)
-	real := dial(t, url, &hubtest.Options{ClientID: "real-device"})
-	register(t, real, macSquat)
+	real := hubtest.Connect(t, url, &hubtest.Options{ClientID: "real-device"})
+	real.MustRegister(t, macSquat)
 	leave(t, h, real, macSquat)
 
 	sq := squatter(t, url, "squatter")
@@ -70,10 +69,10 @@ func TestSquatterRefused(t *testing.T) {
 		t.Fatalf("a call after the refusal: %v, squatter calls %d; want no device", err, sq.Calls())
 	}
 	// Without a Client-Id it is refused just the same.
-	boundRefusal(t, dial(t, url, nil), macSquat, "real-device")
+	boundRefusal(t, hubtest.Connect(t, url, nil), macSquat, "real-device")
 
-	back := dial(t, url, &hubtest.Options{ClientID: "real-device"})
-	register(t, back, macSquat)
+	back := hubtest.Connect(t, url, &hubtest.Options{ClientID: "real-device"})
+	back.MustRegister(t, macSquat)
 	if res, err := h.Call(ctxFor(t), macSquat, "get_status", json.RawMessage(`{}`)); err != nil || strings.Contains(string(res), "77") {
 		t.Fatalf("a call to the device back: %s, %v", res, err)
 	}
@@ -88,19 +87,19 @@ func TestSquatterRefused(t *testing.T) {
 	if _, err := h.Forget(ctxFor(t), "not-a-mac"); err == nil {
 		t.Fatal("Forget of a bad MAC: no error")
 	}
-	register(t, sq, macSquat) // the replacement device
+	sq.MustRegister(t, macSquat) // the replacement device
 	leave(t, h, sq, macSquat)
-	boundRefusal(t, dial(t, url, &hubtest.Options{ClientID: "real-device"}), macSquat, "squatter")
+	boundRefusal(t, hubtest.Connect(t, url, &hubtest.Options{ClientID: "real-device"}), macSquat, "squatter")
 }
 
 // A device without a Client-Id registers a free MAC without binding it.
 func TestNoClientIDDoesNotBind(t *testing.T) {
 	leakcheck.Check(t)
 	h, url := start(t, nil)
-	anon := dial(t, url, nil)
-	register(t, anon, macA)
+	anon := hubtest.Connect(t, url, nil)
+	anon.MustRegister(t, macA)
 	leave(t, h, anon, macA)
-	register(t, dial(t, url, &hubtest.Options{ClientID: "first"}), macA)
+	hubtest.Connect(t, url, &hubtest.Options{ClientID: "first"}).MustRegister(t, macA)
 }
 
 // With device tokens, a device holding a valid one may take a MAC bound to another Client-Id:
@@ -108,30 +107,30 @@ func TestNoClientIDDoesNotBind(t *testing.T) {
 func TestTokenRebinds(t *testing.T) {
 	leakcheck.Check(t)
 	h, url := start(t, &hub.Options{Tokens: []string{"t1", "t2"}})
-	old := dial(t, url, &hubtest.Options{Token: "t1", ClientID: "old"})
-	register(t, old, macSquat)
-	if details := refusal(t, dial(t, url, &hubtest.Options{Token: "t2", ClientID: "new"}), params(macSquat, hubtest.Tools)); !strings.Contains(details, "live connection") {
+	old := hubtest.Connect(t, url, &hubtest.Options{Token: "t1", ClientID: "old"})
+	old.MustRegister(t, macSquat)
+	if details := refusal(t, hubtest.Connect(t, url, &hubtest.Options{Token: "t2", ClientID: "new"}), params(macSquat, hubtest.Tools)); !strings.Contains(details, "live connection") {
 		t.Fatalf("a token against a live device: %q, want the live device kept", details)
 	}
 	leave(t, h, old, macSquat)
-	fresh := dial(t, url, &hubtest.Options{Token: "t2", ClientID: "new"})
-	register(t, fresh, macSquat)
+	fresh := hubtest.Connect(t, url, &hubtest.Options{Token: "t2", ClientID: "new"})
+	fresh.MustRegister(t, macSquat)
 	if dv, _ := h.Device(macSquat); dv.ClientID != "new" {
 		t.Fatalf("registered as %+v", dv)
 	}
 }
 
 // The bindings kept in the agent's database survive a restart: the hub built on the reopened
-// database still refuses the squatter.
+// database still refuses the squatter. On PostgreSQL the reopened database is also what a second
+// serve process sharing it sees.
 func TestBindingsSurviveRestart(t *testing.T) {
 	leakcheck.Check(t)
-	path := filepath.Join(t.TempDir(), "agent.db")
+	storetest.Each(t, bindingsSurviveRestart)
+}
+
+func bindingsSurviveRestart(t *testing.T, where string) {
 	open := func() (*hub.Hub, string) {
-		db, err := agentdb.OpenDB(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() }) // after the hub's: cleanups run last first
+		db := storetest.Open(t, where) // closed after the hub: cleanups run last first
 		b, err := hub.NewSQLBindings(ctxFor(t), db)
 		if err != nil {
 			t.Fatal(err)
@@ -139,16 +138,19 @@ func TestBindingsSurviveRestart(t *testing.T) {
 		return start(t, &hub.Options{Bindings: b})
 	}
 	h, url := open()
-	real := dial(t, url, &hubtest.Options{ClientID: "real-device"})
-	register(t, real, macSquat)
+	real := hubtest.Connect(t, url, &hubtest.Options{ClientID: "real-device"})
+	real.MustRegister(t, macSquat)
 	leave(t, h, real, macSquat)
 	h.Close()
 
 	h, url = open()
 	boundRefusal(t, squatter(t, url, "squatter"), macSquat, "real-device")
-	register(t, dial(t, url, &hubtest.Options{ClientID: "real-device"}), macSquat)
+	hubtest.Connect(t, url, &hubtest.Options{ClientID: "real-device"}).MustRegister(t, macSquat)
 	if was, err := h.Forget(ctxFor(t), macSquat); err != nil || !was {
 		t.Fatalf("Forget: %v, %v", was, err)
+	}
+	if was, err := h.Forget(ctxFor(t), macSquat); err != nil || was {
+		t.Fatalf("Forget again: %v, %v; want false", was, err)
 	}
 }
 
@@ -157,8 +159,8 @@ func TestBindingsSurviveRestart(t *testing.T) {
 func TestForgetRoute(t *testing.T) {
 	leakcheck.Check(t)
 	h, url := start(t, nil)
-	real := dial(t, url, &hubtest.Options{ClientID: "real-device"})
-	register(t, real, macSquat)
+	real := hubtest.Connect(t, url, &hubtest.Options{ClientID: "real-device"})
+	real.MustRegister(t, macSquat)
 	leave(t, h, real, macSquat)
 
 	api := httptest.NewServer(h.ForgetHandler("op-token"))
@@ -196,7 +198,7 @@ func TestForgetRoute(t *testing.T) {
 		{"no token", "POST", path, "", nil, 401, "bearer token"},
 		{"wrong token", "POST", path, "op-tokeN", nil, 401, "bearer token"},
 		{"GET", "GET", path, "op-token", nil, 405, ""},
-		{"bad MAC", "POST", "/devices/nope/forget", "op-token", nil, 400, `mac_addr \"nope\"`},
+		{"bad MAC", "POST", "/devices/nope/forget", "op-token", nil, 400, `\"nope\" is not a MAC address: it is 4 characters long`},
 		{"cross-origin", "POST", path, "op-token", map[string]string{"Sec-Fetch-Site": "cross-site", "Origin": "http://evil.example"}, 403, "cross-origin"},
 	} {
 		if status, body := do(tc.method, tc.path, tc.token, tc.header); status != tc.status || !strings.Contains(body, tc.body) {
@@ -211,7 +213,7 @@ func TestForgetRoute(t *testing.T) {
 	if status, body := do("POST", path, "op-token", nil); status != 200 || body != `{"forgotten":false,"mac":"AA-BB-CC-DD-EE-04"}` {
 		t.Fatalf("forget again: %d %s", status, body)
 	}
-	register(t, dial(t, url, &hubtest.Options{ClientID: "replacement"}), macSquat)
+	hubtest.Connect(t, url, &hubtest.Options{ClientID: "replacement"}).MustRegister(t, macSquat)
 }
 
 // brokenBindings is a store that cannot be read, or written.
@@ -234,7 +236,7 @@ func (brokenBindings) Forget(context.Context, string) (bool, error) { return fal
 func TestBindingsStoreFails(t *testing.T) {
 	leakcheck.Check(t)
 	h, url := start(t, &hub.Options{Bindings: brokenBindings{}})
-	m, err := dial(t, url, &hubtest.Options{ClientID: "c"}).Register(ctxFor(t), macA, hubtest.Tools)
+	m, err := hubtest.Connect(t, url, &hubtest.Options{ClientID: "c"}).Register(ctxFor(t), macA, hubtest.Tools)
 	if !errors.Is(err, hubtest.ErrRefused) || m.Error.Code != -32603 || strings.Contains(err.Error(), "disk") || !strings.Contains(err.Error(), "could not check") {
 		t.Fatalf("unreadable bindings: %v", err)
 	}
@@ -243,5 +245,5 @@ func TestBindingsStoreFails(t *testing.T) {
 	}
 
 	_, url = start(t, &hub.Options{Bindings: brokenBindings{readable: true}})
-	register(t, dial(t, url, &hubtest.Options{ClientID: "c"}), macA)
+	hubtest.Connect(t, url, &hubtest.Options{ClientID: "c"}).MustRegister(t, macA)
 }

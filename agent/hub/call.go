@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 	"github.com/devicectl/devicectl/transport"
 )
@@ -41,15 +42,11 @@ type Response struct {
 	Err *CallError
 }
 
-type executeParams struct {
-	ToolName  string          `json:"tool_name"`
-	ToolInput json.RawMessage `json:"tool_input"`
-}
-
 // Call runs a tool on the device registered as mac: it sends mcp/tool/execute and waits for the
 // answer or ctx. It returns the device's result, or: a *CallError for an error answer; an error
 // wrapping ErrGone when the line drops (or is replaced) before the answer; ErrNotRegistered; or
-// ctx's error. The input is sent as given: Validate checks it against the declared schema.
+// ctx's error. The input is sent as given: Validate checks it against the declared schema. In a
+// cluster, a device on another node is called through it, with the same answers and errors.
 func (h *Hub) Call(ctx context.Context, mac, tool string, input json.RawMessage) (json.RawMessage, error) {
 	resp, err := h.CallRaw(ctx, mac, tool, input)
 	if err != nil {
@@ -68,6 +65,14 @@ func (h *Hub) CallRaw(ctx context.Context, mac, tool string, input json.RawMessa
 	if err != nil {
 		return nil, err
 	}
+	if l == nil {
+		return h.callRemote(ctx, r, tool, input)
+	}
+	return h.callLine(ctx, l, r, tool, input)
+}
+
+// callLine is CallRaw on a line of this node.
+func (h *Hub) callLine(ctx context.Context, l *line, r *registration, tool string, input json.RawMessage) (*Response, error) {
 	id := h.nextID.Add(1)
 	ch := make(chan reply, 1)
 	l.mu.Lock()
@@ -81,7 +86,7 @@ func (h *Hub) CallRaw(ctx context.Context, mac, tool string, input json.RawMessa
 	start := time.Now()
 	rawID := appendCallID(make([]byte, 0, 24), id)
 	l.wmu.Lock()
-	err = l.s.WriteRequest(rawID, MethodExecute, executeParams{ToolName: tool, ToolInput: input})
+	err := l.s.WriteRequest(rawID, protocol.MethodExecute, protocol.ExecuteParams{ToolName: tool, ToolInput: input})
 	l.wmu.Unlock()
 	if err != nil {
 		l.forget(id)
@@ -116,12 +121,19 @@ func (h *Hub) CallRaw(ctx context.Context, mac, tool string, input json.RawMessa
 	return resp, nil
 }
 
+// callDone publishes a call on a line of this node: to this hub's subscribers, and in a cluster
+// to the other nodes', whoever made the call.
 func (h *Hub) callDone(r *registration, l *line, tool string, input, result json.RawMessage, start time.Time, err error) {
-	h.emit(Event{Kind: CallDone, Device: Device{MAC: r.mac, Since: r.since, RemoteAddr: l.remote, ClientID: l.clientID},
-		Tool: tool, Input: input, Result: result, Duration: time.Since(start), Err: err})
+	e := Event{Kind: CallDone, Device: Device{MAC: r.mac, Since: r.since, RemoteAddr: l.remote, ClientID: l.clientID, Node: r.node},
+		Tool: tool, Input: input, Result: result, Duration: time.Since(start), Err: err}
+	h.emit(e)
+	if h.opts.Cluster != nil {
+		h.opts.Cluster.Publish(e)
+	}
 }
 
-// lineOf returns the line serving mac.
+// lineOf returns the line serving mac, and its registration; the line is nil for a device
+// another node holds.
 func (h *Hub) lineOf(mac string) (*line, *registration, error) {
 	m := normalMAC(mac)
 	h.mu.Lock()
@@ -148,20 +160,29 @@ func (l *line) isGone() bool {
 	return l.gone != nil
 }
 
-type aiMessage struct {
-	Type    string `json:"type"`
-	Content string `json:"content"`
-}
-
 // Send sends an mcp/ai/message notification (type chunk, final, thought, ...) to the device
-// registered as mac. Messages sent one after another arrive in that order.
+// registered as mac, on this node or, in a cluster, another. Messages sent one after another
+// arrive in that order.
 func (h *Hub) Send(mac, typ, content string) error {
 	l, r, err := h.lineOf(mac)
 	if err != nil {
 		return err
 	}
+	if l == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), remoteTimeout)
+		defer cancel()
+		if err := h.opts.Cluster.Send(ctx, r.node, r.mac, typ, content); err != nil {
+			return fmt.Errorf("hub: sending %s to %s (node %s): %w", typ, r.mac, r.node, err)
+		}
+		return nil
+	}
+	return h.sendLine(l, r, typ, content)
+}
+
+// sendLine is Send on a line of this node.
+func (h *Hub) sendLine(l *line, r *registration, typ, content string) error {
 	l.wmu.Lock()
-	err = l.s.WriteNotification(MethodAIMessage, aiMessage{Type: typ, Content: content})
+	err := l.s.WriteNotification(protocol.MethodAIMessage, protocol.AIMessage{Type: typ, Content: content})
 	l.wmu.Unlock()
 	if err != nil {
 		if l.isGone() {
@@ -248,9 +269,7 @@ func newResponse(m *transport.Message, mac, tool string) *Response {
 	e := &CallError{MAC: mac, Tool: tool, Code: m.Error.Code, Message: m.Error.Message}
 	if m.Error.Data != nil {
 		e.Data = *m.Error.Data
-		var d struct {
-			Details string `json:"details"`
-		}
+		var d protocol.ErrorData
 		if json.Unmarshal(e.Data, &d) == nil {
 			e.Details = d.Details
 		}

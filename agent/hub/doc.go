@@ -93,6 +93,28 @@
 // logged at info and published as a Heard event. Without a Listener the hub answers these
 // methods -32601, as a seed-002 server does.
 //
+// # A cluster of nodes
+//
+// With Options.Cluster set (agent/cluster, over NATS), the hub is one node of several that share
+// their devices. A device is on one node's line; the others know of it from the cluster, and
+// Devices, Device, MACs, Done, Validate and Tool show every node's devices (Device.Node names the
+// node). Call, CallRaw and Send reach a device on another node through the cluster, with the
+// same answers and errors as on a line of this node: a device whose node is gone, or that moves
+// to another node before it answers, fails the call with ErrGone. Subscribers see the other
+// nodes' devices registered, changing tools, and leaving (Disconnected with ErrMoved when the
+// device registered on another node), and the calls made on their lines (CallDone) and what
+// people said to them (Heard), whoever made the call.
+//
+// A registration claims its MAC in the cluster before it is decided (Cluster.Claim). The node
+// that holds the MAC is asked, and applies the rules above as if the second registration came to
+// it: a live line of another client is kept, and the registration refused with the same
+// details; a line of the same device (same Client-Id) is closed and the MAC moves; a node with
+// no live line for it, or no longer there at all, gives it up at once. A registration that the
+// cluster cannot decide (NATS unreachable, the holder silent) is refused -32603, and the device
+// tries again after its back-off. The bindings are checked as on one node; for the same rules
+// on every node they must be in a database the nodes share. A line whose MAC another node takes
+// over (it lost its hold while cut off from the cluster) is closed.
+//
 // # Lifetime
 //
 // Close closes every line and waits for every goroutine the hub started: the read loops, the

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/devicectl/devicectl/internal/bearer"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // DevicesPath starts the paths of the hub's HTTP routes: POST /devices/{mac}/forget.
@@ -24,7 +25,7 @@ func (h *Hub) ForgetHandler(token string) http.Handler {
 			writeJSONError(w, http.StatusUnauthorized, "missing or wrong bearer token in the Authorization header (agent.token_file)")
 			return
 		}
-		mac, err := ParseMAC(r.PathValue("mac"))
+		mac, err := protocol.ParseMAC(r.PathValue("mac"))
 		if err != nil {
 			writeJSONError(w, http.StatusBadRequest, err.Error())
 			return

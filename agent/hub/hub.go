@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 	"github.com/devicectl/devicectl/transport"
 )
@@ -74,6 +75,11 @@ type Options struct {
 	UserQueue int
 	// TranscribeTimeout bounds one transcription; 0 means DefaultTranscribeTimeout.
 	TranscribeTimeout time.Duration
+
+	// Cluster shares the devices with the other serve nodes of a cluster (agent/cluster); nil:
+	// this hub is the only node. New attaches it; the hub does not close it, and it must
+	// outlive the hub's Close, which releases the devices' holds through it.
+	Cluster Cluster
 }
 
 // DefaultRegisterTimeout is Options.RegisterTimeout's default. A device registers as soon as it
@@ -86,7 +92,8 @@ type Device struct {
 	Tools      []tools.Declaration // as declared; the schemas are shared, do not modify them
 	Since      time.Time           // when this line registered the MAC
 	RemoteAddr string
-	ClientID   string // the Client-Id header of its line; "" when it sent none
+	ClientID   string // the Client-Id header of its line; "" when it sent none, or on another node
+	Node       string // the cluster node whose line serves it; "" without a cluster
 }
 
 // Hub serves device lines. Make one with New; mount it as an http.Handler.
@@ -103,8 +110,10 @@ type Hub struct {
 	mu       sync.Mutex
 	closed   bool
 	lines    map[*line]struct{}
-	devices  map[string]*registration // by MAC
+	devices  map[string]*registration // by MAC: this node's lines' and, in a cluster, the others'
 	toolsets map[string]*toolset      // by raw params.tools, shared between registrations
+	claiming map[string]*line         // MACs a line of this node is claiming across the cluster
+	node     string                   // Options.Cluster's Node
 
 	subMu sync.Mutex
 	subs  map[*subscription]struct{}
@@ -114,11 +123,14 @@ type Hub struct {
 
 // registration is one MAC served by one line, from its registration to its end.
 type registration struct {
-	mac   string
-	line  *line
-	since time.Time
-	tools *toolset      // guarded by Hub.mu: a re-registration swaps it
-	done  chan struct{} // closed when the registration ends
+	mac      string
+	line     *line  // nil for a device another node of the cluster holds
+	node     string // the node whose line serves it; "" without a cluster
+	remote   string
+	clientID string // "" for none, and on another node
+	since    time.Time
+	tools    *toolset      // guarded by Hub.mu: a re-registration swaps it
+	done     chan struct{} // closed when the registration ends
 }
 
 // New returns a Hub. It listens on nothing: mount it (it is an http.Handler).
@@ -127,6 +139,7 @@ func New(o *Options) *Hub {
 		lines:    make(map[*line]struct{}),
 		devices:  make(map[string]*registration),
 		toolsets: make(map[string]*toolset),
+		claiming: make(map[string]*line),
 		subs:     make(map[*subscription]struct{}),
 	}
 	if o != nil {
@@ -174,6 +187,10 @@ func New(o *Options) *Hub {
 		h.log = slog.New(slog.DiscardHandler)
 	}
 	h.log = h.log.With("component", "hub")
+	if c := h.opts.Cluster; c != nil {
+		h.node = c.Node()
+		c.Attach(node{h})
+	}
 	return h
 }
 
@@ -290,8 +307,9 @@ func (r *registration) snapshot() Device {
 		MAC:        r.mac,
 		Tools:      r.tools.declarations(),
 		Since:      r.since,
-		RemoteAddr: r.line.remote,
-		ClientID:   r.line.clientID,
+		RemoteAddr: r.remote,
+		ClientID:   r.clientID,
+		Node:       r.node,
 	}
 }
 
@@ -307,6 +325,11 @@ func (h *Hub) Close() error {
 	lines := make([]*line, 0, len(h.lines))
 	for l := range h.lines {
 		lines = append(lines, l)
+	}
+	for _, r := range h.devices {
+		if r.line == nil { // another node's: calls to it end, as those to a line do
+			h.drop(r)
+		}
 	}
 	h.mu.Unlock()
 	// In parallel: each close waits a bounded time for its peer's close frame, and a thousand
@@ -367,7 +390,7 @@ func (h *Hub) releaseToolset(ts *toolset) {
 // whatever its Client-Id, binds it. It reports whether mac was bound. A device registered as mac
 // now keeps its line, and is bound again when it registers again, unless another was first.
 func (h *Hub) Forget(ctx context.Context, mac string) (bool, error) {
-	m, err := ParseMAC(mac)
+	m, err := protocol.ParseMAC(mac)
 	if err != nil {
 		return false, err
 	}

@@ -37,24 +37,6 @@ func ctxFor(t *testing.T) context.Context {
 	return ctx
 }
 
-// dial connects a test device, closed when the test ends (before the hub: cleanups run last first).
-func dial(t *testing.T, url string, o *hubtest.Options) *hubtest.Device {
-	t.Helper()
-	d, err := hubtest.Dial(ctxFor(t), url, o)
-	if err != nil {
-		t.Fatalf("dial: %v", err)
-	}
-	t.Cleanup(func() { d.Close() })
-	return d
-}
-
-func register(t *testing.T, d *hubtest.Device, mac string) {
-	t.Helper()
-	if _, err := d.Register(ctxFor(t), mac, hubtest.Tools); err != nil {
-		t.Fatalf("register %s: %v", mac, err)
-	}
-}
-
 // next returns the next event of a kind, skipping others (call events, say).
 func next(t *testing.T, events <-chan hub.Event, kind hub.EventKind) hub.Event {
 	t.Helper()
@@ -79,7 +61,7 @@ func TestRegistrationAnswered(t *testing.T) {
 	h, url := start(t, nil)
 	events, cancel := h.Subscribe(0)
 	defer cancel()
-	d := dial(t, url, &hubtest.Options{ClientID: "c1"})
+	d := hubtest.Connect(t, url, &hubtest.Options{ClientID: "c1"})
 	m, err := d.Register(ctxFor(t), "aa:bb:cc:dd:ee:01", hubtest.Tools)
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +85,7 @@ func TestRegistrationAnswered(t *testing.T) {
 func TestBadRegistration(t *testing.T) {
 	leakcheck.Check(t)
 	_, url := start(t, nil)
-	d := dial(t, url, nil)
+	d := hubtest.Connect(t, url, nil)
 	tool := func(name, sub, params string) string {
 		return `{"name":"` + name + `","description":"d","main_type":"remote","sub_type":"` + sub + `","parameters":` + params + `}`
 	}
@@ -137,7 +119,7 @@ func TestBadRegistration(t *testing.T) {
 		})
 	}
 	// The line is still up and can register properly.
-	register(t, d, macA)
+	d.MustRegister(t, macA)
 }
 
 func TestReRegistrationUpdatesTools(t *testing.T) {
@@ -145,8 +127,8 @@ func TestReRegistrationUpdatesTools(t *testing.T) {
 	h, url := start(t, nil)
 	events, cancel := h.Subscribe(0)
 	defer cancel()
-	d := dial(t, url, nil)
-	register(t, d, macA)
+	d := hubtest.Connect(t, url, nil)
+	d.MustRegister(t, macA)
 	next(t, events, hub.Registered)
 	one := `[{"name":"blink","description":"Blink.","main_type":"remote","sub_type":"control","parameters":{"type":"object"}}]`
 	m, err := d.Register(ctxFor(t), macA, one)
@@ -180,9 +162,9 @@ func TestSecondRegistrationRefused(t *testing.T) {
 			h, url := start(t, nil)
 			events, cancel := h.Subscribe(0)
 			defer cancel()
-			live := dial(t, url, &hubtest.Options{ClientID: tc.first})
-			register(t, live, macA)
-			intruder := dial(t, url, &hubtest.Options{ClientID: tc.second, Handle: func(context.Context, string, json.RawMessage) (json.RawMessage, *jsonrpc2.Error) {
+			live := hubtest.Connect(t, url, &hubtest.Options{ClientID: tc.first})
+			live.MustRegister(t, macA)
+			intruder := hubtest.Connect(t, url, &hubtest.Options{ClientID: tc.second, Handle: func(context.Context, string, json.RawMessage) (json.RawMessage, *jsonrpc2.Error) {
 				return json.RawMessage(`"intruder answered"`), nil
 			}})
 			_, err := intruder.Register(ctxFor(t), macA, hubtest.Tools)
@@ -210,7 +192,7 @@ func TestSecondRegistrationReplaces(t *testing.T) {
 	defer cancel()
 	release := make(chan struct{})
 	received := make(chan struct{}, 1)
-	old := dial(t, url, &hubtest.Options{ClientID: "dev-1", Handle: func(ctx context.Context, _ string, _ json.RawMessage) (json.RawMessage, *jsonrpc2.Error) {
+	old := hubtest.Connect(t, url, &hubtest.Options{ClientID: "dev-1", Handle: func(ctx context.Context, _ string, _ json.RawMessage) (json.RawMessage, *jsonrpc2.Error) {
 		select { // the call has reached the device
 		case received <- struct{}{}:
 		default:
@@ -222,7 +204,7 @@ func TestSecondRegistrationReplaces(t *testing.T) {
 		return nil, &jsonrpc2.Error{Code: -32000, Message: "too late"}
 	}})
 	defer close(release)
-	register(t, old, macA)
+	old.MustRegister(t, macA)
 	next(t, events, hub.Registered)
 
 	pending := make(chan error, 1)
@@ -232,8 +214,8 @@ func TestSecondRegistrationReplaces(t *testing.T) {
 	}()
 	waitReceived(t, received) // the call is in flight on the line
 
-	fresh := dial(t, url, &hubtest.Options{ClientID: "dev-1"})
-	register(t, fresh, macA)
+	fresh := hubtest.Connect(t, url, &hubtest.Options{ClientID: "dev-1"})
+	fresh.MustRegister(t, macA)
 	if e := next(t, events, hub.Disconnected); !errors.Is(e.Reason, hub.ErrReplaced) {
 		t.Fatalf("disconnected because %v, want ErrReplaced", e.Reason)
 	}
@@ -265,7 +247,7 @@ func TestDeviceToken(t *testing.T) {
 		}
 	}
 	for i, tok := range []string{"s3cret", "other"} {
-		register(t, dial(t, url, &hubtest.Options{Token: tok}), "AA-BB-CC-DD-EE-0"+string(rune('1'+i)))
+		hubtest.Connect(t, url, &hubtest.Options{Token: tok}).MustRegister(t, "AA-BB-CC-DD-EE-0"+string(rune('1'+i)))
 	}
 }
 
@@ -274,14 +256,14 @@ func TestCall(t *testing.T) {
 	h, url := start(t, nil)
 	events, cancel := h.Subscribe(0)
 	defer cancel()
-	d := dial(t, url, &hubtest.Options{Handle: func(_ context.Context, tool string, input json.RawMessage) (json.RawMessage, *jsonrpc2.Error) {
+	d := hubtest.Connect(t, url, &hubtest.Options{Handle: func(_ context.Context, tool string, input json.RawMessage) (json.RawMessage, *jsonrpc2.Error) {
 		if tool == "amplify_volume" {
 			data := json.RawMessage(`{"details":"level 99 refused by the amplifier"}`)
 			return nil, &jsonrpc2.Error{Code: -32000, Message: "执行失败", Data: &data}
 		}
 		return json.RawMessage(`{"volume":30,"a":1}`), nil // key order kept: not re-encoded
 	}})
-	register(t, d, macA)
+	d.MustRegister(t, macA)
 
 	res, err := h.Call(ctxFor(t), "aa-bb-cc-dd-ee-01", "get_status", json.RawMessage(`{}`))
 	if err != nil || string(res) != `{"volume":30,"a":1}` {
@@ -321,7 +303,7 @@ func TestCall(t *testing.T) {
 func TestValidate(t *testing.T) {
 	leakcheck.Check(t)
 	h, url := start(t, nil)
-	register(t, dial(t, url, nil), macA)
+	hubtest.Connect(t, url, nil).MustRegister(t, macA)
 	if d, err := h.Validate(macA, "amplify_volume", json.RawMessage(`{"level":80}`)); err != nil || d.SubType != "control" {
 		t.Fatalf("valid input: %v %+v", err, d)
 	}
@@ -346,7 +328,7 @@ func TestDeviceDropsMidCall(t *testing.T) {
 	events, cancel := h.Subscribe(0)
 	defer cancel()
 	received := make(chan struct{}, 1)
-	d := dial(t, url, &hubtest.Options{Handle: func(ctx context.Context, _ string, _ json.RawMessage) (json.RawMessage, *jsonrpc2.Error) {
+	d := hubtest.Connect(t, url, &hubtest.Options{Handle: func(ctx context.Context, _ string, _ json.RawMessage) (json.RawMessage, *jsonrpc2.Error) {
 		select { // the call has reached the device
 		case received <- struct{}{}:
 		default:
@@ -354,7 +336,7 @@ func TestDeviceDropsMidCall(t *testing.T) {
 		<-ctx.Done() // never answers
 		return nil, nil
 	}})
-	register(t, d, macA)
+	d.MustRegister(t, macA)
 	done, ok := h.Done(macA)
 	if !ok {
 		t.Fatal("no Done for a registered device")
@@ -383,7 +365,7 @@ func TestCallContext(t *testing.T) {
 	h, url := start(t, nil)
 	release := make(chan struct{})
 	received := make(chan struct{}, 1)
-	d := dial(t, url, &hubtest.Options{Handle: func(ctx context.Context, _ string, _ json.RawMessage) (json.RawMessage, *jsonrpc2.Error) {
+	d := hubtest.Connect(t, url, &hubtest.Options{Handle: func(ctx context.Context, _ string, _ json.RawMessage) (json.RawMessage, *jsonrpc2.Error) {
 		select { // the call has reached the device
 		case received <- struct{}{}:
 		default:
@@ -391,7 +373,7 @@ func TestCallContext(t *testing.T) {
 		<-release
 		return json.RawMessage(`"late"`), nil
 	}})
-	register(t, d, macA)
+	d.MustRegister(t, macA)
 	ctx, cancelCall := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() {
@@ -412,8 +394,8 @@ func TestCallContext(t *testing.T) {
 func TestSendInOrder(t *testing.T) {
 	leakcheck.Check(t)
 	h, url := start(t, nil)
-	d := dial(t, url, nil)
-	register(t, d, macA)
+	d := hubtest.Connect(t, url, nil)
+	d.MustRegister(t, macA)
 	const n = 200
 	for i := range n {
 		if err := h.Send(macA, "chunk", string(rune('a'+i%26))); err != nil {
@@ -443,7 +425,7 @@ func TestCloseEndsEverything(t *testing.T) {
 	events, cancel := h.Subscribe(0)
 	defer cancel()
 	received := make(chan struct{}, 1)
-	d := dial(t, url, &hubtest.Options{Handle: func(ctx context.Context, _ string, _ json.RawMessage) (json.RawMessage, *jsonrpc2.Error) {
+	d := hubtest.Connect(t, url, &hubtest.Options{Handle: func(ctx context.Context, _ string, _ json.RawMessage) (json.RawMessage, *jsonrpc2.Error) {
 		select { // the call has reached the device
 		case received <- struct{}{}:
 		default:
@@ -451,7 +433,7 @@ func TestCloseEndsEverything(t *testing.T) {
 		<-ctx.Done()
 		return nil, nil
 	}})
-	register(t, d, macA)
+	d.MustRegister(t, macA)
 	errc := make(chan error, 1)
 	go func() {
 		_, err := h.Call(context.Background(), macA, "get_status", json.RawMessage(`{}`))
@@ -469,35 +451,18 @@ func TestCloseEndsEverything(t *testing.T) {
 	}
 }
 
-func TestParseMAC(t *testing.T) {
-	for in, want := range map[string]string{
-		"AA-BB-CC-DD-EE-FF": "AA-BB-CC-DD-EE-FF",
-		"aa:bb:cc:dd:ee:0f": "AA-BB-CC-DD-EE-0F",
-		"aa-bb-cc-dd-ee-ff": "AA-BB-CC-DD-EE-FF",
-		"AA-BB:CC-DD-EE-FF": "",
-		"AA-BB-CC-DD-EE":    "",
-		"AA-BB-CC-DD-EE-FG": "",
-		"":                  "",
-	} {
-		got, err := hub.ParseMAC(in)
-		if got != want || (err != nil) != (want == "") {
-			t.Errorf("ParseMAC(%q) = %q, %v; want %q", in, got, err, want)
-		}
-	}
-}
-
 func TestLineThatNeverRegistersIsClosed(t *testing.T) {
 	leakcheck.Check(t)
 	_, url := start(t, &hub.Options{RegisterTimeout: 50 * time.Millisecond})
-	idle := dial(t, url, nil)
+	idle := hubtest.Connect(t, url, nil)
 	select {
 	case <-idle.Done():
 	case <-time.After(10 * time.Second):
 		t.Fatal("an unregistered line stayed open")
 	}
 	// A line that registers in time stays.
-	d := dial(t, url, nil)
-	register(t, d, macA)
+	d := hubtest.Connect(t, url, nil)
+	d.MustRegister(t, macA)
 	select {
 	case <-d.Done():
 		t.Fatal("a registered line was closed")

@@ -63,7 +63,7 @@ func params(mac, tools string) string {
 func TestToolLimits(t *testing.T) {
 	leakcheck.Check(t)
 	_, url := start(t, &hub.Options{MaxTools: 4, MaxSchemaBytes: 4000})
-	d := dial(t, url, nil)
+	d := hubtest.Connect(t, url, nil)
 
 	details := refusal(t, d, params(macA, declarations(5, 10, false)))
 	if want := "5 tools declared: at most 4 are allowed per device (agent.limits.tools_per_device)"; details != want {
@@ -92,7 +92,7 @@ func TestToolLimits(t *testing.T) {
 func TestToolLimitsBeforeCompiling(t *testing.T) {
 	leakcheck.Check(t)
 	_, url := start(t, &hub.Options{MaxTools: 4, MaxSchemaBytes: 4000})
-	d := dial(t, url, nil)
+	d := hubtest.Connect(t, url, nil)
 	if details := refusal(t, d, params(macA, declarations(2, 10, true))); !strings.Contains(details, "tools[1]") {
 		t.Fatalf("a bad schema within the limits: %q, want the schema's problem", details)
 	}
@@ -110,7 +110,7 @@ func TestToolLimitsBeforeCompiling(t *testing.T) {
 func TestToolLimitsDefaults(t *testing.T) {
 	leakcheck.Check(t)
 	_, url := start(t, nil)
-	d := dial(t, url, nil)
+	d := hubtest.Connect(t, url, nil)
 	if details := refusal(t, d, params(macA, declarations(129, 10, false))); !strings.Contains(details, "129 tools declared: at most 128") {
 		t.Errorf("129 tools: %q", details)
 	}

@@ -8,21 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/transport"
-)
-
-// The methods of the device protocol (docs/protocol.md).
-const (
-	MethodRegisterTools = "mcp/registerTools"
-	MethodExecute       = "mcp/tool/execute"
-	MethodAIMessage     = "mcp/ai/message"
-)
-
-// JSON-RPC codes the hub answers with.
-const (
-	CodeMethodNotFound = -32601
-	CodeInvalidParams  = -32602
-	CodeInternalError  = -32603
 )
 
 // line is one device's WebSocket. Its read loop (serve) is the only reader; writers are Call,
@@ -85,14 +72,14 @@ func (l *line) serve() {
 		case transport.KindResponse:
 			l.deliver(m)
 		case transport.KindRequest:
-			if m.Method == MethodRegisterTools {
+			if m.Method == protocol.MethodRegisterTools {
 				l.register(m)
 				continue
 			}
 			if l.user(m) {
 				continue
 			}
-			l.writeError(m.ID, CodeMethodNotFound, "Method not found", fmt.Sprintf("the server has no method %q", m.Method))
+			l.writeError(m.ID, protocol.CodeMethodNotFound, "Method not found", fmt.Sprintf("the server has no method %q", m.Method))
 		case transport.KindNotification:
 			if l.user(m) {
 				continue
@@ -110,7 +97,7 @@ func (l *line) serve() {
 func (l *line) writeError(id json.RawMessage, code int64, message, details string) {
 	l.wmu.Lock()
 	defer l.wmu.Unlock()
-	if err := l.s.WriteError(id, code, message, map[string]string{"details": details}); err != nil {
+	if err := l.s.WriteError(id, code, message, protocol.ErrorData{Details: details}); err != nil {
 		l.h.log.Debug("writing an error answer", "remote", l.remote, "err", err)
 	}
 }
@@ -161,28 +148,18 @@ func (l *line) end(why error) {
 	current := r != nil && h.devices[r.mac] == r
 	if current {
 		snap = r.snapshot()
-		delete(h.devices, r.mac)
-		h.releaseToolset(r.tools)
-		close(r.done)
+		h.drop(r)
 	}
 	h.mu.Unlock()
 	if current {
+		if h.opts.Cluster != nil {
+			h.opts.Cluster.Release(r.mac, r.since)
+		}
 		h.log.Info("device disconnected", "mac", r.mac, "remote", l.remote, "reason", why)
 		h.emit(Event{Kind: Disconnected, Device: snap, Reason: why})
 	} else {
 		h.log.Debug("line closed", "remote", l.remote, "reason", why)
 	}
-}
-
-type registerParams struct {
-	MAC   string          `json:"mac_addr"`
-	Tools json.RawMessage `json:"tools"`
-}
-
-type registerResult struct {
-	Status   string   `json:"status"`
-	Message  string   `json:"message"`
-	Features []string `json:"features,omitempty"` // what the server takes beyond seed 002
 }
 
 // register answers one mcp/registerTools; see the package documentation for the rules. The
@@ -193,7 +170,7 @@ func (l *line) register(m *transport.Message) {
 		l.refuse(m.ID, "", details)
 		return
 	}
-	var p registerParams
+	var p protocol.RegisterParams[json.RawMessage]
 	if len(m.Params) == 0 || m.Params[0] != '{' {
 		l.refuse(m.ID, "", "params must be an object with mac_addr and tools")
 		return
@@ -202,9 +179,9 @@ func (l *line) register(m *transport.Message) {
 		l.refuse(m.ID, "", "params: "+err.Error())
 		return
 	}
-	mac, err := ParseMAC(p.MAC)
+	mac, err := protocol.ParseMAC(p.MAC)
 	if err != nil {
-		l.refuse(m.ID, p.MAC, err.Error())
+		l.refuse(m.ID, p.MAC, "mac_addr "+err.Error())
 		return
 	}
 	if details := h.checkTools(p.Tools); details != "" {
@@ -227,6 +204,40 @@ func (l *line) register(m *transport.Message) {
 		l.refuse(m.ID, mac, err.Error())
 		return
 	}
+	since := time.Now()
+	// claimed: this line holds mac in the cluster, or is to once decided; "held" when it did
+	// before this registration (its tools change), so a refusal now must not release it.
+	claimed, held := false, false
+	if h.opts.Cluster != nil {
+		var refusal string
+		since, refusal, err = l.claim(mac, ts)
+		if refusal != "" || err != nil {
+			h.mu.Lock()
+			h.releaseToolset(ts)
+			h.mu.Unlock()
+			if err != nil {
+				h.log.Error("registration refused: the cluster could not decide who holds the MAC", "mac", mac, "remote", l.remote, "err", err)
+				l.writeError(m.ID, protocol.CodeInternalError, "Internal error", "the server could not check with the other nodes of its cluster which one holds "+mac+"; it logged why. Try again")
+				return
+			}
+			l.refuse(m.ID, mac, refusal)
+			return
+		}
+		claimed = true
+		h.mu.Lock()
+		held = l.reg != nil && h.devices[mac] == l.reg
+		h.mu.Unlock()
+	}
+	// unclaim undoes a claim that the registration did not keep; called with Hub.mu held.
+	unclaim := func() {
+		if !claimed {
+			return
+		}
+		delete(h.claiming, mac)
+		if !held {
+			h.wg.Go(func() { h.opts.Cluster.Release(mac, since) })
+		}
+	}
 
 	ctx, cancel = context.WithTimeout(context.Background(), bindingTimeout) // compiling took a while
 	defer cancel()
@@ -236,6 +247,7 @@ func (l *line) register(m *transport.Message) {
 		h.bmu.Unlock()
 		h.mu.Lock()
 		h.releaseToolset(ts)
+		unclaim()
 		h.mu.Unlock()
 		l.refuseBinding(m.ID, mac, err)
 		return
@@ -250,6 +262,9 @@ func (l *line) register(m *transport.Message) {
 		msg      = "Tools were successfully registered."
 	)
 	cur := h.devices[mac]
+	if claimed {
+		delete(h.claiming, mac)
+	}
 	switch {
 	case h.closed:
 		conflict = "the server is shutting down"
@@ -265,17 +280,19 @@ func (l *line) register(m *transport.Message) {
 		cur.tools = ts
 		events = append(events, Event{Kind: ToolsChanged, Device: cur.snapshot()})
 		msg = "Tools were successfully updated."
-	case cur != nil && (l.clientID == "" || l.clientID != cur.line.clientID):
+	case cur != nil && cur.line != nil && (l.clientID == "" || l.clientID != cur.clientID):
 		conflict = liveConflict(mac, cur)
 	default:
-		if cur != nil { // the same device on a new line: the old one is dead and unnoticed
+		switch {
+		case cur != nil && cur.line == nil: // another node's, until this node's claim just now
+			events = append(events, Event{Kind: Disconnected, Device: cur.snapshot(), Reason: ErrMoved})
+			h.drop(cur)
+		case cur != nil: // the same device on a new line: the old one is dead and unnoticed
 			replace = cur.line
 			events = append(events, Event{Kind: Disconnected, Device: cur.snapshot(), Reason: ErrReplaced})
-			delete(h.devices, mac)
-			h.releaseToolset(cur.tools)
-			close(cur.done)
+			h.drop(cur)
 		}
-		r := &registration{mac: mac, line: l, since: time.Now(), tools: ts, done: make(chan struct{})}
+		r := &registration{mac: mac, line: l, node: h.nodeName(), remote: l.remote, clientID: l.clientID, since: since, tools: ts, done: make(chan struct{})}
 		h.devices[mac] = r
 		if l.reg == nil {
 			close(l.registered)
@@ -285,6 +302,7 @@ func (l *line) register(m *transport.Message) {
 	}
 	if conflict != "" {
 		h.releaseToolset(ts)
+		unclaim()
 	}
 	h.mu.Unlock()
 	if conflict == "" && bind {
@@ -303,13 +321,13 @@ func (l *line) register(m *transport.Message) {
 
 	var werr error
 	if conflict == "" {
-		werr = l.s.WriteResult(m.ID, registerResult{Status: "registered", Message: msg, Features: h.features()})
+		werr = l.s.WriteResult(m.ID, protocol.RegisterResult{Status: protocol.StatusRegistered, Message: msg, Features: h.features()})
 	}
 	l.wmu.Unlock()
 
 	if conflict != "" {
 		h.log.Warn("registration refused", "mac", mac, "remote", l.remote, "client_id", l.clientID, "reason", conflict)
-		l.writeError(m.ID, CodeInvalidParams, "Invalid params", conflict)
+		l.writeError(m.ID, protocol.CodeInvalidParams, "Invalid params", conflict)
 		h.emit(Event{Kind: Refused, Device: Device{MAC: mac, RemoteAddr: l.remote, ClientID: l.clientID}, Reason: errors.New(conflict)})
 		return
 	}
@@ -334,7 +352,7 @@ func (l *line) register(m *transport.Message) {
 // Hub.mu held.
 func liveConflict(mac string, cur *registration) string {
 	return fmt.Sprintf("MAC %s is already registered by a live connection from %s since %s; only the same device (same Client-Id) may replace it",
-		mac, cur.line.remote, cur.since.UTC().Format(time.RFC3339))
+		mac, cur.remote, cur.since.UTC().Format(time.RFC3339))
 }
 
 // refuseBinding answers a registration checkBinding refused or could not decide. A MAC that a
@@ -344,12 +362,12 @@ func (l *line) refuseBinding(id json.RawMessage, mac string, err error) {
 	var be *bindingError
 	if !errors.As(err, &be) {
 		h.log.Error("registration refused: the device bindings cannot be read", "mac", mac, "remote", l.remote, "err", err)
-		l.writeError(id, CodeInternalError, "Internal error", "the server could not check which client "+mac+" is bound to; it logged why")
+		l.writeError(id, protocol.CodeInternalError, "Internal error", "the server could not check which client "+mac+" is bound to; it logged why")
 		return
 	}
 	details := be.details
 	h.mu.Lock()
-	if cur := h.devices[mac]; cur != nil && cur.line != l {
+	if cur := h.devices[mac]; cur != nil && cur.line != nil && cur.line != l {
 		details = liveConflict(mac, cur)
 	}
 	h.mu.Unlock()
@@ -409,6 +427,6 @@ func (h *Hub) closeLine(l *line) {
 // refuse answers a malformed registration with -32602 and data.details.
 func (l *line) refuse(id json.RawMessage, mac, details string) {
 	l.h.log.Warn("registration refused", "mac", mac, "remote", l.remote, "client_id", l.clientID, "reason", details)
-	l.writeError(id, CodeInvalidParams, "Invalid params", details)
+	l.writeError(id, protocol.CodeInvalidParams, "Invalid params", details)
 	l.h.emit(Event{Kind: Refused, Device: Device{MAC: mac, RemoteAddr: l.remote, ClientID: l.clientID}, Reason: errors.New(details)})
 }

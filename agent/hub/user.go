@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/transport"
 )
 
@@ -21,33 +22,10 @@ import (
 // per line transcribes the audio and runs the turns in order, so a device has one turn at a
 // time and its session's history stays in the order things were said.
 
-// The methods beyond seed 002, and the features the registration answer lists for them.
-const (
-	MethodUserText      = "mcp/user/text"
-	MethodUserAudio     = "mcp/user/audio"
-	MethodUserInterrupt = "mcp/user/interrupt"
-
-	FeatureUserText  = "user/text"
-	FeatureUserAudio = "user/audio"
-)
-
-// More JSON-RPC codes the hub answers with.
-const (
-	CodeInvalidRequest = -32600
-	CodeSTTFailed      = -32000 // the speech-to-text engine failed; data.details names it
-	CodeBusy           = -32002 // the device has as many utterances waiting as it may
-)
-
-// What mcp/user/audio carries: 16 kHz mono signed 16-bit little-endian samples.
-const (
-	AudioFormat = "pcm_s16le"
-	AudioRate   = 16000
-)
-
 // Defaults of Options.MaxUtterance, Options.MaxText, Options.UserQueue and
 // Options.TranscribeTimeout.
 const (
-	DefaultMaxUtterance      = 30 * time.Second
+	DefaultMaxUtterance      = protocol.MaxUtterance
 	DefaultMaxText           = 64 << 10
 	DefaultUserQueue         = 4
 	DefaultTranscribeTimeout = 30 * time.Second
@@ -79,14 +57,11 @@ type UserTurn struct {
 	ID     string // the turn_id the device was answered
 	Text   string
 	Lang   string
-	Source string // "voice" when heard (by the device or, for audio, the server), else what the device said
+	Source string // protocol.SourceVoice when heard (by the device or, for audio, the server), else what the device said
 }
 
 // ErrInterrupted is the cause of a turn's context when the device sent mcp/user/interrupt.
 var ErrInterrupted = errors.New("hub: the person spoke over the reply (mcp/user/interrupt)")
-
-// SourceVoice is UserTurn.Source for what was heard rather than typed.
-const SourceVoice = "voice"
 
 type userJob struct {
 	id    json.RawMessage
@@ -95,37 +70,17 @@ type userJob struct {
 	audio *Utterance // nil for text
 }
 
-type userTextParams struct {
-	Text   string `json:"text"`
-	Lang   string `json:"lang"`
-	Source string `json:"source"`
-}
-
-type userAudioParams struct {
-	Format   string `json:"format"`
-	Rate     int    `json:"rate"`
-	Channels int    `json:"channels"`
-	Audio    string `json:"audio"` // base64, decoded once its length is checked
-	Lang     string `json:"lang"`
-}
-
-type userResult struct {
-	Status string `json:"status"`
-	Text   string `json:"text,omitempty"`
-	TurnID string `json:"turn_id,omitempty"`
-}
-
 // features is what the registration answer lists: nil without a Listener.
 func (h *Hub) features() []string {
 	if h.opts.Listener == nil {
 		return nil
 	}
-	return []string{FeatureUserText, FeatureUserAudio}
+	return []string{protocol.FeatureUserText, protocol.FeatureUserAudio}
 }
 
 // maxAudioBase64 is the longest audio member an utterance of MaxUtterance takes.
 func (h *Hub) maxAudioBase64() int {
-	samples := int(h.opts.MaxUtterance / time.Second * AudioRate)
+	samples := int(h.opts.MaxUtterance / time.Second * protocol.AudioRate)
 	return base64.StdEncoding.EncodedLen(2 * samples)
 }
 
@@ -133,7 +88,7 @@ func (h *Hub) maxAudioBase64() int {
 // method. It runs in the read loop: it only checks and queues.
 func (l *line) user(m *transport.Message) bool {
 	switch m.Method {
-	case MethodUserText, MethodUserAudio, MethodUserInterrupt:
+	case protocol.MethodUserText, protocol.MethodUserAudio, protocol.MethodUserInterrupt:
 	default:
 		return false
 	}
@@ -141,7 +96,7 @@ func (l *line) user(m *transport.Message) bool {
 	if h.opts.Listener == nil {
 		return false // a seed-002 server: -32601, or ignored without an id
 	}
-	if m.Method == MethodUserInterrupt {
+	if m.Method == protocol.MethodUserInterrupt {
 		l.interrupt()
 		if m.ID != nil {
 			l.writeResult(m.ID, struct{}{})
@@ -154,19 +109,19 @@ func (l *line) user(m *transport.Message) bool {
 	}
 	mac := l.mac()
 	if mac == "" {
-		l.writeError(m.ID, CodeInvalidRequest, "Invalid Request", "register first (mcp/registerTools): what a person says goes to a registered device's turn")
+		l.writeError(m.ID, protocol.CodeInvalidRequest, "Invalid Request", "register first (mcp/registerTools): what a person says goes to a registered device's turn")
 		return true
 	}
 	j := userJob{id: m.ID, mac: mac}
 	var details string
-	if m.Method == MethodUserText {
+	if m.Method == protocol.MethodUserText {
 		details = l.parseText(m.Params, &j)
 	} else {
 		details = l.parseAudio(m.Params, &j)
 	}
 	if details != "" {
 		h.log.Info("user request refused", "mac", mac, "method", m.Method, "reason", details)
-		l.writeError(m.ID, CodeInvalidParams, "Invalid params", details)
+		l.writeError(m.ID, protocol.CodeInvalidParams, "Invalid params", details)
 		return true
 	}
 	select {
@@ -174,13 +129,13 @@ func (l *line) user(m *transport.Message) bool {
 	default:
 		details = fmt.Sprintf("this device already has %d request(s) waiting to be heard or answered, the most it may; say it again when the reply is over", cap(l.slots))
 		h.log.Warn("user request refused: too many waiting", "mac", mac, "method", m.Method, "waiting", cap(l.slots))
-		l.writeError(m.ID, CodeBusy, "Busy", details)
+		l.writeError(m.ID, protocol.CodeBusy, "Busy", details)
 		return true
 	}
 	j.turn.ID = newTurnID()
 	if j.audio == nil {
 		// Answered before the job is queued: the turn's messages must not overtake the answer.
-		l.writeResult(m.ID, userResult{Status: "accepted", TurnID: j.turn.ID})
+		l.writeResult(m.ID, protocol.UserResult{Status: protocol.StatusAccepted, TurnID: j.turn.ID})
 		h.heard(l, j.turn)
 	}
 	l.userq <- j // never blocks: a slot is held
@@ -188,7 +143,7 @@ func (l *line) user(m *transport.Message) bool {
 }
 
 func (l *line) parseText(raw json.RawMessage, j *userJob) string {
-	var p userTextParams
+	var p protocol.UserTextParams
 	if len(raw) == 0 || raw[0] != '{' {
 		return `params must be an object: {"text": "...", "lang": "en", "source": "voice"}`
 	}
@@ -213,25 +168,26 @@ func (l *line) parseAudio(raw json.RawMessage, j *userJob) string {
 	if len(raw) == 0 || raw[0] != '{' {
 		return `params must be an object: {"format": "pcm_s16le", "rate": 16000, "channels": 1, "audio": "<base64>", "lang": "en"}`
 	}
-	var p userAudioParams
+	// The line's read limit holds the audio to about what an utterance of MaxUtterance takes, so
+	// decoding it all before checking its length costs no more than the frame did.
+	var p protocol.UserAudioParams
 	if err := json.Unmarshal(raw, &p); err != nil {
+		var notBase64 base64.CorruptInputError
+		if errors.As(err, &notBase64) {
+			return "audio is not base64: " + err.Error()
+		}
 		return "params: " + err.Error()
 	}
-	switch {
-	case p.Format != AudioFormat:
-		return fmt.Sprintf("format %q is not taken: send %q (signed 16-bit little-endian PCM)", p.Format, AudioFormat)
-	case p.Rate != AudioRate:
-		return fmt.Sprintf("rate %d is not taken: send %d samples per second", p.Rate, AudioRate)
+	pcm := p.Audio
+	switch max := int(h.opts.MaxUtterance / time.Second * protocol.AudioRate); {
+	case p.Format != protocol.AudioFormat:
+		return fmt.Sprintf("format %q is not taken: send %q (signed 16-bit little-endian PCM)", p.Format, protocol.AudioFormat)
+	case p.Rate != protocol.AudioRate:
+		return fmt.Sprintf("rate %d is not taken: send %d samples per second", p.Rate, protocol.AudioRate)
 	case p.Channels != 1:
 		return fmt.Sprintf("channels %d is not taken: send mono (1)", p.Channels)
-	case len(p.Audio) > h.maxAudioBase64():
-		n := base64.StdEncoding.DecodedLen(len(p.Audio)) / 2
-		return fmt.Sprintf("the audio is about %d samples: an utterance may be at most %s (%d samples)", n, h.opts.MaxUtterance, int(h.opts.MaxUtterance/time.Second*AudioRate))
-	}
-	pcm, err := base64.StdEncoding.DecodeString(p.Audio)
-	switch {
-	case err != nil:
-		return "audio is not base64: " + err.Error()
+	case len(pcm)/2 > max:
+		return fmt.Sprintf("the audio is about %d samples: an utterance may be at most %s (%d samples)", len(pcm)/2, h.opts.MaxUtterance, max)
 	case len(pcm) == 0:
 		return "audio is empty: send one utterance"
 	case len(pcm)%2 != 0:
@@ -242,7 +198,7 @@ func (l *line) parseAudio(raw json.RawMessage, j *userJob) string {
 		samples[i] = int16(binary.LittleEndian.Uint16(pcm[2*i:]))
 	}
 	j.audio = &Utterance{Samples: samples, Rate: p.Rate, Lang: p.Lang}
-	j.turn = UserTurn{MAC: j.mac, Lang: p.Lang, Source: SourceVoice}
+	j.turn = UserTurn{MAC: j.mac, Lang: p.Lang, Source: protocol.SourceVoice}
 	return ""
 }
 
@@ -267,17 +223,17 @@ func (l *line) runUser(j userJob) {
 		took := time.Since(start)
 		if err != nil {
 			h.log.Warn("speech to text failed", "mac", j.mac, "audio", audioLength(j.audio), "took", took, "err", err)
-			l.writeError(j.id, CodeSTTFailed, "Speech to text failed", err.Error())
+			l.writeError(j.id, protocol.CodeServerError, "Speech to text failed", err.Error())
 			return
 		}
 		j.turn.Text = strings.TrimSpace(text)
 		if j.turn.Text == "" {
 			h.log.Info("heard nothing understood", "mac", j.mac, "audio", audioLength(j.audio), "took", took)
-			l.writeResult(j.id, userResult{Status: "empty"})
+			l.writeResult(j.id, protocol.UserResult{Status: protocol.StatusEmpty})
 			return
 		}
 		h.log.Debug("transcribed", "mac", j.mac, "audio", audioLength(j.audio), "took", took)
-		l.writeResult(j.id, userResult{Status: "accepted", Text: j.turn.Text, TurnID: j.turn.ID})
+		l.writeResult(j.id, protocol.UserResult{Status: protocol.StatusAccepted, Text: j.turn.Text, TurnID: j.turn.ID})
 		h.heard(l, j.turn)
 	}
 	ctx, cancel := context.WithCancelCause(l.ctx)
@@ -305,7 +261,11 @@ func (l *line) interrupt() {
 // heard logs and publishes what a person said to a device.
 func (h *Hub) heard(l *line, t UserTurn) {
 	h.log.Info("heard", "mac", t.MAC, "text", t.Text, "source", t.Source, "turn_id", t.ID)
-	h.emit(Event{Kind: Heard, Device: Device{MAC: t.MAC, RemoteAddr: l.remote, ClientID: l.clientID}, Text: t.Text, Source: t.Source, TurnID: t.ID})
+	e := Event{Kind: Heard, Device: Device{MAC: t.MAC, RemoteAddr: l.remote, ClientID: l.clientID, Node: h.nodeName()}, Text: t.Text, Source: t.Source, TurnID: t.ID}
+	h.emit(e)
+	if h.opts.Cluster != nil {
+		h.opts.Cluster.Publish(e)
+	}
 }
 
 // mac is the MAC the line serves now; "" before it registered or once replaced.

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/devicectl/devicectl/agent"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -212,7 +213,7 @@ func TestToolErrorFedBackToModel(t *testing.T) {
 	r := newReplay(t, sse("tool_fragments.sse"), sse("after_tool_error.sse"))
 	turn := &fakeTurn{req: agent.Request{Text: "louder"}, decls: deviceTools(t),
 		call: func(string, json.RawMessage) (json.RawMessage, error) {
-			return nil, &agent.ToolError{Code: agent.CodeBusy, Message: "speaker busy", Details: "playing a sound"}
+			return nil, &agent.ToolError{Code: protocol.CodeBusy, Message: "speaker busy", Details: "playing a sound"}
 		}}
 	if err := newPlanner(t, r.url(), nil).Plan(t.Context(), turn); err != nil {
 		t.Fatal(err)

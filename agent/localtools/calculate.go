@@ -74,7 +74,7 @@ type calculateInput struct {
 
 func calculateTool() (*tools.Tool, error) {
 	t, err := tools.Func(tools.Declaration{
-		Name: "calculate",
+		Name: ToolCalculate,
 		Description: "Computes an arithmetic expression exactly and returns " +
 			`{"result": number, "operation": string, "numbers": [the numbers used]}; ` +
 			"integers keep all their digits (up to 1000), and a result that had to be rounded (1/3, sqrt(2)) " +

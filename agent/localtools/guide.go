@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/devicectl/devicectl/agent"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -27,7 +28,7 @@ func Guide(query string) (string, error) {
 	topic := topicOf(q)
 	h, known := hintFor(topic)
 	var b strings.Builder
-	if isChinese(q) {
+	if agent.Chinese(q) {
 		areas := "它的原理、应用还是发展历史"
 		if known {
 			areas = h.zhAreas
@@ -69,7 +70,7 @@ func cleanQuery(query string) (string, error) {
 
 func guideTool() (*tools.Tool, error) {
 	t, err := tools.Func(tools.Declaration{
-		Name: NameGuide,
+		Name: ToolGuide,
 		Description: "Returns questions to ask the user when a request is too broad or vague to answer or search well " +
 			"(e.g. just a topic like \"人工智能\"): what they want to know, which area, for what purpose, at what depth. " +
 			"Ask the user these questions (you may adapt them) and wait for the answer before searching. " +

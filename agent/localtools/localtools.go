@@ -19,10 +19,10 @@ type Options struct {
 
 // Names of the tools Register adds.
 const (
-	NameCalculate = "calculate"
-	NameGuide     = "guide_user_detail"
-	NameSplit     = "split_query_to_dimension"
-	NameSearch    = "search_web"
+	ToolCalculate = "calculate"
+	ToolGuide     = "guide_user_detail"
+	ToolSplit     = "split_query_to_dimension"
+	ToolSearch    = "search_web"
 )
 
 // Register adds calculate, guide_user_detail, split_query_to_dimension and

@@ -51,7 +51,7 @@ type searchInput struct {
 
 func searchTool(b Backend, log *slog.Logger) (*tools.Tool, error) {
 	t, err := tools.Func(tools.Declaration{
-		Name: NameSearch,
+		Name: ToolSearch,
 		Description: "Searches the web and returns a list of results, best first: " +
 			`[{"url","id","title","score" (relevance 0..1),"publishedDate","author","text","summary"}]. ` +
 			"Use it for current events, facts you are unsure of, or anything after your training data; " +

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/devicectl/devicectl/agent"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -84,7 +85,7 @@ func Split(query string) (*Dimensions, error) {
 	if err != nil {
 		return nil, err
 	}
-	zh := isChinese(q)
+	zh := agent.Chinese(q)
 	type part struct {
 		a       aspect
 		topic   string
@@ -416,7 +417,7 @@ func resolvePronoun(text, topic string, zh bool) string {
 
 func splitTool() (*tools.Tool, error) {
 	t, err := tools.Func(tools.Declaration{
-		Name: NameSplit,
+		Name: ToolSplit,
 		Description: "Splits a research request into dimensions to search separately, returning " +
 			`{"dimensions":[{"name","query","explanation"}]}: each query is a self-contained search query. ` +
 			"Use it before search_web when a request asks several things (\"什么是强化学习以及它的应用\") " +

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/devicectl/devicectl/agent"
 )
 
 // The seed's own example for guide_user_detail, to the character.
@@ -52,7 +54,7 @@ func TestGuide(t *testing.T) {
 		if !strings.Contains(got, tt.contains) {
 			t.Errorf("Guide(%q) does not contain %q:\n%s", tt.query, tt.contains, got)
 		}
-		if isChinese(tt.query) != strings.Contains(got, "您") {
+		if agent.Chinese(tt.query) != strings.Contains(got, "您") {
 			t.Errorf("Guide(%q) answered in the wrong language:\n%s", tt.query, got)
 		}
 		if again, _ := Guide(tt.query); again != got {

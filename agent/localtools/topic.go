@@ -2,19 +2,9 @@ package localtools
 
 import (
 	"strings"
-	"unicode"
-)
 
-// isChinese reports whether text contains Han characters: guide_user_detail
-// and split_query_to_dimension then answer in Chinese.
-func isChinese(text string) bool {
-	for _, r := range text {
-		if unicode.Is(unicode.Han, r) {
-			return true
-		}
-	}
-	return false
-}
+	"github.com/devicectl/devicectl/agent"
+)
 
 // hint is what we know of a few well-known topics, to give examples that
 // fit; any other topic gets generic wording. Keep entries short: they are
@@ -104,7 +94,7 @@ var (
 // is left, the request itself is the topic.
 func topicOf(query string) string {
 	q := strings.TrimSpace(query)
-	zh := isChinese(q)
+	zh := agent.Chinese(q)
 	lead, trail := enLead, enTrail
 	if zh {
 		lead, trail = zhLead, zhTrail

@@ -12,6 +12,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/devicectl/devicectl/agent/hub"
+	"github.com/devicectl/devicectl/agent/reminders"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -40,7 +42,7 @@ func (s *Server) callDevice(ctx context.Context, t deviceTool, args json.RawMess
 		}
 		if s.later >= maxLater {
 			s.mu.Unlock()
-			return toolError(fmt.Sprintf("%s: device busy (-32002): %d control calls are still waiting for their devices' answers", t.name(), maxLater)), nil
+			return toolError(fmt.Sprintf("%s: device busy (%d): %d control calls are still waiting for their devices' answers", t.name(), protocol.CodeBusy, maxLater)), nil
 		}
 		s.later++
 		// Added under s.mu so that Close, which sets closed under it, waits for every call.
@@ -125,13 +127,13 @@ func (s *Server) callAnnounce(ctx context.Context, t deviceTool, args json.RawMe
 		if err != nil {
 			details += ": " + err.Error()
 		}
-		return toolError(fmt.Sprintf("%s: Invalid params (-32602): %s", t.name(), details)), nil
+		return toolError(fmt.Sprintf("%s: Invalid params (%d): %s", t.name(), protocol.CodeInvalidParams, details)), nil
 	}
 	local, err := json.Marshal(map[string]string{"text": *in.Text, "mac": t.mac})
 	if err != nil {
 		return nil, err
 	}
-	return s.callLocalAs(ctx, t.name(), AnnounceTool, local)
+	return s.callLocalAs(ctx, t.name(), reminders.ToolAnnounce, local)
 }
 
 // callLocal runs one of the server's own tools, with the same validation as a device's.
@@ -152,7 +154,7 @@ func (s *Server) callLocalAs(ctx context.Context, shown, name string, args json.
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.Error("local tool panicked", "tool", shown, "panic", r, "stack", string(debug.Stack()))
-			res, err = toolError(fmt.Sprintf("%s: Internal error (-32603): %v", shown, r)), nil
+			res, err = toolError(fmt.Sprintf("%s: Internal error (%d): %v", shown, protocol.CodeInternalError, r)), nil
 		}
 	}()
 	v, err := p.Invoke(ctx)
@@ -165,7 +167,7 @@ func (s *Server) callLocalAs(ctx context.Context, shown, name string, args json.
 	raw, ok := v.(json.RawMessage)
 	if !ok {
 		if raw, err = json.Marshal(v); err != nil {
-			return toolError(fmt.Sprintf("%s: Internal error (-32603): the result is not JSON: %v", shown, err)), nil
+			return toolError(fmt.Sprintf("%s: Internal error (%d): the result is not JSON: %v", shown, protocol.CodeInternalError, err)), nil
 		}
 	}
 	return toolResult(raw), nil
@@ -178,7 +180,7 @@ func invalidParams(name string, pe *tools.ParamsError) string {
 	if rest, ok := strings.CutPrefix(d, "tool_input"); ok {
 		d = "arguments" + rest
 	}
-	return fmt.Sprintf("%s: Invalid params (-32602): %s", name, d)
+	return fmt.Sprintf("%s: Invalid params (%d): %s", name, protocol.CodeInvalidParams, d)
 }
 
 // objectArgs makes absent arguments an empty object: MCP hosts leave them out of a call to a tool

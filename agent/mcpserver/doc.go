@@ -16,11 +16,11 @@
 // search_web, add_user_memory, ...) keep their names: they hold no "__", so they never clash with
 // a device's. A tool's description and input schema are those its device declared.
 //
-// When the local tools include announce (AnnounceTool), each device also gets DEVICE__announce
-// {text}: it calls the local announce tool with the device's MAC, so the device shows and speaks
-// the text as every announcement does, and no argument can send it to another device. It is
-// listed and removed with the device's own tools; a device that declares a tool named announce
-// keeps its own under that name.
+// When the local tools include announce (reminders.ToolAnnounce), each device also gets
+// DEVICE__announce {text}: it calls the local announce tool with the device's MAC, so the device
+// shows and speaks the text as every announcement does, and no argument can send it to another
+// device. It is listed and removed with the device's own tools; a device that declares a tool
+// named announce keeps its own under that name.
 //
 // # Devices come and go
 //

@@ -12,12 +12,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/devicectl/devicectl/agent/server"
-	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/internal/config"
 	devhw "github.com/devicectl/devicectl/internal/hardware"
 	"github.com/devicectl/devicectl/internal/simdevice"
 	"github.com/devicectl/devicectl/internal/testing/leakcheck"
 	"github.com/devicectl/devicectl/internal/testing/servetest"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -62,7 +62,7 @@ func startSim(t *testing.T, addr, mac string) *simSpeaker {
 
 // render keeps the device's finals; past the channel's room they are dropped, and a test
 // expecting one fails.
-func (d *simSpeaker) render(m device.AIMessage) {
+func (d *simSpeaker) render(m protocol.AIMessage) {
 	if m.Type == "final" {
 		select {
 		case d.finals <- m.Content:

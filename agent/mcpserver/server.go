@@ -21,7 +21,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/devicectl/devicectl/agent/hub"
+	"github.com/devicectl/devicectl/agent/reminders"
 	"github.com/devicectl/devicectl/internal/bearer"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -78,7 +80,8 @@ type Server struct {
 	mu     sync.Mutex
 	closed bool
 	later  int // control calls running that nobody waits for, at most maxLater
-	// announces is whether Local has AnnounceTool, so that each device gets DEVICE__announce.
+	// announces is whether Local has reminders.ToolAnnounce, so that each device gets
+	// DEVICE__announce.
 	announces bool
 	listed    map[string]deviceTool // MCP tool name -> the device's tool, as listed now
 	gone      map[string]goneDevice // device name -> why its tools went
@@ -94,13 +97,11 @@ type deviceTool struct {
 	announce bool
 }
 
-// AnnounceTool is the local tool that makes a device speak first. When Options.Local has it,
-// every device also gets DEVICE__announce {text}, which calls it with the device's MAC.
-const AnnounceTool = "announce"
-
-// announceDecl is DEVICE__announce as listed: one value, so that sync sees it unchanged.
+// announceDecl is DEVICE__announce as listed: one value, so that sync sees it unchanged. When
+// Options.Local has reminders.ToolAnnounce, the local tool that makes a device speak first, every
+// device gets DEVICE__announce {text}, which calls it with the device's MAC.
 var announceDecl = tools.Declaration{
-	Name: AnnounceTool,
+	Name: reminders.ToolAnnounce,
 	Description: "Make this device say something now, without being asked: it shows and speaks text as it is, " +
 		"outside any conversation. Returns the device that said it.",
 	MainType: tools.Local,
@@ -156,7 +157,7 @@ func New(o *Options) (*Server, error) {
 	owner := map[string]string{} // alias -> MAC
 	for _, mac := range slices.Sorted(maps.Keys(o.Aliases)) {
 		a := o.Aliases[mac]
-		norm, err := hub.ParseMAC(mac)
+		norm, err := protocol.ParseMAC(mac)
 		if err != nil {
 			return nil, fmt.Errorf("mcpserver: the alias %q is for %q: %w", a, mac, err)
 		}
@@ -200,7 +201,7 @@ func New(o *Options) (*Server, error) {
 	})
 	s.mcp.AddReceivingMiddleware(s.goneDevices)
 	if opts.Local != nil {
-		_, s.announces = opts.Local.Lookup(AnnounceTool)
+		_, s.announces = opts.Local.Lookup(reminders.ToolAnnounce)
 		for _, t := range opts.Local.Tools() {
 			if err := s.addLocal(t.Declaration); err != nil {
 				s.cancel()
@@ -315,7 +316,7 @@ func (s *Server) sync(reasons map[string]error) {
 			want[n] = deviceTool{mac: d.MAC, device: name, decl: decl}
 		}
 		// A device that declares an announce tool of its own keeps it under the name.
-		if n := ToolName(name, AnnounceTool); s.announces && want[n].decl.Name == "" {
+		if n := ToolName(name, reminders.ToolAnnounce); s.announces && want[n].decl.Name == "" {
 			want[n] = deviceTool{mac: d.MAC, device: name, decl: announceDecl, announce: true}
 		}
 	}
@@ -411,10 +412,10 @@ func (s *Server) addDevice(t deviceTool) {
 	if t.announce {
 		s.mcp.AddTool(&mcp.Tool{
 			Name:        t.name(),
-			Title:       AnnounceTool + " on " + t.device,
+			Title:       reminders.ToolAnnounce + " on " + t.device,
 			Description: t.decl.Description,
 			InputSchema: t.decl.Parameters,
-			Meta:        mcp.Meta{"devicectl/mac": t.mac, "devicectl/tool": AnnounceTool, "devicectl/server": true},
+			Meta:        mcp.Meta{"devicectl/mac": t.mac, "devicectl/tool": reminders.ToolAnnounce, "devicectl/server": true},
 		}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return s.callAnnounce(ctx, t, req.Params.Arguments)
 		})
@@ -522,13 +523,13 @@ func parseErrors(next http.Handler) http.Handler {
 		r.Body.Close()
 		switch {
 		case err != nil:
-			writeRPCError(w, http.StatusBadRequest, -32700, "Parse error", "reading the request body: "+err.Error())
+			writeRPCError(w, http.StatusBadRequest, protocol.CodeParseError, "Parse error", "reading the request body: "+err.Error())
 			return
 		case len(body) > maxBody:
-			writeRPCError(w, http.StatusRequestEntityTooLarge, -32600, "Invalid Request", fmt.Sprintf("the request body is over %d bytes", maxBody))
+			writeRPCError(w, http.StatusRequestEntityTooLarge, protocol.CodeInvalidRequest, "Invalid Request", fmt.Sprintf("the request body is over %d bytes", maxBody))
 			return
 		case !json.Valid(body):
-			writeRPCError(w, http.StatusBadRequest, -32700, "Parse error", "the request body is not JSON")
+			writeRPCError(w, http.StatusBadRequest, protocol.CodeParseError, "Parse error", "the request body is not JSON")
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
@@ -554,7 +555,7 @@ func (s *Server) authorize(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !bearer.Matches(r, s.opts.Token) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="devicectl"`)
-			writeRPCError(w, http.StatusUnauthorized, -32600, "Invalid Request", "Missing or wrong bearer token in the Authorization header (the token in agent.token_file)")
+			writeRPCError(w, http.StatusUnauthorized, protocol.CodeInvalidRequest, "Invalid Request", "Missing or wrong bearer token in the Authorization header (the token in agent.token_file)")
 			return
 		}
 		next.ServeHTTP(w, r)

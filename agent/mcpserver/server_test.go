@@ -3,7 +3,6 @@ package mcpserver_test
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/devicectl/devicectl/agent/hub/hubtest"
 	"github.com/devicectl/devicectl/agent/mcpserver"
 	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/internal/testing/httpdo"
 	"github.com/devicectl/devicectl/internal/testing/servetest"
 )
 
@@ -224,14 +224,8 @@ func TestToken(t *testing.T) {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(string(body), "bearer token") {
-		t.Errorf("initialize without a token: %s %s, want 401 naming the bearer token", resp.Status, body)
+	if code, body := httpdo.Do(t, req); code != http.StatusUnauthorized || !strings.Contains(body, "bearer token") {
+		t.Errorf("initialize without a token: %d %s, want 401 naming the bearer token", code, body)
 	}
 
 	cs, changed := connect(t, addr, token)
@@ -351,13 +345,7 @@ func TestBadJSON(t *testing.T) {
 		}
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
+		return httpdo.Do(t, req)
 	}
 	code, body := post(`{"jsonrpc":"2.0","id":1,"method":"initialize",`)
 	t.Logf("%d %s", code, body)

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // Defaults of Options.MaxSessions and Options.SessionIdle (agent.limits.mcp_sessions and
@@ -66,7 +68,7 @@ func (ss *sessions) limit(next http.Handler) http.Handler {
 		if err := ss.reserve(); err != nil {
 			ss.s.log.Warn("refused a new MCP session", "err", err)
 			w.Header().Set("Retry-After", "10")
-			writeRPCError(w, http.StatusServiceUnavailable, -32000, "Server busy", err.Error())
+			writeRPCError(w, http.StatusServiceUnavailable, protocol.CodeServerError, "Server busy", err.Error())
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -6,6 +6,9 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/devicectl/devicectl/agent/store"
+	"github.com/devicectl/devicectl/agent/store/storetest"
 )
 
 // benchWords make up the benchmark's memories: Chinese and English words of
@@ -39,9 +42,15 @@ func addBenchMemories(b *testing.B, s *Store, user string, n int, rng *rand.Rand
 }
 
 // BenchmarkSearch10k searches one user's 10,000 memories (among 12,000 in
-// the database).
+// the database), on each database.
 func BenchmarkSearch10k(b *testing.B) {
-	s, _, _ := newStore(b)
+	for _, d := range storetest.Dialects {
+		b.Run(d.String(), func(b *testing.B) { benchSearch10k(b, d) })
+	}
+}
+
+func benchSearch10k(b *testing.B, d store.Dialect) {
+	s, _ := newStore(b, storetest.Where(b, d))
 	rng := rand.New(rand.NewPCG(1, 2))
 	addBenchMemories(b, s, "other-1", 1000, rng)
 	addBenchMemories(b, s, "user-123", 10000, rng)
@@ -74,30 +83,38 @@ func BenchmarkSearch10k(b *testing.B) {
 // BenchmarkSearchAfterRestart is the first search of a user with 10,000
 // memories after a restart: New on the database, then a search.
 func BenchmarkSearchAfterRestart(b *testing.B) {
-	s, db, _ := newStore(b)
-	addBenchMemories(b, s, "user-123", 10000, rand.New(rand.NewPCG(1, 2)))
-	ctx := context.Background()
-	for b.Loop() {
-		fresh, err := New(ctx, db)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := fresh.Search(ctx, "user-123", "用户对什么话题感兴趣", 5); err != nil {
-			b.Fatal(err)
-		}
+	for _, d := range storetest.Dialects {
+		b.Run(d.String(), func(b *testing.B) {
+			s, db := newStore(b, storetest.Where(b, d))
+			addBenchMemories(b, s, "user-123", 10000, rand.New(rand.NewPCG(1, 2)))
+			ctx := context.Background()
+			for b.Loop() {
+				fresh, err := New(ctx, db)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := fresh.Search(ctx, "user-123", "用户对什么话题感兴趣", 5); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
 // BenchmarkAdd adds one memory to a user who has some already.
 func BenchmarkAdd(b *testing.B) {
-	s, _, _ := newStore(b)
-	rng := rand.New(rand.NewPCG(3, 4))
-	addBenchMemories(b, s, "user-123", 100, rng)
-	i := 0
-	for b.Loop() {
-		i++
-		if _, err := s.Add(context.Background(), "user-123", fmt.Sprintf("用户喜欢科技相关话题 %d", i), []string{"兴趣", "科技"}); err != nil {
-			b.Fatal(err)
-		}
+	for _, d := range storetest.Dialects {
+		b.Run(d.String(), func(b *testing.B) {
+			s, _ := newStore(b, storetest.Where(b, d))
+			rng := rand.New(rand.NewPCG(3, 4))
+			addBenchMemories(b, s, "user-123", 100, rng)
+			i := 0
+			for b.Loop() {
+				i++
+				if _, err := s.Add(context.Background(), "user-123", fmt.Sprintf("用户喜欢科技相关话题 %d", i), []string{"兴趣", "科技"}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -3,144 +3,158 @@ package memory
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/devicectl/devicectl/agent/store"
+	"github.com/devicectl/devicectl/agent/store/storetest"
 )
 
-// The FTS table holds each memory's terms exactly as tokenize.go made them:
-// no folding of diacritics or case beyond ours, no split at combining marks.
+// The index (SQLite's FTS table, PostgreSQL's tsvector column) holds each
+// memory's terms exactly as tokenize.go made them: no folding of diacritics
+// or case beyond ours, no split at combining marks.
 func TestFTSKeepsTerms(t *testing.T) {
-	s, db, _ := newStore(t)
-	// café with a combining accent, a titlecase digraph, Greek, Cyrillic,
-	// kana, Hangul, fullwidth digits.
-	content := "cafe\u0301 ǅemal ΣΟΦΙΑ Москва カタカナ 한국어 ２０２３年"
-	id := mustAdd(t, s, "u", content, "Ünïcode")
-	seq, _ := parseID(id)
-	var tokens, topicTokens string
-	if err := db.QueryRow(`SELECT tokens, topic_tokens FROM memory_items WHERE seq = ?`, seq).Scan(&tokens, &topicTokens); err != nil {
-		t.Fatal(err)
-	}
-	if want := strings.Join(docTokens(content), " "); tokens != want {
-		t.Errorf("tokens column %q; want %q", tokens, want)
-	}
-	uid := mustUID(t, s, "u")
-	want := map[string]bool{}
-	for _, tok := range strings.Fields(tokens + " " + topicTokens) {
-		want[ftsTerms(uid, tok)] = true
-	}
-	if _, err := db.Exec(`CREATE VIRTUAL TABLE temp.fts_terms USING fts5vocab(main, memory_fts, 'row')`); err != nil {
-		t.Fatal(err)
-	}
-	rows, err := db.Query(`SELECT term FROM temp.fts_terms`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	got := map[string]bool{}
-	for rows.Next() {
-		var term string
-		if err := rows.Scan(&term); err != nil {
+	storetest.Each(t, func(t *testing.T, where string) {
+		s, db := newStore(t, where)
+		// café with a combining accent, a titlecase digraph, Greek, Cyrillic,
+		// kana, Hangul, fullwidth digits.
+		content := "cafe\u0301 ǅemal ΣΟΦΙΑ Москва カタカナ 한국어 ２０２３年"
+		id := mustAdd(t, s, "u", content, "Ünïcode")
+		seq, _ := parseID(id)
+		var tokens, topicTokens string
+		if err := db.QueryRow(`SELECT tokens, topic_tokens FROM memory_items WHERE seq = ?`, seq).Scan(&tokens, &topicTokens); err != nil {
 			t.Fatal(err)
 		}
-		got[term] = true
-	}
-	if len(got) != len(want) {
-		t.Errorf("the FTS table holds %d terms; want %d", len(got), len(want))
-	}
-	for term := range got {
-		if !want[term] {
-			t.Errorf("the FTS table holds %q, which is no term of the memory", term)
+		if want := strings.Join(docTokens(content), " "); tokens != want {
+			t.Errorf("tokens column %q; want %q", tokens, want)
 		}
-	}
-	for _, q := range []string{"cafe\u0301", "ǆemal", "σοφια", "москва", "カタ", "한국", "2023"} {
-		if got := search(t, s, "u", q, 5); len(got) != 1 || got[0].ID != id {
-			t.Errorf("Search(%q) = %+v; want %s", q, got, id)
+		uid := mustUID(t, s, "u")
+		want := map[string]bool{}
+		for _, tok := range strings.Fields(tokens + " " + topicTokens) {
+			want[ftsTerms(uid, tok)] = true
 		}
-	}
-	// Folding that tokenize.go does not do is not done by the index either.
-	for _, q := range []string{"cafe", "Unicode"} {
-		if got := search(t, s, "u", q, 5); len(got) != 0 {
-			t.Errorf("Search(%q) = %+v; want nothing", q, got)
+		query := `SELECT unnest(tsvector_to_array(terms)) FROM memory_items`
+		if db.Dialect() == store.SQLite {
+			if _, err := db.Exec(`CREATE VIRTUAL TABLE temp.fts_terms USING fts5vocab(main, memory_fts, 'row')`); err != nil {
+				t.Fatal(err)
+			}
+			query = `SELECT term FROM temp.fts_terms`
 		}
-	}
+		rows, err := db.Query(query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		got := map[string]bool{}
+		for rows.Next() {
+			var term string
+			if err := rows.Scan(&term); err != nil {
+				t.Fatal(err)
+			}
+			got[term] = true
+		}
+		if len(got) != len(want) {
+			t.Errorf("the FTS table holds %d terms; want %d", len(got), len(want))
+		}
+		for term := range got {
+			if !want[term] {
+				t.Errorf("the FTS table holds %q, which is no term of the memory", term)
+			}
+		}
+		for _, q := range []string{"cafe\u0301", "ǆemal", "σοφια", "москва", "カタ", "한국", "2023"} {
+			if got := search(t, s, "u", q, 5); len(got) != 1 || got[0].ID != id {
+				t.Errorf("Search(%q) = %+v; want %s", q, got, id)
+			}
+		}
+		// Folding that tokenize.go does not do is not done by the index either.
+		for _, q := range []string{"cafe", "Unicode"} {
+			if got := search(t, s, "u", q, 5); len(got) != 0 {
+				t.Errorf("Search(%q) = %+v; want nothing", q, got)
+			}
+		}
+	})
 }
 
 // A query is only ever words to look for: FTS5's operators in it are inert.
 func TestSearchQuerySyntaxInert(t *testing.T) {
-	s, _, _ := newStore(t)
-	tech := mustAdd(t, s, "u", "用户喜欢科技 near the sea")
-	mustAdd(t, s, "u", "用户讨厌下雨")
-	for _, q := range []string{
-		`科技"`,
-		`"科技`,
-		`科技*`,
-		`科* OR 技`,
-		`NEAR(科技 sea)`,
-		`near`,
-		`-科技`,
-		`tokens:科技`,
-		`{tokens topics}: 科技`,
-		`(科技) AND (sea)`,
-		`^科技 + sea`,
-		`sea NOT 科技`,
-	} {
-		hits, err := s.Search(context.Background(), "u", q, 5)
-		if err != nil {
-			t.Errorf("Search(%q): %v", q, err)
-			continue
+	storetest.Each(t, func(t *testing.T, where string) {
+		s, _ := newStore(t, where)
+		tech := mustAdd(t, s, "u", "用户喜欢科技 near the sea")
+		mustAdd(t, s, "u", "用户讨厌下雨")
+		for _, q := range []string{
+			`科技"`,
+			`"科技`,
+			`科技*`,
+			`科* OR 技`,
+			`NEAR(科技 sea)`,
+			`near`,
+			`-科技`,
+			`tokens:科技`,
+			`{tokens topics}: 科技`,
+			`(科技) AND (sea)`,
+			`^科技 + sea`,
+			`sea NOT 科技`,
+		} {
+			hits, err := s.Search(context.Background(), "u", q, 5)
+			if err != nil {
+				t.Errorf("Search(%q): %v", q, err)
+				continue
+			}
+			if len(hits) == 0 || hits[0].ID != tech {
+				t.Errorf("Search(%q) = %q; want %s first", q, memories(hits), tech)
+			}
 		}
-		if len(hits) == 0 || hits[0].ID != tech {
-			t.Errorf("Search(%q) = %q; want %s first", q, memories(hits), tech)
+		// Only operators and punctuation: no terms, no hits, no error.
+		for _, q := range []string{`"`, `*`, `()`, `-`, `:`, `" OR "`, `AND OR NOT`} {
+			if got := search(t, s, "u", q, 5); len(got) != 0 {
+				t.Errorf("Search(%q) = %q; want nothing", q, memories(got))
+			}
 		}
-	}
-	// Only operators and punctuation: no terms, no hits, no error.
-	for _, q := range []string{`"`, `*`, `()`, `-`, `:`, `" OR "`, `AND OR NOT`} {
-		if got := search(t, s, "u", q, 5); len(got) != 0 {
-			t.Errorf("Search(%q) = %q; want nothing", q, memories(got))
-		}
-	}
+	})
 }
 
 // bm25's document frequencies are each user's own: what bob's memories say
 // does not change alice's ranking or relevance.
 func TestPerUserStatistics(t *testing.T) {
-	relevances := func(bobSays string) []float64 {
-		s, _, _ := newStore(t)
-		mustAdd(t, s, "alice", "用户喜欢科技相关话题", "科技")
-		mustAdd(t, s, "alice", "用户每天看新闻", "新闻")
-		mustAdd(t, s, "alice", "用户喜欢音乐")
-		for range 20 {
-			mustAdd(t, s, "bob", bobSays)
-		}
-		var out []float64
-		for _, h := range search(t, s, "alice", "科技新闻和音乐", 5) {
-			out = append(out, h.Relevance)
-		}
-		return out
-	}
-	// Same lengths, different words: only the words' frequencies differ.
-	same, other := relevances("今天天气"), relevances("科技新闻")
-	if len(same) != 3 || !slices.Equal(same, other) {
-		t.Errorf("alice's relevances %v when bob talks of the weather, %v when of 科技新闻", same, other)
+	for _, d := range storetest.Dialects {
+		t.Run(d.String(), func(t *testing.T) { perUserStatistics(t, d) })
 	}
 }
 
-// Two Stores on two connections to one file behave as two processes: each
-// sees the other's writes at once.
+func perUserStatistics(t *testing.T, d store.Dialect) {
+	{
+		relevances := func(bobSays string) []float64 {
+			s, _ := newStore(t, storetest.Where(t, d))
+			mustAdd(t, s, "alice", "用户喜欢科技相关话题", "科技")
+			mustAdd(t, s, "alice", "用户每天看新闻", "新闻")
+			mustAdd(t, s, "alice", "用户喜欢音乐")
+			for range 20 {
+				mustAdd(t, s, "bob", bobSays)
+			}
+			var out []float64
+			for _, h := range search(t, s, "alice", "科技新闻和音乐", 5) {
+				out = append(out, h.Relevance)
+			}
+			return out
+		}
+		// Same lengths, different words: only the words' frequencies differ.
+		same, other := relevances("今天天气"), relevances("科技新闻")
+		if len(same) != 3 || !slices.Equal(same, other) {
+			t.Errorf("alice's relevances %v when bob talks of the weather, %v when of 科技新闻", same, other)
+		}
+	}
+}
+
+// Two Stores on two DBs of one database behave as two processes: each sees
+// the other's writes at once.
 func TestSeesOtherWriters(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "agent.db")
+	storetest.Each(t, func(t *testing.T, where string) { seesOtherWriters(t, where) })
+}
+
+func seesOtherWriters(t *testing.T, where string) {
 	open := func() *Store {
-		db, err := OpenDB(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		s, err := New(context.Background(), db)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s, _ := newStore(t, where)
 		return s
 	}
 	a, b := open(), open()
@@ -163,17 +177,12 @@ func TestSeesOtherWriters(t *testing.T) {
 	}
 }
 
-// A database of the hand-made index (schema version 1) is migrated at
-// start: its memories are found, deleted and counted on from as before.
+// A SQLite database of the hand-made index (schema version 1) is migrated
+// at start: its memories are found, deleted and counted on from as before.
 func TestMigrateFromVersion1(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "agent.db")
-	db, err := OpenDB(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := storetest.Open(t, storetest.Where(t, store.SQLite))
 	ctx := context.Background()
-	if err := MigrateSteps(ctx, db, "memory", schema[:1]); err != nil {
+	if err := db.Migrate(ctx, "memory", store.Schema{SQLite: schema.SQLite[:1]}); err != nil {
 		t.Fatal(err)
 	}
 	// Rows as version 1 wrote them (its postings are not needed: the
@@ -226,8 +235,8 @@ func TestMigrateFromVersion1(t *testing.T) {
 		t.Errorf("memory_terms still there: %d, %v", n, err)
 	}
 	var version int
-	if err := db.QueryRow(`SELECT version FROM schema_migrations WHERE component = 'memory'`).Scan(&version); err != nil || version != len(schema) {
-		t.Errorf("version %d, %v; want %d", version, err, len(schema))
+	if err := db.QueryRow(`SELECT version FROM schema_migrations WHERE component = 'memory'`).Scan(&version); err != nil || version != len(schema.SQLite) {
+		t.Errorf("version %d, %v; want %d", version, err, len(schema.SQLite))
 	}
 }
 

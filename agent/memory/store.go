@@ -9,9 +9,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/devicectl/devicectl/agent/store"
 )
 
 // Limits of what one memory may hold. The tools declare the same limits in
@@ -36,14 +37,16 @@ const topicWeight = 2
 var ErrInvalid = errors.New("invalid input")
 
 // idPrefix starts every memory id. The number after it is the row's
-// sequence number, which SQLite never reuses (AUTOINCREMENT).
+// sequence number, which neither database reuses (SQLite's AUTOINCREMENT,
+// PostgreSQL's identity column).
 const idPrefix = "memory-"
 
-// schema is the memory tables' migrations; see Migrate. Version 1 kept a
-// hand-made inverted index (memory_terms) and per-user statistics for its
-// ranker; version 2 replaces them with FTS5.
-var schema = []Step{
-	sqlStep(`CREATE TABLE memory_users (
+// schema is the memory tables' migrations (see store.DB.Migrate). On SQLite,
+// version 1 kept a hand-made inverted index (memory_terms) and per-user
+// statistics for its ranker; version 2 replaces them with FTS5. PostgreSQL
+// starts where SQLite is now (pgSchema).
+var schema = store.Schema{
+	SQLite: append(store.SQL(`CREATE TABLE memory_users (
 		uid       INTEGER PRIMARY KEY,
 		user_id   TEXT NOT NULL UNIQUE,
 		memories  INTEGER NOT NULL,
@@ -68,82 +71,8 @@ var schema = []Step{
 		doc_len    INTEGER NOT NULL,
 		PRIMARY KEY (uid, term, seq)
 	) WITHOUT ROWID;
-	CREATE INDEX memory_terms_by_item ON memory_terms (seq);`),
-	toFTS,
-}
-
-// ftsTable indexes the memories' terms. It is contentless (the text is in
-// memory_items) and the ascii tokenizer splits only at ASCII punctuation and
-// spaces, which no term holds, so the terms are indexed exactly as
-// tokenize.go made them (unicode61 would fold diacritics and split at
-// combining marks). '_' joins a term to its user's uid (see ftsTerms). The
-// default detail=full and columnsize stay: bm25() needs each term's count
-// and each memory's length (with detail=column it ranks wrongly).
-const ftsTable = `CREATE VIRTUAL TABLE memory_fts USING fts5 (
-	tokens, topics,
-	content = '', contentless_delete = 1,
-	tokenize = "ascii tokenchars '_'"
-)`
-
-// toFTS replaces the hand-made inverted index of version 1 with the terms
-// column and the FTS5 table, built from the existing memories.
-func toFTS(ctx context.Context, tx *sql.Tx) error {
-	for _, q := range []string{
-		`DROP TABLE memory_terms`,
-		`ALTER TABLE memory_items DROP COLUMN doc_len`,
-		`ALTER TABLE memory_users DROP COLUMN memories`,
-		`ALTER TABLE memory_users DROP COLUMN total_len`,
-		`ALTER TABLE memory_users DROP COLUMN version`,
-		`ALTER TABLE memory_items ADD COLUMN tokens TEXT NOT NULL DEFAULT ''`,
-		`ALTER TABLE memory_items ADD COLUMN topic_tokens TEXT NOT NULL DEFAULT ''`,
-		ftsTable,
-	} {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return err
-		}
-	}
-	const batch = 500
-	for after := int64(0); ; {
-		type row struct {
-			seq, uid        int64
-			content, topics string
-		}
-		var rows []row
-		err := func() error {
-			rs, err := tx.QueryContext(ctx, `SELECT seq, uid, content, topics FROM memory_items
-				WHERE seq > ? ORDER BY seq LIMIT ?`, after, batch)
-			if err != nil {
-				return err
-			}
-			defer rs.Close()
-			for rs.Next() {
-				var r row
-				if err := rs.Scan(&r.seq, &r.uid, &r.content, &r.topics); err != nil {
-					return err
-				}
-				rows = append(rows, r)
-			}
-			return rs.Err()
-		}()
-		if err != nil || len(rows) == 0 {
-			return err
-		}
-		for _, r := range rows {
-			var topics []string
-			if err := json.Unmarshal([]byte(r.topics), &topics); err != nil {
-				return fmt.Errorf("memory %d: topics: %w", r.seq, err)
-			}
-			tokens, topicTokens := memoryTokens(r.content, topics)
-			if _, err := tx.ExecContext(ctx, `UPDATE memory_items SET tokens = ?, topic_tokens = ? WHERE seq = ?`,
-				tokens, topicTokens, r.seq); err != nil {
-				return err
-			}
-			if err := indexMemory(ctx, tx, r.uid, r.seq, tokens, topicTokens); err != nil {
-				return err
-			}
-			after = r.seq
-		}
-	}
+	CREATE INDEX memory_terms_by_item ON memory_terms (seq);`), toFTS),
+	Postgres: store.SQL(pgSchema),
 }
 
 // memoryTokens returns a memory's content and topic terms, space-separated.
@@ -167,20 +96,10 @@ func ftsTerms(uid int64, tokens string) string {
 	return prefix + strings.ReplaceAll(tokens, " ", " "+prefix)
 }
 
-// indexMemory adds memory seq to the FTS table.
-func indexMemory(ctx context.Context, tx *sql.Tx, uid, seq int64, tokens, topicTokens string) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO memory_fts (rowid, tokens, topics) VALUES (?, ?, ?)`,
-		seq, ftsTerms(uid, tokens), ftsTerms(uid, topicTokens))
-	return err
-}
-
-// Store keeps users' memories in a database opened by OpenDB. It is safe for
-// concurrent use.
+// Store keeps users' memories in the agent's database (agent/store). It is
+// safe for concurrent use, and several processes may share one database.
 type Store struct {
-	db *sql.DB
-	// mu makes this process's writes take turns instead of spinning on
-	// SQLite's busy timeout; that timeout still covers other processes.
-	mu sync.Mutex
+	db *store.DB
 }
 
 // Hit is one memory Search found.
@@ -193,9 +112,12 @@ type Hit struct {
 
 // New returns a Store on db, creating or upgrading its tables. db stays the
 // caller's to close.
-func New(ctx context.Context, db *sql.DB) (*Store, error) {
-	if err := MigrateSteps(ctx, db, "memory", schema); err != nil {
+func New(ctx context.Context, db *store.DB) (*Store, error) {
+	if err := db.Migrate(ctx, "memory", schema); err != nil {
 		return nil, err
+	}
+	if err := db.Prepare(ctx, upsertUser, insertSQLite, ftsInsert, deleteItem, ftsDelete); err != nil {
+		return nil, fmt.Errorf("memory: %w", err)
 	}
 	return &Store{db: db}, nil
 }
@@ -212,8 +134,8 @@ func (s *Store) Add(ctx context.Context, userID, content string, topics []string
 		return "", fmt.Errorf("memory: %w: content is empty", ErrInvalid)
 	case utf8.RuneCountInString(content) > MaxContentRunes:
 		return "", fmt.Errorf("memory: %w: content is longer than %d characters", ErrInvalid, MaxContentRunes)
-	case !utf8.ValidString(content):
-		return "", fmt.Errorf("memory: %w: content is not valid UTF-8", ErrInvalid)
+	case !store.Storable(content):
+		return "", fmt.Errorf("memory: %w: content is not valid UTF-8 or holds a NUL character", ErrInvalid)
 	}
 	topics, err := cleanTopics(topics)
 	if err != nil {
@@ -225,29 +147,17 @@ func (s *Store) Add(ctx context.Context, userID, content string, topics []string
 		return "", fmt.Errorf("memory: %w", err)
 	}
 
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.db.BeginWrite(ctx)
 	if err != nil {
 		return "", fmt.Errorf("memory: add: %w", err)
 	}
 	defer tx.Rollback() // after Commit it does nothing
 	var uid int64
-	// DO UPDATE, not DO NOTHING, so that RETURNING gives an existing uid.
-	err = tx.QueryRowContext(ctx, `INSERT INTO memory_users (user_id) VALUES (?)
-		ON CONFLICT (user_id) DO UPDATE SET user_id = excluded.user_id
-		RETURNING uid`, userID).Scan(&uid)
-	if err != nil {
+	if err := s.db.TxQueryRow(ctx, tx, upsertUser, userID).Scan(&uid); err != nil {
 		return "", fmt.Errorf("memory: add: %w", err)
 	}
-	var seq int64
-	err = tx.QueryRowContext(ctx, `INSERT INTO memory_items (uid, content, topics, tokens, topic_tokens, created_at)
-		VALUES (?, ?, ?, ?, ?, ?) RETURNING seq`, uid, content, string(topicsJSON), tokens, topicTokens,
-		time.Now().UnixMilli()).Scan(&seq)
+	seq, err := s.insert(ctx, tx, uid, content, string(topicsJSON), tokens, topicTokens, time.Now().UnixMilli())
 	if err != nil {
-		return "", fmt.Errorf("memory: add: %w", err)
-	}
-	if err := indexMemory(ctx, tx, uid, seq, tokens, topicTokens); err != nil {
 		return "", fmt.Errorf("memory: add: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -256,12 +166,46 @@ func (s *Store) Add(ctx context.Context, userID, content string, topics []string
 	return idPrefix + strconv.FormatInt(seq, 10), nil
 }
 
+// The statements of Add and Delete, prepared by New.
+const (
+	// DO UPDATE, not DO NOTHING, so that RETURNING gives an existing uid.
+	upsertUser = `INSERT INTO memory_users (user_id) VALUES (?)
+		ON CONFLICT (user_id) DO UPDATE SET user_id = excluded.user_id
+		RETURNING uid`
+	insertSQLite = `INSERT INTO memory_items (uid, content, topics, tokens, topic_tokens, created_at)
+		VALUES (?, ?, ?, ?, ?, ?) RETURNING seq`
+	insertPostgres = `INSERT INTO memory_items (uid, content, topics, tokens, topic_tokens, created_at, terms)
+		VALUES (?, ?, ?, ?, ?, ?, CAST(? AS tsvector)) RETURNING seq`
+	deleteItem = `DELETE FROM memory_items
+		WHERE seq = ? AND uid = (SELECT uid FROM memory_users WHERE user_id = ?)
+		RETURNING uid`
+	ftsDelete = `DELETE FROM memory_fts WHERE rowid = ?`
+)
+
+// insert stores a memory of user uid and indexes it, and returns its
+// sequence number.
+func (s *Store) insert(ctx context.Context, tx *sql.Tx, uid int64, content, topicsJSON, tokens, topicTokens string, created int64) (int64, error) {
+	var seq int64
+	if s.db.Dialect() == store.Postgres {
+		err := s.db.TxQueryRow(ctx, tx, insertPostgres, uid, content, topicsJSON, tokens, topicTokens, created,
+			pgTerms(uid, tokens, topicTokens)).Scan(&seq)
+		return seq, err
+	}
+	if err := s.db.TxQueryRow(ctx, tx, insertSQLite, uid, content, topicsJSON, tokens, topicTokens, created).Scan(&seq); err != nil {
+		return 0, err
+	}
+	_, err := s.db.TxExec(ctx, tx, ftsInsert, seq, ftsTerms(uid, tokens), ftsTerms(uid, topicTokens))
+	return seq, err
+}
+
 func checkUser(userID string) error {
 	switch {
 	case strings.TrimSpace(userID) == "":
 		return fmt.Errorf("memory: %w: user_id is empty", ErrInvalid)
 	case utf8.RuneCountInString(userID) > MaxUserIDLen:
 		return fmt.Errorf("memory: %w: user_id is longer than %d characters", ErrInvalid, MaxUserIDLen)
+	case !store.Storable(userID):
+		return fmt.Errorf("memory: %w: user_id is not valid UTF-8 or holds a NUL character", ErrInvalid)
 	}
 	return nil
 }
@@ -275,8 +219,8 @@ func cleanTopics(topics []string) ([]string, error) {
 		if t == "" || slices.Contains(out, t) {
 			continue
 		}
-		if utf8.RuneCountInString(t) > MaxTopicRunes || !utf8.ValidString(t) {
-			return nil, fmt.Errorf("memory: %w: topic %q is longer than %d characters or not UTF-8", ErrInvalid, t, MaxTopicRunes)
+		if utf8.RuneCountInString(t) > MaxTopicRunes || !store.Storable(t) {
+			return nil, fmt.Errorf("memory: %w: topic %q is longer than %d characters, not UTF-8 or holds a NUL character", ErrInvalid, t, MaxTopicRunes)
 		}
 		out = append(out, t)
 	}
@@ -291,11 +235,12 @@ func cleanTopics(topics []string) ([]string, error) {
 // Memories that share no term with the query are not returned, so the
 // result may be empty.
 //
-// FTS5 ranks the memories that hold any of the query's terms with bm25(),
-// a topic hit counting topicWeight content hits. Relevance maps that to
+// The database ranks the memories that hold any of the query's terms, a
+// topic hit counting topicWeight content hits: SQLite's FTS5 with bm25(),
+// PostgreSQL with ts_rank() (see postgres.go). Relevance maps that to
 // [0, 1]: the best memory's relevance is the share of the query (Latin
 // words, CJK characters) its terms cover, and every other memory's is that
-// times its bm25 score over the best one's.
+// times its score over the best one's.
 func (s *Store) Search(ctx context.Context, userID, query string, limit int) ([]Hit, error) {
 	if err := checkUser(userID); err != nil {
 		return nil, err
@@ -329,18 +274,11 @@ func (s *Store) Search(ctx context.Context, userID, query string, limit int) ([]
 	case err != nil:
 		return nil, fmt.Errorf("memory: search: %w", err)
 	}
-	// Every term is quoted, so nothing in the user's text is FTS5 syntax;
-	// the uid prefix keeps the match to the user's own memories, and the
-	// join on uid makes sure of it.
-	match := make([]string, len(terms))
-	for i, t := range terms {
-		match[i] = `"` + strings.ReplaceAll(ftsTerms(uid, t), `"`, `""`) + `"`
+	search := sqliteSearch
+	if s.db.Dialect() == store.Postgres {
+		search = pgSearch
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT f.rowid, f.score, i.content, i.topics, i.tokens, i.topic_tokens
-		FROM (SELECT rowid, bm25(memory_fts, 1, ?) AS score FROM memory_fts
-			WHERE memory_fts MATCH ? ORDER BY score, rowid DESC LIMIT ?) AS f
-		JOIN memory_items AS i ON i.seq = f.rowid AND i.uid = ?
-		ORDER BY f.score, f.rowid DESC`, topicWeight, strings.Join(match, " OR "), limit, uid)
+	rows, err := search(ctx, s.db, uid, terms, limit)
 	if err != nil {
 		return nil, fmt.Errorf("memory: search: %w", err)
 	}
@@ -363,7 +301,8 @@ func (s *Store) Search(ctx context.Context, userID, query string, limit int) ([]
 		}
 		h.ID = idPrefix + strconv.FormatInt(seq, 10)
 		if len(hits) == 0 {
-			// bm25() is negative, lower is better.
+			// The best comes first; score/best is in (0, 1] for bm25() (negative, lower is
+			// better) and ts_rank() (positive, higher is better) alike.
 			best, cover = score, coverage(spans, units, tokens+" "+topicTokens)
 		}
 		h.Relevance = cover
@@ -415,25 +354,24 @@ func (s *Store) Delete(ctx context.Context, userID, id string) (bool, error) {
 	if !ok {
 		return false, nil
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.db.BeginWrite(ctx)
 	if err != nil {
 		return false, fmt.Errorf("memory: delete: %w", err)
 	}
 	defer tx.Rollback()
 	var uid int64
-	err = tx.QueryRowContext(ctx, `DELETE FROM memory_items
-		WHERE seq = ? AND uid = (SELECT uid FROM memory_users WHERE user_id = ?)
-		RETURNING uid`, seq, userID).Scan(&uid)
+	err = s.db.TxQueryRow(ctx, tx, deleteItem, seq, userID).Scan(&uid)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return false, nil
 	case err != nil:
 		return false, fmt.Errorf("memory: delete: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM memory_fts WHERE rowid = ?`, seq); err != nil {
-		return false, fmt.Errorf("memory: delete: %w", err)
+	if s.db.Dialect() == store.SQLite {
+		// PostgreSQL's index is the row's own column; FTS5's is a table of its own.
+		if _, err := s.db.TxExec(ctx, tx, ftsDelete, seq); err != nil {
+			return false, fmt.Errorf("memory: delete: %w", err)
+		}
 	}
 	if err := tx.Commit(); err != nil {
 		return false, fmt.Errorf("memory: delete: %w", err)

@@ -15,6 +15,13 @@ import (
 // milliseconds.
 const toolTimeout = 10 * time.Second
 
+// The names of the tools RegisterTools adds, as seed 004 gives them.
+const (
+	ToolAdd    = "add_user_memory"
+	ToolSearch = "search_user_memories"
+	ToolDelete = "delete_user_memory"
+)
+
 type addInput struct {
 	Content string   `json:"content" jsonschema:"the fact to remember, as one self-contained sentence"`
 	UserID  string   `json:"user_id" jsonschema:"the user the memory is about"`
@@ -41,7 +48,7 @@ func RegisterTools(r *tools.Registry, s *Store) error {
 		return errors.New("memory: RegisterTools: nil registry or store")
 	}
 	add, err := tools.Func(tools.Declaration{
-		Name: "add_user_memory",
+		Name: ToolAdd,
 		Description: "Remember a fact about the user for later conversations: a preference, a name, a plan. " +
 			"content is one self-contained sentence, e.g. \"用户喜欢科技相关话题\" or \"The user's dog is called Max\"; " +
 			"topics are a few short keywords, e.g. [\"兴趣\",\"偏好\",\"科技\"]. Returns the new memory's id.",
@@ -54,7 +61,7 @@ func RegisterTools(r *tools.Registry, s *Store) error {
 		return err
 	}
 	search, err := tools.Func(tools.Declaration{
-		Name: "search_user_memories",
+		Name: ToolSearch,
 		Description: "Look up what is remembered about the user, in Chinese or English. Call it before answering " +
 			"about the user's preferences, plans or past. Returns the best matches first as " +
 			"[{\"id\",\"memory\",\"topics\",\"relevance\"}], relevance from 0 to 1; an empty list means nothing matches.",
@@ -71,7 +78,7 @@ func RegisterTools(r *tools.Registry, s *Store) error {
 		return err
 	}
 	del, err := tools.Func(tools.Declaration{
-		Name: "delete_user_memory",
+		Name: ToolDelete,
 		Description: "Forget one memory of the user, by the id add_user_memory or search_user_memories gave. " +
 			"Returns true when it was deleted, false when the user had no such memory.",
 		MainType: tools.Local,

@@ -9,12 +9,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/devicectl/devicectl/agent/store"
+	"github.com/devicectl/devicectl/agent/store/storetest"
 	"github.com/devicectl/devicectl/tools"
 )
 
-func newTools(t *testing.T) *tools.Registry {
+// newTools registers the tools on a store on the database where names; "" is a SQLite one.
+func newTools(t *testing.T, where string) *tools.Registry {
 	t.Helper()
-	s, _, _ := newStore(t)
+	if where == "" {
+		where = storetest.Where(t, store.SQLite)
+	}
+	s, _ := newStore(t, where)
 	r := tools.NewRegistry()
 	if err := RegisterTools(r, s); err != nil {
 		t.Fatal(err)
@@ -50,7 +56,7 @@ func mustCall(t *testing.T, r *tools.Registry, name, input string) string {
 }
 
 func TestToolsDeclared(t *testing.T) {
-	r := newTools(t)
+	r := newTools(t, "")
 	var names []string
 	for _, d := range r.Declarations() {
 		names = append(names, d.Name)
@@ -64,7 +70,7 @@ func TestToolsDeclared(t *testing.T) {
 	if err := RegisterTools(r, nil); err == nil {
 		t.Error("RegisterTools with a nil store succeeded")
 	}
-	s, _, _ := newStore(t)
+	s, _ := newStore(t, storetest.Where(t, store.SQLite))
 	if err := RegisterTools(r, s); err == nil || !strings.Contains(err.Error(), "already registered") {
 		t.Errorf("registering twice: %v", err)
 	}
@@ -72,7 +78,11 @@ func TestToolsDeclared(t *testing.T) {
 
 // The seed's three calls, with its input and output shapes.
 func TestToolsSeedShapes(t *testing.T) {
-	r := newTools(t)
+	storetest.Each(t, toolsSeedShapes)
+}
+
+func toolsSeedShapes(t *testing.T, where string) {
+	r := newTools(t, where)
 	id := mustCall(t, r, "add_user_memory", `{"content":"用户喜欢科技相关话题","user_id":"user-123","topics":["兴趣","偏好","科技"]}`)
 	if !regexp.MustCompile(`^"memory-[1-9][0-9]*"$`).MatchString(id) {
 		t.Fatalf("add_user_memory = %s; want a JSON string memory-<n>", id)
@@ -105,7 +115,7 @@ func TestToolsSeedShapes(t *testing.T) {
 }
 
 func TestToolsDefaultLimit(t *testing.T) {
-	r := newTools(t)
+	r := newTools(t, "")
 	for i := range 8 {
 		mustCall(t, r, "add_user_memory", fmt.Sprintf(`{"content":"水果%d","user_id":"u"}`, i))
 	}
@@ -119,7 +129,7 @@ func TestToolsDefaultLimit(t *testing.T) {
 }
 
 func TestToolsRefuseBadInput(t *testing.T) {
-	r := newTools(t)
+	r := newTools(t, "")
 	long := strings.Repeat("长", MaxContentRunes+1)
 	many := `["a","b","c","d","e","f","g","h","i","j","k","l","m","n","o","p","q"]`
 	for _, tc := range []struct{ tool, input, details string }{

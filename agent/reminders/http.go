@@ -10,6 +10,7 @@ import (
 
 	"github.com/devicectl/devicectl/agent"
 	"github.com/devicectl/devicectl/internal/bearer"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // The HTTP routes, for scripts and the web page. They take the bearer token of agent.token_file
@@ -105,7 +106,7 @@ func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 // writeToolError answers a tool's refusal as 400 with its details, anything else as 502.
 func writeToolError(w http.ResponseWriter, err error) {
 	var te *agent.ToolError
-	if errors.As(err, &te) && te.Code == agent.CodeInvalidParams {
+	if errors.As(err, &te) && te.Code == protocol.CodeInvalidParams {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": te.Details})
 		return
 	}

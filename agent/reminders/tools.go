@@ -7,10 +7,11 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/devicectl/devicectl/agent"
+	"github.com/devicectl/devicectl/agent/store"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -70,8 +71,17 @@ type announceInput struct {
 }
 
 func invalid(format string, args ...any) error {
-	return &agent.ToolError{Code: agent.CodeInvalidParams, Message: "Invalid params", Details: fmt.Sprintf(format, args...)}
+	return &agent.ToolError{Code: protocol.CodeInvalidParams, Message: "Invalid params", Details: fmt.Sprintf(format, args...)}
 }
+
+// The names of the tools RegisterTools adds. agent/mcpserver gives each device a DEVICE__announce
+// that calls ToolAnnounce with the device's MAC.
+const (
+	ToolSet      = "set_reminder"
+	ToolList     = "list_reminders"
+	ToolCancel   = "cancel_reminder"
+	ToolAnnounce = "announce"
+)
 
 // RegisterTools adds set_reminder, list_reminders, cancel_reminder and announce to r.
 func RegisterTools(r *tools.Registry, o *ToolOptions) error {
@@ -80,7 +90,7 @@ func RegisterTools(r *tools.Registry, o *ToolOptions) error {
 	}
 	t := newToolset(o)
 	set, err := tools.Func(tools.Declaration{
-		Name: "set_reminder",
+		Name: ToolSet,
 		Description: "Set a reminder or a timer; the device says it when it is due, even with no conversation going on. " +
 			"Give exactly one of at (an ISO 8601 time, e.g. 2026-11-26T19:00), in (a duration, e.g. 10m or PT1H30M) or every " +
 			"({\"repeat\":\"daily\",\"time\":\"08:00\"} or {\"repeat\":\"weekly\",\"weekday\":\"monday\",\"time\":\"09:00\"}). " +
@@ -92,7 +102,7 @@ func RegisterTools(r *tools.Registry, o *ToolOptions) error {
 		return err
 	}
 	list, err := tools.Func(tools.Declaration{
-		Name:        "list_reminders",
+		Name:        ToolList,
 		Description: "List the user's reminders and timers that are still to come, soonest first: [{\"id\",\"text\",\"due\",\"every\",\"mac\"}].",
 		MainType:    tools.Local,
 		SubType:     tools.Query,
@@ -101,7 +111,7 @@ func RegisterTools(r *tools.Registry, o *ToolOptions) error {
 		return err
 	}
 	cancel, err := tools.Func(tools.Declaration{
-		Name:        "cancel_reminder",
+		Name:        ToolCancel,
 		Description: "Cancel a reminder or timer by its id (from set_reminder or list_reminders). Returns true when one was canceled, false when there was no such reminder still to come.",
 		MainType:    tools.Local,
 		SubType:     tools.Query,
@@ -110,7 +120,7 @@ func RegisterTools(r *tools.Registry, o *ToolOptions) error {
 		return err
 	}
 	announce, err := tools.Func(tools.Declaration{
-		Name: "announce",
+		Name: ToolAnnounce,
 		Description: "Make a device say something now, without being asked: it shows and speaks text. " +
 			"mac names the device, or all for every device. Returns the devices that said it.",
 		MainType: tools.Local,
@@ -167,20 +177,29 @@ func checkText(what, s string, empty bool) (string, error) {
 	switch {
 	case s == "" && !empty:
 		return "", invalid("%s is empty", what)
-	case !utf8.ValidString(s):
-		return "", invalid("%s is not valid UTF-8", what)
+	case !store.Storable(s):
+		return "", invalid("%s is not valid UTF-8 or holds a NUL character", what)
 	case utf8.RuneCountInString(s) > MaxText:
 		return "", invalid("%s is longer than %d characters", what, MaxText)
 	}
 	return s, nil
 }
 
+// checkUser checks a user_id; empty is allowed when it may be left out.
+func checkUser(id string, empty bool) error {
+	switch {
+	case strings.TrimSpace(id) == "" && !empty:
+		return invalid("user_id is empty")
+	case !store.Storable(id):
+		return invalid("user_id is not valid UTF-8 or holds a NUL character")
+	}
+	return nil
+}
+
 // Lang is the language a text is said in: Chinese when it has a CJK character.
 func Lang(s string) string {
-	for _, r := range s {
-		if unicode.Is(unicode.Han, r) {
-			return "zh"
-		}
+	if agent.Chinese(s) {
+		return "zh"
 	}
 	return "en"
 }
@@ -190,8 +209,8 @@ func (t *toolset) set(ctx context.Context, in setInput) (setResult, error) {
 	if err != nil {
 		return setResult{}, err
 	}
-	if strings.TrimSpace(in.UserID) == "" {
-		return setResult{}, invalid("user_id is empty")
+	if err := checkUser(in.UserID, false); err != nil {
+		return setResult{}, err
 	}
 	given := 0
 	for _, s := range []bool{in.At != "", in.In != "", in.Every != nil} {
@@ -265,8 +284,8 @@ type listed struct {
 }
 
 func (t *toolset) list(ctx context.Context, in listInput) ([]listed, error) {
-	if strings.TrimSpace(in.UserID) == "" {
-		return nil, invalid("user_id is empty")
+	if err := checkUser(in.UserID, false); err != nil {
+		return nil, err
 	}
 	loc := t.o.Scheduler.Location()
 	rs, err := t.o.Store.List(ctx, in.UserID, loc)
@@ -287,6 +306,12 @@ func (t *toolset) list(ctx context.Context, in listInput) ([]listed, error) {
 func (t *toolset) cancel(ctx context.Context, in cancelInput) (bool, error) {
 	if strings.TrimSpace(in.ID) == "" {
 		return false, invalid("id is empty")
+	}
+	if err := checkUser(in.UserID, true); err != nil {
+		return false, err
+	}
+	if !store.Storable(in.ID) {
+		return false, invalid("id is not valid UTF-8 or holds a NUL character")
 	}
 	return t.o.Store.Cancel(ctx, in.UserID, strings.TrimSpace(in.ID))
 }
@@ -320,7 +345,7 @@ func (t *toolset) announce(ctx context.Context, in announceInput) ([]string, err
 		said = append(said, mac)
 	}
 	if len(said) == 0 {
-		return nil, &agent.ToolError{Code: agent.CodeToolFailed, Message: "no device said it", Details: errors.Join(errs...).Error()}
+		return nil, &agent.ToolError{Code: protocol.CodeServerError, Message: "no device said it", Details: errors.Join(errs...).Error()}
 	}
 	return said, nil
 }

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/devicectl/devicectl/agent"
-	"github.com/devicectl/devicectl/agent/memory"
+	"github.com/devicectl/devicectl/agent/store"
+	"github.com/devicectl/devicectl/agent/store/storetest"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -23,25 +25,26 @@ type toolRig struct {
 	now    time.Time
 }
 
-func newToolRig(t *testing.T, online ...string) *toolRig {
+// newToolRig registers the tools on the database where names ("" a SQLite one) with the devices
+// online.
+func newToolRig(t *testing.T, where string, online ...string) *toolRig {
 	t.Helper()
-	db, err := memory.OpenDB(dbPath(t))
-	if err != nil {
-		t.Fatal(err)
+	if where == "" {
+		where = storetest.Where(t, store.SQLite)
 	}
-	t.Cleanup(func() { db.Close() })
-	store, err := OpenStore(t.Context(), db)
+	db := storetest.Open(t, where)
+	st, err := OpenStore(t.Context(), db)
 	if err != nil {
 		t.Fatal(err)
 	}
 	shanghai, _ := time.LoadLocation("Asia/Shanghai")
-	rig := &toolRig{reg: tools.NewRegistry(), store: store, online: online, now: time.Date(2026, 11, 26, 14, 22, 0, 0, shanghai)}
-	sched, err := NewScheduler(&SchedulerOptions{Store: store, Devices: &devices{online: map[string]bool{}}, Location: shanghai})
+	rig := &toolRig{reg: tools.NewRegistry(), store: st, online: online, now: time.Date(2026, 11, 26, 14, 22, 0, 0, shanghai)}
+	sched, err := NewScheduler(&SchedulerOptions{Store: st, Devices: &devices{online: map[string]bool{}}, Location: shanghai})
 	if err != nil {
 		t.Fatal(err)
 	}
 	err = RegisterTools(rig.reg, &ToolOptions{
-		Scheduler: sched, Store: store,
+		Scheduler: sched, Store: st,
 		Devices: func() []string { rig.mu.Lock(); defer rig.mu.Unlock(); return append([]string(nil), rig.online...) },
 		Say: func(mac, text string) error {
 			rig.mu.Lock()
@@ -80,7 +83,11 @@ func (r *toolRig) call(t *testing.T, name, input string) (string, *agent.ToolErr
 }
 
 func TestSetReminder(t *testing.T) {
-	r := newToolRig(t, "AA-BB-CC-DD-EE-01")
+	storetest.Each(t, setReminder)
+}
+
+func setReminder(t *testing.T, where string) {
+	r := newToolRig(t, where, "AA-BB-CC-DD-EE-01")
 	for _, tc := range []struct{ input, want string }{
 		{`{"text":"喝水","in":"10m","user_id":"u"}`, `"text":"喝水","due":"2026-11-26T14:32:00+08:00","mac":"AA-BB-CC-DD-EE-01","in":"10m0s"`},
 		{`{"in":"PT5M","user_id":"u"}`, `"timer":true,"due":"2026-11-26T14:27:00+08:00"`},
@@ -107,6 +114,8 @@ func TestSetReminder(t *testing.T) {
 		{`{"text":"x","every":{"repeat":"daily","time":"25:00"},"user_id":"u"}`, "is not a 24-hour HH:MM time"},
 		{`{"text":"x","at":"tomorrow","user_id":"u"}`, "is not an ISO 8601 time"},
 		{`{"text":"x","in":"5m","user_id":""}`, "user_id is empty"},
+		{`{"text":"a\u0000b","in":"5m","user_id":"u"}`, "text is not valid UTF-8 or holds a NUL character"},
+		{`{"text":"x","in":"5m","user_id":"u\u0000"}`, "user_id is not valid UTF-8 or holds a NUL character"},
 	} {
 		got, te := r.call(t, "set_reminder", tc.input)
 		if te == nil || te.Code != -32602 || !strings.Contains(te.Details, tc.details) {
@@ -128,7 +137,7 @@ func TestSetReminder(t *testing.T) {
 }
 
 func TestDeviceChoice(t *testing.T) {
-	r := newToolRig(t, "AA-BB-CC-DD-EE-02", "AA-BB-CC-DD-EE-01")
+	r := newToolRig(t, "", "AA-BB-CC-DD-EE-02", "AA-BB-CC-DD-EE-01")
 	if _, te := r.call(t, "set_reminder", `{"text":"x","in":"5m","user_id":"u"}`); te == nil || te.Details != "several devices are registered (AA-BB-CC-DD-EE-01, AA-BB-CC-DD-EE-02): name one with mac" {
 		t.Errorf("several devices, none named: %+v", te)
 	}
@@ -141,7 +150,7 @@ func TestDeviceChoice(t *testing.T) {
 	if got, te := r.call(t, "announce", `{"text":"hello","mac":"aa-bb-cc-dd-ee-02"}`); te != nil || got != `["AA-BB-CC-DD-EE-02"]` {
 		t.Errorf("announce to one: %s %+v", got, te)
 	}
-	if _, te := r.call(t, "announce", `{"text":"hello","mac":"AA-BB-CC-DD-EE-99"}`); te == nil || te.Code != agent.CodeToolFailed {
+	if _, te := r.call(t, "announce", `{"text":"hello","mac":"AA-BB-CC-DD-EE-99"}`); te == nil || te.Code != protocol.CodeServerError {
 		t.Errorf("announce to a device that cannot hear: %+v", te)
 	}
 	if _, te := r.call(t, "announce", `{"text":"  "}`); te == nil || te.Details != "text is empty" {

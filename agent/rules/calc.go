@@ -1,8 +1,15 @@
 package rules
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
 	"regexp"
+	"strconv"
 	"strings"
+
+	"github.com/devicectl/devicectl/agent/localtools"
 )
 
 // The arithmetic the planner recognises is rewritten into plain ASCII symbols (5+10, 3*(4+5))
@@ -137,4 +144,74 @@ func wellFormed(s string) bool {
 		i++
 	}
 	return depth == 0 && operand && binary > 0
+}
+
+// calc has the calculate tool work out expr and says the result.
+func (r *turn) calc(expr string) error {
+	d, ok := r.decl[localtools.ToolCalculate]
+	if !ok {
+		r.say("我现在不能算术（没有 calculate 工具）。", "I can't do arithmetic right now (there is no calculate tool).")
+		return nil
+	}
+	if len(expr) < minLength(d, "expression") || fitString(d, "expression", expr) != expr {
+		r.say("这个算式的长度超出了计算工具的限制。", "That expression is longer than the calculate tool accepts.")
+		return nil
+	}
+	res, failure, err := r.call(localtools.ToolCalculate, map[string]any{"expression": expr})
+	if err != nil {
+		return err
+	}
+	if failure != nil {
+		r.failed("计算 "+expr, "calculate "+expr, failure)
+		return nil
+	}
+	if d, ok := integerField(res, "result"); ok {
+		r.say(fmt.Sprintf("%s 等于 %s。", expr, d), fmt.Sprintf("%s = %s.", expr, d))
+		return nil
+	}
+	v, ok := numberField(res, "result")
+	if !ok {
+		var n float64
+		if json.Unmarshal(res, &n) != nil {
+			r.say("计算工具回答了："+clip(string(res), 200)+"。", "The calculate tool answered: "+clip(string(res), 200)+".")
+			return nil
+		}
+		v = n
+	}
+	r.say(fmt.Sprintf("%s 等于 %s。", expr, formatResult(v)), fmt.Sprintf("%s = %s.", expr, formatResult(v)))
+	return nil
+}
+
+// maxSaidDigits bounds the digits of an integer result said in full; a longer one is said
+// as 10 significant digits and an exponent.
+const maxSaidDigits = 40
+
+// integerField reads an integer JSON number field with all its digits, as calculate answers
+// 2^64: 18446744073709551616, which float64 would round.
+func integerField(res json.RawMessage, name string) (string, bool) {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(res, &obj) != nil {
+		return "", false
+	}
+	d := string(bytes.TrimSpace(obj[name]))
+	digits := strings.TrimPrefix(d, "-")
+	if digits == "" || strings.Trim(digits, "0123456789") != "" {
+		return "", false
+	}
+	if len(digits) > maxSaidDigits {
+		sig := strings.TrimRight(digits[1:10], "0")
+		if sig != "" {
+			sig = "." + sig
+		}
+		return d[:len(d)-len(digits)] + digits[:1] + sig + "e+" + strconv.Itoa(len(digits)-1), true
+	}
+	return d, true
+}
+
+// formatResult writes a result with at most 10 significant digits: 1/3 is 0.3333333333.
+func formatResult(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 10, 64)
 }

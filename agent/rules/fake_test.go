@@ -14,8 +14,11 @@ import (
 	"time"
 
 	"github.com/devicectl/devicectl/agent"
+	"github.com/devicectl/devicectl/agent/localtools"
+	"github.com/devicectl/devicectl/agent/memory"
 	"github.com/devicectl/devicectl/hal"
 	"github.com/devicectl/devicectl/hal/sim"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 	"github.com/devicectl/devicectl/tools/builtin"
 )
@@ -47,7 +50,7 @@ func newWorld(t testing.TB) *world {
 		t.Fatal(err)
 	}
 	local := []*tools.Tool{
-		mustFunc(t, toolCalc, tools.Query, func(_ context.Context, in struct {
+		mustFunc(t, localtools.ToolCalculate, tools.Query, func(_ context.Context, in struct {
 			Expression string `json:"expression"`
 		}) (map[string]any, error) {
 			v, err := evalArith(in.Expression)
@@ -56,7 +59,7 @@ func newWorld(t testing.TB) *world {
 			}
 			return map[string]any{"result": v}, nil
 		}),
-		mustFunc(t, toolSearch, tools.Query, func(_ context.Context, in struct {
+		mustFunc(t, localtools.ToolSearch, tools.Query, func(_ context.Context, in struct {
 			Query string `json:"query"`
 		}) ([]map[string]any, error) {
 			if w.web == nil {
@@ -64,21 +67,21 @@ func newWorld(t testing.TB) *world {
 			}
 			return w.web(in.Query)
 		}),
-		mustFunc(t, toolAddMem, tools.Control, func(_ context.Context, in struct {
+		mustFunc(t, memory.ToolAdd, tools.Control, func(_ context.Context, in struct {
 			Content string   `json:"content"`
 			UserID  string   `json:"user_id"`
 			Topics  []string `json:"topics"`
 		}) (string, error) {
 			return w.mem.add(in.UserID, in.Content), nil
 		}),
-		mustFunc(t, toolSearchMem, tools.Query, func(_ context.Context, in struct {
+		mustFunc(t, memory.ToolSearch, tools.Query, func(_ context.Context, in struct {
 			Query  string `json:"query"`
 			UserID string `json:"user_id"`
 			Limit  int    `json:"limit" tool:"min=1,max=50"`
 		}) ([]map[string]any, error) {
 			return w.mem.search(in.UserID, in.Query, in.Limit), nil
 		}),
-		mustFunc(t, toolDelMem, tools.Control, func(_ context.Context, in struct {
+		mustFunc(t, memory.ToolDelete, tools.Control, func(_ context.Context, in struct {
 			UserID   string `json:"user_id"`
 			MemoryID string `json:"memory_id"`
 		}) (bool, error) {
@@ -172,14 +175,14 @@ func (f *fakeTurn) Call(ctx context.Context, name string, input json.RawMessage)
 	f.mu.Unlock()
 	if !f.listed(name) {
 		f.flag("called %s, which Tools() does not list", name)
-		return nil, &agent.ToolError{Code: agent.CodeInvalidParams, Message: "Invalid params", Details: "unknown tool " + name}
+		return nil, &agent.ToolError{Code: protocol.CodeInvalidParams, Message: "Invalid params", Details: "unknown tool " + name}
 	}
 	p, err := f.w.reg.Prepare(name, input)
 	if err != nil {
 		f.flag("%s %s: %v", name, input, err)
 		var pe *tools.ParamsError
 		if errors.As(err, &pe) {
-			return nil, &agent.ToolError{Code: agent.CodeInvalidParams, Message: "Invalid params", Details: pe.Details}
+			return nil, &agent.ToolError{Code: protocol.CodeInvalidParams, Message: "Invalid params", Details: pe.Details}
 		}
 		return nil, err
 	}
@@ -188,7 +191,7 @@ func (f *fakeTurn) Call(ctx context.Context, name string, input json.RawMessage)
 	}
 	out, err := p.Invoke(ctx)
 	if err != nil {
-		return nil, &agent.ToolError{Code: agent.CodeToolFailed, Message: "Tool execution failed", Details: err.Error()}
+		return nil, &agent.ToolError{Code: protocol.CodeServerError, Message: "Tool execution failed", Details: err.Error()}
 	}
 	if f.fakeSuccess && p.Tool.SubType == tools.Control && p.Tool.MainType == tools.Remote {
 		return json.RawMessage(`{"status":"success"}`), nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/devicectl/devicectl/agent/localtools"
 	"github.com/devicectl/devicectl/agent/memory"
+	agentstore "github.com/devicectl/devicectl/agent/store"
 	"github.com/devicectl/devicectl/hal/sim"
 	"github.com/devicectl/devicectl/tools"
 	"github.com/devicectl/devicectl/tools/builtin"
@@ -41,7 +42,7 @@ func realWorld(t *testing.T, search localtools.Backend) *world {
 	if err := localtools.Register(w.reg, &localtools.Options{Search: search}); err != nil {
 		t.Fatal(err)
 	}
-	db, err := memory.OpenDB(filepath.Join(t.TempDir(), "state.db"))
+	db, err := agentstore.Open(context.Background(), filepath.Join(t.TempDir(), "state.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/devicectl/devicectl/agent"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // The world starts with the volume at 40 and the face idle.
@@ -185,7 +186,7 @@ func TestStatusReply(t *testing.T) {
 		w := newWorld(t)
 		f := w.turn(t, tc.text)
 		f.override = map[string]func(json.RawMessage) (json.RawMessage, error){
-			toolStatus: func(json.RawMessage) (json.RawMessage, error) { return json.RawMessage(status), nil },
+			protocol.ToolStatus: func(json.RawMessage) (json.RawMessage, error) { return json.RawMessage(status), nil },
 		}
 		if err := plan(t, New(nil), f); err != nil {
 			t.Fatal(err)
@@ -197,7 +198,7 @@ func TestStatusReply(t *testing.T) {
 	}
 	// The real tool's result, from a device without a face: what it reports, nothing else.
 	w := newWorld(t)
-	f := w.turn(t, "how are you", toolVolume, toolStatus)
+	f := w.turn(t, "how are you", protocol.ToolVolume, protocol.ToolStatus)
 	if err := plan(t, New(nil), f); err != nil {
 		t.Fatal(err)
 	}
@@ -269,20 +270,20 @@ func TestToolsAbsent(t *testing.T) {
 		only  []string
 		reply string
 	}{
-		{"笑一个", []string{toolVolume, toolStatus}, "这台设备没有脸，做不了表情。"},
-		{"smile", []string{toolStatus}, "This device has no face, so it can't show expressions."},
-		{"louder", []string{toolFace, toolStatus}, "This device has no volume control."},
-		{"大声一点", []string{toolVolume}, "我读不到现在的音量，没法相对调整；请说一个具体的数，比如“音量调到50”。"},
-		{"记住我喜欢茶", []string{toolVolume}, "记忆功能现在不可用。"},
-		{"remember that I like tea", []string{toolVolume}, "Memory is not available right now."},
-		{"what do I like", []string{toolVolume}, "Memory is not available right now."},
-		{"forget that", []string{toolVolume}, "Memory is not available right now."},
-		{"add 5 and 10", []string{toolVolume}, "I can't do arithmetic right now (there is no calculate tool)."},
-		{"搜索 新闻", []string{toolVolume}, "我现在不能上网搜索。"},
-		{"状态", []string{toolVolume}, "我读不到设备的状态。"},
-		{"help", []string{toolFace, toolStatus}, `Right now I can change my face ("smile", "look amazed", "close your eyes"); report my status ("how are you").`},
+		{"笑一个", []string{protocol.ToolVolume, protocol.ToolStatus}, "这台设备没有脸，做不了表情。"},
+		{"smile", []string{protocol.ToolStatus}, "This device has no face, so it can't show expressions."},
+		{"louder", []string{protocol.ToolExpression, protocol.ToolStatus}, "This device has no volume control."},
+		{"大声一点", []string{protocol.ToolVolume}, "我读不到现在的音量，没法相对调整；请说一个具体的数，比如“音量调到50”。"},
+		{"记住我喜欢茶", []string{protocol.ToolVolume}, "记忆功能现在不可用。"},
+		{"remember that I like tea", []string{protocol.ToolVolume}, "Memory is not available right now."},
+		{"what do I like", []string{protocol.ToolVolume}, "Memory is not available right now."},
+		{"forget that", []string{protocol.ToolVolume}, "Memory is not available right now."},
+		{"add 5 and 10", []string{protocol.ToolVolume}, "I can't do arithmetic right now (there is no calculate tool)."},
+		{"搜索 新闻", []string{protocol.ToolVolume}, "我现在不能上网搜索。"},
+		{"状态", []string{protocol.ToolVolume}, "我读不到设备的状态。"},
+		{"help", []string{protocol.ToolExpression, protocol.ToolStatus}, `Right now I can change my face ("smile", "look amazed", "close your eyes"); report my status ("how are you").`},
 		{"你好", nil, "你好！我现在没有能用的工具。"},
-		{"讲个笑话", []string{toolStatus}, "抱歉，我没听懂“讲个笑话”。我现在能报告状态（“你现在状态怎么样”）。"},
+		{"讲个笑话", []string{protocol.ToolStatus}, "抱歉，我没听懂“讲个笑话”。我现在能报告状态（“你现在状态怎么样”）。"},
 	} {
 		w := newWorld(t)
 		only := tc.only
@@ -303,7 +304,7 @@ func TestToolsAbsent(t *testing.T) {
 // A tool the planner does not know is listed honestly as one it cannot use.
 func TestUnknownToolsListed(t *testing.T) {
 	w := newWorld(t)
-	f := w.turn(t, "what can you do", toolStatus)
+	f := w.turn(t, "what can you do", protocol.ToolStatus)
 	d := f.decls[0]
 	d.Name = "blink_leds"
 	f.decls = append(f.decls, d)
@@ -322,10 +323,10 @@ func TestSchemaLimits(t *testing.T) {
 	w := newWorld(t)
 	f := w.turn(t, "cry")
 	for i, d := range f.decls {
-		if d.Name == toolFace {
+		if d.Name == protocol.ToolExpression {
 			f.decls[i].Parameters.Properties["expression"].Enum = []any{"smile", "idle"}
 		}
-		if d.Name == toolVolume {
+		if d.Name == protocol.ToolVolume {
 			hi := 20.0
 			f.decls[i].Parameters.Properties["level"].Maximum = &hi
 		}
@@ -372,19 +373,19 @@ func TestToolErrors(t *testing.T) {
 		err   error
 		reply string
 	}{
-		{"把音量调到30", toolVolume,
-			&agent.ToolError{Code: agent.CodeInvalidParams, Message: "Invalid params", Details: "tool_input.level: 30 is greater than the maximum 20"},
+		{"把音量调到30", protocol.ToolVolume,
+			&agent.ToolError{Code: protocol.CodeInvalidParams, Message: "Invalid params", Details: "tool_input.level: 30 is greater than the maximum 20"},
 			"把音量调到30没有成功，参数不被接受（Invalid params: tool_input.level: 30 is greater than the maximum 20，错误码 -32602）。"},
-		{"volume 30", toolVolume,
-			&agent.ToolError{Code: agent.CodeToolFailed, Message: "Tool execution failed", Details: "amixer: device busy"},
+		{"volume 30", protocol.ToolVolume,
+			&agent.ToolError{Code: protocol.CodeServerError, Message: "Tool execution failed", Details: "amixer: device busy"},
 			"I couldn't set the volume to 30, it failed (Tool execution failed: amixer: device busy, code -32000)."},
-		{"smile", toolFace, &agent.ToolError{Code: agent.CodeToolTimeout, Message: "Tool timed out"},
+		{"smile", protocol.ToolExpression, &agent.ToolError{Code: protocol.CodeToolTimeout, Message: "Tool timed out"},
 			"I couldn't show a smile, the device did not answer in time (Tool timed out, code -32001)."},
-		{"louder", toolStatus, &agent.ToolError{Code: agent.CodeBusy, Message: "Busy"},
+		{"louder", protocol.ToolStatus, &agent.ToolError{Code: protocol.CodeBusy, Message: "Busy"},
 			"I couldn't read the current volume, the device is busy (Busy, code -32002)."},
-		{"状态", toolStatus, errors.New("boom"), "读取设备状态没有成功：boom。"},
+		{"状态", protocol.ToolStatus, errors.New("boom"), "读取设备状态没有成功：boom。"},
 		// The first intent fails, the second still runs.
-		{"volume 30 and smile", toolVolume, &agent.ToolError{Code: agent.CodeToolFailed, Message: "Tool execution failed", Details: "no speaker"},
+		{"volume 30 and smile", protocol.ToolVolume, &agent.ToolError{Code: protocol.CodeServerError, Message: "Tool execution failed", Details: "no speaker"},
 			"I couldn't set the volume to 30, it failed (Tool execution failed: no speaker, code -32000). OK, now showing a smile."},
 	} {
 		w := newWorld(t)
@@ -403,7 +404,7 @@ func TestDeviceGoneEndsTheTurn(t *testing.T) {
 	w := newWorld(t)
 	f := w.turn(t, "把音量调到30然后笑一个")
 	f.override = map[string]func(json.RawMessage) (json.RawMessage, error){
-		toolVolume: func(json.RawMessage) (json.RawMessage, error) {
+		protocol.ToolVolume: func(json.RawMessage) (json.RawMessage, error) {
 			return nil, agent.ErrDeviceGone
 		},
 	}

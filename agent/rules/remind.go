@@ -10,13 +10,6 @@ import (
 	"github.com/devicectl/devicectl/agent/reminders"
 )
 
-// The reminder tools, as agent/reminders declares them.
-const (
-	toolSetReminder    = "set_reminder"
-	toolListReminders  = "list_reminders"
-	toolCancelReminder = "cancel_reminder"
-)
-
 var (
 	reZhRemindVerb = regexp.MustCompile(`(?:提醒一下我|提醒我|提醒下我|叫我|喊我|记得提醒我)`)
 	reZhList       = regexp.MustCompile(`(?:我|我的)?(?:有|还有)?(?:哪些|什么|几个|多少)(?:个)?(?:提醒|闹钟|计时)|(?:查看|看看|列出|我的)(?:所有)?(?:提醒|计时)|^提醒列表$`)
@@ -165,7 +158,7 @@ func (r *turn) now() time.Time {
 }
 
 func (r *turn) remind(in intent) error {
-	if !r.has(toolSetReminder) {
+	if !r.has(reminders.ToolSet) {
 		r.say("我现在不能设提醒。", "I can't set reminders right now.")
 		return nil
 	}
@@ -180,7 +173,7 @@ func (r *turn) remind(in intent) error {
 		return nil
 	}
 	now := r.now()
-	res, failure, err := r.call(toolSetReminder, r.reminderInput(in.when, in.text, now))
+	res, failure, err := r.call(reminders.ToolSet, r.reminderInput(in.when, in.text, now))
 	if err != nil {
 		return err
 	}
@@ -230,11 +223,11 @@ type listedReminder struct {
 // reminders lists the user's reminders through list_reminders; ok is false when the reply has
 // already said why there are none to show.
 func (r *turn) reminders(zhWhat, enWhat string) (list []listedReminder, ok bool, fatal error) {
-	if !r.has(toolListReminders) {
+	if !r.has(reminders.ToolList) {
 		r.say("我现在查不了提醒。", "I can't look at reminders right now.")
 		return nil, false, nil
 	}
-	res, failure, err := r.call(toolListReminders, map[string]any{"user_id": r.userID()})
+	res, failure, err := r.call(reminders.ToolList, map[string]any{"user_id": r.userID()})
 	if err != nil {
 		return nil, false, err
 	}
@@ -284,7 +277,7 @@ func (r *turn) listReminders() error {
 }
 
 func (r *turn) cancelReminders(in intent) error {
-	if !r.has(toolCancelReminder) {
+	if !r.has(reminders.ToolCancel) {
 		r.say("我现在不能取消提醒。", "I can't cancel reminders right now.")
 		return nil
 	}
@@ -322,7 +315,7 @@ func (r *turn) cancelReminders(in intent) error {
 	}
 	var names, namesEn []string
 	for _, l := range pick {
-		res, failure, err := r.call(toolCancelReminder, map[string]any{"id": l.ID, "user_id": r.userID()})
+		res, failure, err := r.call(reminders.ToolCancel, map[string]any{"id": l.ID, "user_id": r.userID()})
 		if err != nil {
 			return err
 		}

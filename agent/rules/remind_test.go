@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/devicectl/devicectl/agent/memory"
 	"github.com/devicectl/devicectl/agent/reminders"
+	agentstore "github.com/devicectl/devicectl/agent/store"
 )
 
 // remindWorld is realWorld with the reminder tools over SQLite, in Shanghai on Thursday
@@ -21,7 +21,7 @@ func remindWorld(t *testing.T) (*world, *Planner, *reminders.Store) {
 		t.Fatal(err)
 	}
 	now := func() time.Time { return time.Date(2026, 11, 26, 14, 22, 0, 0, shanghai) }
-	db, err := memory.OpenDB(filepath.Join(t.TempDir(), "agent.db"))
+	db, err := agentstore.Open(context.Background(), filepath.Join(t.TempDir(), "agent.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,24 +7,16 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/devicectl/devicectl/agent/localtools"
+	"github.com/devicectl/devicectl/agent/memory"
+	"github.com/devicectl/devicectl/agent/reminders"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 )
 
-// The tools the planner knows how to use, by the names the seeds give them.
-const (
-	toolVolume    = "amplify_volume"
-	toolFace      = "set_virtual_human_expression"
-	toolStatus    = "get_device_status"
-	toolCalc      = "calculate"
-	toolSearch    = "search_web"
-	toolAddMem    = "add_user_memory"
-	toolSearchMem = "search_user_memories"
-	toolDelMem    = "delete_user_memory"
-)
-
 // knownTools is every tool the grammar can call, in the order capabilities are listed.
-var knownTools = []string{toolVolume, toolFace, toolStatus, toolCalc, toolAddMem, toolSearchMem, toolDelMem, toolSearch,
-	toolSetReminder, toolListReminders, toolCancelReminder}
+var knownTools = []string{protocol.ToolVolume, protocol.ToolExpression, protocol.ToolStatus, localtools.ToolCalculate, memory.ToolAdd, memory.ToolSearch, memory.ToolDelete, localtools.ToolSearch,
+	reminders.ToolSet, reminders.ToolList, reminders.ToolCancel}
 
 func indexTools(ds []tools.Declaration) map[string]tools.Declaration {
 	m := make(map[string]tools.Declaration, len(ds))

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/devicectl/devicectl/agent"
 )
 
 // normalize folds full-width ASCII (Ｖｏｌｕｍｅ ８０, ？) to ASCII, the ideographic space to a
@@ -57,14 +59,7 @@ func lowerASCII(s string) string {
 }
 
 // isChinese reports whether s has any CJK character: then the reply is in Chinese.
-func isChinese(s string) bool {
-	for _, r := range s {
-		if unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) {
-			return true
-		}
-	}
-	return false
-}
+var isChinese = agent.Chinese
 
 // segment is a part of the utterance that carries one intent (or several joined by "and").
 // low is orig with ASCII lower-cased: the same bytes at the same offsets.

@@ -20,6 +20,7 @@ import (
 	"github.com/devicectl/devicectl/hal/sim"
 	"github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/internal/console"
+	"github.com/devicectl/devicectl/internal/testing/devicerun"
 	"github.com/devicectl/devicectl/internal/testing/loopback"
 	"github.com/devicectl/devicectl/tools"
 	"github.com/devicectl/devicectl/tools/builtin"
@@ -55,15 +56,10 @@ func runDevice(t *testing.T, srv *Server, url, clientID, token string) (speaker 
 	}
 	events, unsubscribe := srv.Hub.Subscribe(0)
 	defer unsubscribe()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
+	run := devicerun.Start(t, a)
 	stop = func() {
 		gone, _ := srv.Hub.Done(squatMAC)
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("device %s: %v", clientID, err)
-		}
+		run()
 		if gone != nil {
 			<-gone
 		}

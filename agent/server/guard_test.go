@@ -3,7 +3,6 @@ package server
 import (
 	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -13,6 +12,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/internal/testing/httpdo"
 )
 
 // guardRequest is one request a web page (or a client) makes to the server.
@@ -40,13 +40,7 @@ func (r guardRequest) send(t *testing.T, addr string) (int, string) {
 		k, v, _ := strings.Cut(h, ": ")
 		req.Header.Add(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	return httpdo.Do(t, req)
 }
 
 const (

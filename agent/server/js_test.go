@@ -11,6 +11,7 @@ import (
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/hal"
 	"github.com/devicectl/devicectl/hal/sim"
+	"github.com/devicectl/devicectl/internal/testing/devicerun"
 	"github.com/devicectl/devicectl/tools"
 	"github.com/devicectl/devicectl/tools/builtin"
 )
@@ -80,15 +81,7 @@ func TestJSClientsAgainstServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	devCtx, stopDevice := context.WithCancel(context.Background())
-	devDone := make(chan error, 1)
-	go func() { devDone <- a.Run(devCtx) }()
-	defer func() {
-		stopDevice()
-		if err := <-devDone; err != nil {
-			t.Errorf("device: %v", err)
-		}
-	}()
+	defer devicerun.Start(t, a)()
 	select {
 	case <-registered:
 	case <-waitCtx(t).Done():

@@ -12,16 +12,16 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/devicectl/devicectl/agent"
 	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/internal/testing/rawconn"
 )
 
 // limitsWait bounds what the limits tests wait for: what a limit ends in a fraction of a second.
-const limitsWait = 10 * time.Second
+const limitsWait = rawconn.Wait
 
 // tracked is a listener that records the connections the server holds: how many at most, and
 // when each (by its client's address) is closed by the server.
@@ -123,34 +123,6 @@ func serveAgentd(t *testing.T, c *config.Config, ln net.Listener) *Server {
 	return srv
 }
 
-func dialServer(t *testing.T, addr string) net.Conn {
-	t.Helper()
-	c, err := net.DialTimeout("tcp", addr, limitsWait)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
-}
-
-// dialStalled opens a connection with a small receive buffer, for a client that never reads.
-func dialStalled(t *testing.T, addr string) net.Conn {
-	t.Helper()
-	d := net.Dialer{Timeout: limitsWait, Control: func(_, _ string, rc syscall.RawConn) error {
-		var serr error
-		err := rc.Control(func(fd uintptr) {
-			serr = setRecvBuffer(fd, 4096)
-		})
-		return errors.Join(err, serr)
-	}}
-	c, err := d.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
-}
-
 // request writes an HTTP/1.1 request on c.
 func request(c net.Conn, method, path, ctype, body string) {
 	fmt.Fprintf(c, "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n%s", method, path, ctype, len(body), body)
@@ -171,14 +143,11 @@ func readResponse(t *testing.T, br *bufio.Reader, c net.Conn) (*http.Response, s
 	return resp, string(b)
 }
 
-// serverClosed fails the test unless the server closes c within limitsWait.
+// serverClosed fails the test unless the server closes c within rawconn.Wait.
 func serverClosed(t *testing.T, c net.Conn, what string) {
 	t.Helper()
-	c.SetReadDeadline(time.Now().Add(limitsWait))
-	_, err := io.Copy(io.Discard, c)
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		t.Fatalf("%s: the connection is still open after %v", what, limitsWait)
+	if err := rawconn.Closed(c); err != nil {
+		t.Fatalf("%s: the connection is %v", what, err)
 	}
 }
 
@@ -192,7 +161,7 @@ func TestLimitsIdleFlood(t *testing.T) {
 	serveAgentd(t, c, ln)
 	addr := ln.Addr().String()
 	for range 60 {
-		dialServer(t, addr) // connects, sends nothing
+		rawconn.Dial(t, addr) // connects, sends nothing
 	}
 	cl := &http.Client{Timeout: limitsWait}
 	resp, err := cl.Get("http://" + addr + "/agent-card")
@@ -218,14 +187,14 @@ func TestLimitsPerAddress(t *testing.T) {
 	serveAgentd(t, c, ln)
 	addr := ln.Addr().String()
 	for range 3 {
-		conn := dialServer(t, addr)
+		conn := rawconn.Dial(t, addr)
 		br := bufio.NewReader(conn)
 		request(conn, "GET", "/agent-card", "application/json", "")
 		if resp, _ := readResponse(t, br, conn); resp.StatusCode != http.StatusOK {
 			t.Fatalf("GET /agent-card: %s", resp.Status)
 		}
 	}
-	serverClosed(t, dialServer(t, addr), "a 4th connection from 127.0.0.1 with connections_per_address 3")
+	serverClosed(t, rawconn.Dial(t, addr), "a 4th connection from 127.0.0.1 with connections_per_address 3")
 }
 
 // A body that trickles in is answered 408 within agent.limits.body_timeout.
@@ -234,25 +203,10 @@ func TestLimitsSlowBody(t *testing.T) {
 	c.Agent.Limits.BodyTimeout = 300 * time.Millisecond
 	ln := track(t)
 	serveAgentd(t, c, ln)
-	conn := dialServer(t, ln.Addr().String())
+	conn := rawconn.Dial(t, ln.Addr().String())
 	start := time.Now()
 	fmt.Fprintf(conn, "POST /tasks/send HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{")
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() { // a byte every 50ms
-		tick := time.NewTicker(50 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-				if _, err := conn.Write([]byte(" ")); err != nil {
-					return
-				}
-			}
-		}
-	}()
+	rawconn.Trickle(t, conn, 50*time.Millisecond)
 	resp, body := readResponse(t, bufio.NewReader(conn), conn)
 	if took := time.Since(start); resp.StatusCode != http.StatusRequestTimeout || took > 3*time.Second ||
 		!strings.Contains(body, "agent.limits.body_timeout (300ms)") {
@@ -267,7 +221,7 @@ func TestLimitsIdleKeepAlive(t *testing.T) {
 	c.Agent.Limits.IdleTimeout = 200 * time.Millisecond
 	ln := track(t)
 	serveAgentd(t, c, ln)
-	conn := dialServer(t, ln.Addr().String())
+	conn := rawconn.Dial(t, ln.Addr().String())
 	br := bufio.NewReader(conn)
 	request(conn, "GET", "/agent-card", "application/json", "")
 	if resp, _ := readResponse(t, br, conn); resp.StatusCode != http.StatusOK || resp.Close {
@@ -285,7 +239,7 @@ func TestLimitsRefusedCloses(t *testing.T) {
 	}
 	ln := track(t)
 	serveAgentd(t, c, ln)
-	conn := dialServer(t, ln.Addr().String())
+	conn := rawconn.Dial(t, ln.Addr().String())
 	request(conn, "POST", "/tasks/send", "application/json", `{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"x"}}`)
 	if resp, _ := readResponse(t, bufio.NewReader(conn), conn); resp.StatusCode != http.StatusUnauthorized || !resp.Close {
 		t.Fatalf("without the token: %s, close %v; want 401 closing", resp.Status, resp.Close)
@@ -411,7 +365,7 @@ func TestLimitsStalledStream(t *testing.T) {
 
 	for _, s := range streams {
 		t.Run(s.name, func(t *testing.T) {
-			conn := dialStalled(t, addr)
+			conn := rawconn.DialStalled(t, addr)
 			request(conn, "POST", s.path, "application/json", fmt.Sprintf(s.body, strings.ReplaceAll(s.name, " ", "")))
 			streaming(t, conn)
 			select {
@@ -422,7 +376,7 @@ func TestLimitsStalledStream(t *testing.T) {
 		})
 	}
 	t.Run("web", func(t *testing.T) {
-		conn := dialStalled(t, addr)
+		conn := rawconn.DialStalled(t, addr)
 		fmt.Fprintf(conn, "GET /web/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
 		streaming(t, conn)
 		resp, err := http.Post("http://"+addr+"/web/say", "application/json", strings.NewReader(`{"text":"sing"}`))
@@ -481,7 +435,7 @@ func TestLimitsDeviceLine(t *testing.T) {
 	line := ln.firstClosed()
 
 	// An idle keep-alive connection closed shows the idle timeout did pass; then 5 more of it.
-	conn := dialServer(t, addr)
+	conn := rawconn.Dial(t, addr)
 	request(conn, "GET", "/agent-card", "application/json", "")
 	readResponse(t, bufio.NewReader(conn), conn)
 	serverClosed(t, conn, "idle with idle_timeout 100ms")
@@ -563,7 +517,7 @@ func TestLimitsStalledMCP(t *testing.T) {
 		t.Fatalf("search_user_memories: %s, %d bytes: %.300s", resp.Status, len(body), body)
 	}
 
-	conn := dialStalled(t, addr)
+	conn := rawconn.DialStalled(t, addr)
 	fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"+
 		"Mcp-Session-Id: %s\r\nMcp-Protocol-Version: 2025-06-18\r\nContent-Length: %d\r\n\r\n%s", MCPPath, session, len(search), search)
 	streaming(t, conn)

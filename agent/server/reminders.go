@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -10,7 +9,9 @@ import (
 	"github.com/devicectl/devicectl/agent"
 	"github.com/devicectl/devicectl/agent/hub"
 	"github.com/devicectl/devicectl/agent/reminders"
+	"github.com/devicectl/devicectl/agent/store"
 	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -18,7 +19,7 @@ import (
 // and speaks with no turn.
 type hubDevices struct{ h *hub.Hub }
 
-func (d hubDevices) Say(mac, text string) error { return d.h.Send(mac, "final", text) }
+func (d hubDevices) Say(mac, text string) error { return d.h.Send(mac, protocol.MessageFinal, text) }
 
 func (d hubDevices) Online(mac string) bool {
 	_, ok := d.h.Device(mac)
@@ -68,7 +69,7 @@ func (sf *speaksFirst) said(r reminders.Reminder) {
 
 // startSpeaksFirst opens the reminders in db, adds their tools and announce to local, and starts
 // the scheduler, which a device's registration nudges (it may have reminders waiting).
-func startSpeaksFirst(c *config.Config, db *sql.DB, h *hub.Hub, local *tools.Registry, s *Server) (*speaksFirst, error) {
+func startSpeaksFirst(c *config.Config, db *store.DB, h *hub.Hub, local *tools.Registry, s *Server) (*speaksFirst, error) {
 	store, err := reminders.OpenStore(context.Background(), db)
 	if err != nil {
 		return nil, fmt.Errorf("the reminders in %s: %w", s.DBPath, err)

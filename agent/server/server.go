@@ -10,18 +10,19 @@ import (
 	"net/url"
 	"os"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/devicectl/devicectl/agent"
 	"github.com/devicectl/devicectl/agent/a2a"
+	"github.com/devicectl/devicectl/agent/cluster"
 	"github.com/devicectl/devicectl/agent/httpguard"
 	"github.com/devicectl/devicectl/agent/hub"
 	"github.com/devicectl/devicectl/agent/localtools"
 	"github.com/devicectl/devicectl/agent/mcpserver"
 	"github.com/devicectl/devicectl/agent/memory"
 	"github.com/devicectl/devicectl/agent/reminders"
+	"github.com/devicectl/devicectl/agent/store"
 	"github.com/devicectl/devicectl/agent/web"
 	"github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/internal/netlimit"
@@ -31,7 +32,8 @@ import (
 // Options say what to build. New copies them.
 type Options struct {
 	Config *config.Config // the agent, llm, connection and log sections; required
-	// DBPath is the agent's database; "" resolves agent.state_dir (config.AgentDBPath).
+	// DBPath is the agent's database, a SQLite file or a PostgreSQL URL (agent/store.Open); ""
+	// is agent.store, else agent.db in agent.state_dir (config.AgentStore).
 	DBPath  string
 	Version string // shown in the agent card
 	Logger  *slog.Logger
@@ -43,13 +45,16 @@ type Options struct {
 type Server struct {
 	Hub   *hub.Hub
 	Agent *agent.Agent
+	// Cluster is this node's part of a cluster of serve nodes (agent.cluster.nats); nil for a
+	// single node.
+	Cluster *cluster.Cluster
 	// Handler serves everything on one address: a WebSocket upgrade on any path is a device line
 	// for the hub; /mcp is the MCP server (agent/mcpserver); other requests go to the HTTP API.
 	// All of it is behind agent/httpguard: the server's own Host names only (DNS rebinding), no
 	// foreign Origin unless agent.allowed_origins lists it, JSON bodies only.
 	// Serve applies agent.limits around it (internal/netlimit); mounted elsewhere, it has none.
 	Handler http.Handler
-	DBPath  string // "" when the server has no database
+	DBPath  string // the database: its file, or its PostgreSQL URL with the password masked
 	// Web is the web page at / and /web/, when agent.web is on; nil otherwise.
 	Web *web.Handler
 
@@ -99,16 +104,27 @@ func New(o *Options) (_ *Server, err error) {
 			return nil, err
 		}
 	}
-	if s.DBPath = opts.DBPath; s.DBPath == "" {
-		if s.DBPath, err = config.AgentDBPath(c, opts.Getenv); err != nil {
+	where := opts.DBPath
+	if where == "" {
+		if where, err = config.AgentStore(c, opts.Getenv); err != nil {
 			return nil, err
 		}
 	}
-	db, err := memory.OpenDB(s.DBPath)
+	db, err := store.Open(context.Background(), where)
 	if err != nil {
-		return nil, &config.Error{Key: "agent.state_dir", Err: err}
+		key := "agent.state_dir"
+		if store.IsPostgres(where) {
+			key = "agent.store"
+		}
+		return nil, &config.Error{Key: key, Err: err}
 	}
 	s.closers = append(s.closers, db.Close)
+	s.DBPath = db.String()
+	if u, err := url.Parse(where); err == nil && store.IsPostgres(where) {
+		if _, ok := u.User.Password(); ok {
+			s.log.Warn("agent.store holds a password, which the config file then holds too: put it in ~/.pgpass (PGPASSFILE) or PGPASSWORD instead", "store", s.DBPath)
+		}
+	}
 	bindings, err := hub.NewSQLBindings(context.Background(), db)
 	if err != nil {
 		return nil, fmt.Errorf("the device bindings in %s: %w", s.DBPath, err)
@@ -116,6 +132,15 @@ func New(o *Options) (_ *Server, err error) {
 	engine, err := newSTT(c, s.log)
 	if err != nil {
 		return nil, err
+	}
+	var shared hub.Cluster // nil: a single node
+	if c.Agent.Cluster.NATS != "" {
+		if s.Cluster, err = newCluster(c, s.log); err != nil {
+			return nil, err
+		}
+		// Closed after the hub (closers run last first), whose lines release their holds in it.
+		s.closers = append(s.closers, s.Cluster.Close)
+		shared = s.Cluster
 	}
 	s.Hub = hub.New(&hub.Options{
 		Listener:       &voice{s: s, stt: engine, log: s.log.With("component", "voice")},
@@ -128,8 +153,16 @@ func New(o *Options) (_ *Server, err error) {
 		MaxTools:       c.Agent.Limits.ToolsPerDevice,
 		MaxSchemaBytes: c.Agent.Limits.SchemaBytes,
 		Bindings:       bindings,
+		Cluster:        shared,
 	})
 	s.closers = append(s.closers, s.Hub.Close)
+	if s.Cluster != nil {
+		// Before anything is served: the hub knows the other nodes' devices, and they can reach
+		// this node's.
+		if err := s.Cluster.Start(context.Background()); err != nil {
+			return nil, &config.Error{Key: "agent.cluster.nats", Err: err}
+		}
+	}
 	local := tools.NewRegistry()
 	store, err := memory.New(context.Background(), db)
 	if err != nil {
@@ -233,6 +266,28 @@ func New(o *Options) (_ *Server, err error) {
 	return s, nil
 }
 
+// newCluster connects to the cluster's NATS server (agent.cluster.*).
+func newCluster(c *config.Config, log *slog.Logger) (*cluster.Cluster, error) {
+	cc := c.Agent.Cluster
+	token := ""
+	if cc.TokenFile != "" {
+		var err error
+		if token, err = config.ReadToken("agent.cluster.token_file", cc.TokenFile, log); err != nil {
+			return nil, err
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), clusterJoinTimeout)
+	defer cancel()
+	cl, err := cluster.New(ctx, &cluster.Options{URL: cc.NATS, Token: token, Name: cc.Name, Node: cc.Node, TTL: cc.TTL, Logger: log})
+	if err != nil {
+		return nil, &config.Error{Key: "agent.cluster.nats", Err: err}
+	}
+	return cl, nil
+}
+
+// clusterJoinTimeout bounds connecting to NATS and making the cluster's buckets at start.
+const clusterJoinTimeout = 30 * time.Second
+
 // ownHosts are the server's names beyond IP literals and localhost (httpguard): agent.listen's
 // host, agent.public_url's, agent.allowed_hosts and the machine's own host name, by which LAN
 // devices dial ws://HOSTNAME:PORT/.
@@ -265,7 +320,7 @@ func allowedOrigins(c *config.Config) []string {
 // working), /devices/ to the hub's route (forgetting a MAC's binding), /mcp to the MCP server, the
 // web page's paths to it when it is on, and the rest to the HTTP API.
 func (s *Server) route(w http.ResponseWriter, r *http.Request) {
-	if isWebSocket(r) {
+	if httpguard.IsWebSocket(r) {
 		s.Hub.ServeHTTP(w, r)
 		return
 	}
@@ -294,23 +349,6 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 
 // MCPPath is where the MCP server's Streamable HTTP transport is mounted.
 const MCPPath = "/mcp"
-
-// isWebSocket reports whether r asks to upgrade to a WebSocket (RFC 6455 section 4.1).
-func isWebSocket(r *http.Request) bool {
-	return headerHas(r.Header, "Connection", "upgrade") && headerHas(r.Header, "Upgrade", "websocket")
-}
-
-// headerHas reports whether the comma-separated header holds token, in any case.
-func headerHas(h http.Header, name, token string) bool {
-	for _, v := range h.Values(name) {
-		for part := range strings.SplitSeq(v, ",") {
-			if strings.EqualFold(strings.TrimSpace(part), token) {
-				return true
-			}
-		}
-	}
-	return false
-}
 
 // Serve serves Handler on ln until Close (after Close, it closes ln and returns at once), with
 // agent.limits' caps on connections and its timeouts (see internal/netlimit). It returns nil once

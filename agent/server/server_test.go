@@ -16,7 +16,9 @@ import (
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/hal/sim"
 	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/internal/testing/devicerun"
 	"github.com/devicectl/devicectl/internal/testing/loopback"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 	"github.com/devicectl/devicectl/tools/builtin"
 	"github.com/devicectl/devicectl/transport"
@@ -67,8 +69,8 @@ func startDevice(t testing.TB, url, mac, token string) *simDevice {
 	a, err := device.New(&device.Options{
 		URL: url, MAC: mac, Registry: reg,
 		Dial: &transport.DialOptions{Token: token},
-		Render: func(m device.AIMessage) {
-			if m.Type == device.MessageFinal {
+		Render: func(m protocol.AIMessage) {
+			if m.Type == protocol.MessageFinal {
 				select {
 				case d.replies <- m.Content:
 				default: // a test that does not read them (a benchmark)
@@ -86,15 +88,7 @@ func startDevice(t testing.TB, url, mac, token string) *simDevice {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("device %s: %v", mac, err)
-		}
-	})
+	devicerun.Start(t, a)
 	return d
 }
 

@@ -7,7 +7,9 @@ import (
 	"fmt"
 
 	"github.com/devicectl/devicectl/agent"
+	"github.com/devicectl/devicectl/agent/reminders"
 	"github.com/devicectl/devicectl/agent/web"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -47,9 +49,9 @@ func (w webReminders) Announce(ctx context.Context, mac, text string) ([]string,
 	if err != nil {
 		return nil, err
 	}
-	p, err := w.local.Prepare("announce", in)
+	p, err := w.local.Prepare(reminders.ToolAnnounce, in)
 	if pe := (*tools.ParamsError)(nil); errors.As(err, &pe) {
-		return nil, &agent.ToolError{Code: agent.CodeInvalidParams, Message: "Invalid params", Details: pe.Details}
+		return nil, &agent.ToolError{Code: protocol.CodeInvalidParams, Message: "Invalid params", Details: pe.Details}
 	} else if err != nil {
 		return nil, err
 	}

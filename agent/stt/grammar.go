@@ -6,19 +6,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/devicectl/devicectl/agent/localtools"
+	"github.com/devicectl/devicectl/agent/memory"
+	"github.com/devicectl/devicectl/agent/reminders"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
-)
-
-// The tools whose phrases the grammar holds: those the rule planner (agent/rules) calls by rule.
-const (
-	toolVolume   = "amplify_volume"
-	toolStatus   = "get_device_status"
-	toolFace     = "set_virtual_human_expression"
-	toolCalc     = "calculate"
-	toolRemember = "add_user_memory"
-	toolRecall   = "search_user_memories"
-	toolForget   = "delete_user_memory"
-	toolRemind   = "set_reminder"
 )
 
 // faceWords are how an expression of the face tool's enum is said, as the rule planner
@@ -51,7 +43,7 @@ func GrammarKnown(decls []tools.Declaration, known func(word string) bool) []byt
 		rules = append(rules, rule{name, alts})
 	}
 	usesNumber := false
-	if has(toolVolume) {
+	if has(protocol.ToolVolume) {
 		top = append(top, "<volume>")
 		usesNumber = true
 		alts := []string{
@@ -61,16 +53,16 @@ func GrammarKnown(decls []tools.Declaration, known func(word string) bool) []byt
 			"turn it (up | down) to <number> [percent]",
 			"mute", "max volume", "min volume", "turn it up to the max",
 		}
-		if has(toolStatus) { // relative changes read the level first
+		if has(protocol.ToolStatus) { // relative changes read the level first
 			alts = append(alts, "louder", "quieter", "too loud", "turn it (up | down) [by <number>]", "volume (up | down) [<number>]")
 		}
 		// "be quiet", which the planner also takes for mute, is left out: heard for "quieter"
 		// now and then, it muted the speaker.
 		add("volume", alts...)
 	}
-	if has(toolFace) {
+	if has(protocol.ToolExpression) {
 		var alts []string
-		for _, v := range enumStrings(decls, toolFace, "expression") {
+		for _, v := range enumStrings(decls, protocol.ToolExpression, "expression") {
 			words, ok := faceWords[v]
 			if !ok {
 				if w := sayable(v); w != "" {
@@ -91,11 +83,11 @@ func GrammarKnown(decls []tools.Declaration, known func(word string) bool) []byt
 			add("face", alts...)
 		}
 	}
-	if has(toolStatus) {
+	if has(protocol.ToolStatus) {
 		top = append(top, "<status>")
 		add("status", "how are you", "status", "what's the volume", "what is the volume", "what's your status")
 	}
-	if has(toolCalc) {
+	if has(localtools.ToolCalculate) {
 		top = append(top, "<calculate>")
 		usesNumber = true
 		add("calculate",
@@ -105,9 +97,9 @@ func GrammarKnown(decls []tools.Declaration, known func(word string) bool) []byt
 			"multiply <number> by <number>",
 			"square root of <number>")
 	}
-	if has(toolRemember) || has(toolRecall) || has(toolForget) {
+	if has(memory.ToolAdd) || has(memory.ToolSearch) || has(memory.ToolDelete) {
 		var alts []string
-		if has(toolRemember) {
+		if has(memory.ToolAdd) {
 			alts = append(alts, "remember that <fact>")
 			add("fact",
 				"i like (tea | coffee | music | science | cats | dogs | pizza)",
@@ -115,16 +107,16 @@ func GrammarKnown(decls []tools.Declaration, known func(word string) bool) []byt
 				"my dog is called max",
 				"i live in (paris | london | oslo | berlin)")
 		}
-		if has(toolRecall) {
+		if has(memory.ToolSearch) {
 			alts = append(alts, "what do i like", "what's my name", "where do i live", "what do you remember about me")
 		}
-		if has(toolForget) {
+		if has(memory.ToolDelete) {
 			alts = append(alts, "forget that", "forget it")
 		}
 		top = append(top, "<memory>")
 		add("memory", alts...)
 	}
-	if has(toolRemind) {
+	if has(reminders.ToolSet) {
 		top = append(top, "<remind>")
 		usesNumber = true
 		add("remind",

@@ -24,7 +24,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/devicectl/devicectl/agent/server"
-	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/hal"
 	"github.com/devicectl/devicectl/hal/faces"
 	"github.com/devicectl/devicectl/hal/sim"
@@ -32,6 +31,7 @@ import (
 	devhw "github.com/devicectl/devicectl/internal/hardware"
 	"github.com/devicectl/devicectl/internal/simdevice"
 	"github.com/devicectl/devicectl/internal/testing/chromium"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/page.png from this run's screenshot")
@@ -117,7 +117,7 @@ func (s *simServer) connect() {
 
 // render keeps the device's finals for the test to read; past the channel's room they are
 // dropped, and a test expecting one fails.
-func (s *simServer) render(m device.AIMessage) {
+func (s *simServer) render(m protocol.AIMessage) {
 	if m.Type != "final" {
 		return
 	}

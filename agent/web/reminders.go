@@ -4,11 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"strings"
 
 	"github.com/devicectl/devicectl/agent"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // maxListed bounds the reminders the page is sent per device; past it the answer says how many
@@ -78,25 +77,14 @@ func (h *Handler) serveCancel(w http.ResponseWriter, r *http.Request) {
 
 // serveAnnounce makes a device say the text now, with no turn: {"said": [MAC, ...]}.
 func (h *Handler) serveAnnounce(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxSay))
-	if err != nil {
-		http.Error(w, fmt.Sprintf("reading the request: %v", err), http.StatusRequestEntityTooLarge)
-		return
-	}
-	var req sayRequest
-	if err := json.Unmarshal(body, &req); err != nil {
-		http.Error(w, fmt.Sprintf(`the body must be {"text": "...", "mac": "..."}: %v`, err), http.StatusBadRequest)
-		return
-	}
-	req.Text = strings.TrimSpace(req.Text)
-	if req.Text == "" {
-		http.Error(w, "text is empty: write what the device should say", http.StatusBadRequest)
+	req, ok := readSay(w, r, "write what the device should say")
+	if !ok {
 		return
 	}
 	said, err := h.opts.Reminders.Announce(r.Context(), req.MAC, req.Text)
 	if err != nil {
 		var te *agent.ToolError
-		if errors.As(err, &te) && te.Code == agent.CodeInvalidParams {
+		if errors.As(err, &te) && te.Code == protocol.CodeInvalidParams {
 			http.Error(w, te.Details, http.StatusBadRequest)
 			return
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/devicectl/devicectl/agent"
 	"github.com/devicectl/devicectl/agent/web"
 	"github.com/devicectl/devicectl/internal/testing/leakcheck"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // fakeReminders has n reminders on every device and records what the page asks of it.
@@ -149,7 +150,7 @@ func TestRemindersRoutes(t *testing.T) {
 	if strings.Join(f.canceled, ",") != "r1,r9" || strings.Join(f.announced, ",") != limitsMAC+" wake up" {
 		t.Errorf("canceled %q, announced %q", f.canceled, f.announced)
 	}
-	f.announceErr = &agent.ToolError{Code: agent.CodeInvalidParams, Message: "Invalid params", Details: "several devices are registered: name one of A, B"}
+	f.announceErr = &agent.ToolError{Code: protocol.CodeInvalidParams, Message: "Invalid params", Details: "several devices are registered: name one of A, B"}
 	f.mu.Unlock()
 	if resp, body := do(t, "POST", srv.URL+"/web/announce", `{"text":"wake up"}`, bearer); resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "several devices") {
 		t.Errorf("an announcement the agent refuses: %s %q, want 400 with its reason", resp.Status, body)

@@ -14,14 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/devicectl/devicectl/agent/hub"
-)
-
-// The built-in tools whose calls tell the page a device's volume, face and uptime
-// (tools/builtin declares them).
-const (
-	toolVolume = "amplify_volume"
-	toolFace   = "set_virtual_human_expression"
-	toolStatus = "get_device_status"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // keepTurns is how many exchanges of the conversation a page that connects late is shown.
@@ -239,8 +232,8 @@ func (s *state) applyCall(mac, tool string, input, result json.RawMessage) {
 		Expression string `json:"expression"`
 		Uptime     *int64 `json:"uptime_seconds"`
 	}
-	_ = json.Unmarshal(result, &res) // a result of another shape changes nothing
-	if res.Status == "superseded" {  // a later call to the same tool took its place
+	_ = json.Unmarshal(result, &res)             // a result of another shape changes nothing
+	if res.Status == protocol.StatusSuperseded { // a later call to the same tool took its place
 		return
 	}
 	var in struct {
@@ -254,7 +247,7 @@ func (s *state) applyCall(mac, tool string, input, result json.RawMessage) {
 		return
 	}
 	switch tool {
-	case toolStatus:
+	case protocol.ToolStatus:
 		if res.Volume != nil {
 			v.Volume = res.Volume
 		}
@@ -264,12 +257,12 @@ func (s *state) applyCall(mac, tool string, input, result json.RawMessage) {
 		if res.Uptime != nil {
 			v.uptime, v.uptimeAt = *res.Uptime, time.Now()
 		}
-	case toolVolume:
+	case protocol.ToolVolume:
 		if json.Unmarshal(input, &in) != nil || in.Level == nil {
 			return
 		}
 		v.Volume = in.Level
-	case toolFace:
+	case protocol.ToolExpression:
 		if json.Unmarshal(input, &in) != nil || in.Expression == "" {
 			return
 		}

@@ -27,6 +27,7 @@ import (
 	"github.com/devicectl/devicectl/hal"
 	"github.com/devicectl/devicectl/hal/faces"
 	"github.com/devicectl/devicectl/internal/bearer"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 //go:embed static
@@ -78,7 +79,7 @@ type Reminders interface {
 	CancelReminder(ctx context.Context, id string) (bool, error)
 	// Announce makes the device mac ("" the only one, "all" every one) show and speak text now,
 	// as the announce tool does, and returns the devices that said it. An *agent.ToolError with
-	// agent.CodeInvalidParams is the caller's mistake (the page answers 400).
+	// protocol.CodeInvalidParams is the caller's mistake (the page answers 400).
 	Announce(ctx context.Context, mac, text string) ([]string, error)
 }
 
@@ -337,20 +338,31 @@ type sayRequest struct {
 	MAC  string `json:"mac"` // "" : the only device
 }
 
-func (h *Handler) serveSay(w http.ResponseWriter, r *http.Request) {
+// readSay reads the body of a POST /web/say or /web/announce, with its text trimmed. Refused (too
+// long, not that JSON, no text) it answers the request itself, the empty text with ifEmpty, and
+// returns false.
+func readSay(w http.ResponseWriter, r *http.Request, ifEmpty string) (sayRequest, bool) {
+	var req sayRequest
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxSay))
 	if err != nil {
 		http.Error(w, fmt.Sprintf("reading the request: %v", err), http.StatusRequestEntityTooLarge)
-		return
+		return req, false
 	}
-	var req sayRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		http.Error(w, fmt.Sprintf(`the body must be {"text": "...", "mac": "..."}: %v`, err), http.StatusBadRequest)
-		return
+		return req, false
 	}
 	req.Text = strings.TrimSpace(req.Text)
 	if req.Text == "" {
-		http.Error(w, "text is empty: say something", http.StatusBadRequest)
+		http.Error(w, "text is empty: "+ifEmpty, http.StatusBadRequest)
+		return req, false
+	}
+	return req, true
+}
+
+func (h *Handler) serveSay(w http.ResponseWriter, r *http.Request) {
+	req, ok := readSay(w, r, "say something")
+	if !ok {
 		return
 	}
 	select {
@@ -456,12 +468,12 @@ func (h *Handler) watch(events <-chan hub.Event) {
 func (h *Handler) registered(d hub.Device) {
 	h.st.registered(d)
 	for _, t := range d.Tools {
-		if t.Name == toolStatus {
+		if t.Name == protocol.ToolStatus {
 			h.goTracked(func() {
 				ctx, cancel := context.WithTimeout(h.closing, statusTimeout)
 				defer cancel()
 				// The result reaches the page through the hub's CallDone event.
-				if _, err := h.opts.Hub.Call(ctx, d.MAC, toolStatus, json.RawMessage(`{}`)); err != nil {
+				if _, err := h.opts.Hub.Call(ctx, d.MAC, protocol.ToolStatus, json.RawMessage(`{}`)); err != nil {
 					h.log.Debug("reading the status of a device that registered", "mac", d.MAC, "err", err)
 				}
 			})

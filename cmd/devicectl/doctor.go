@@ -12,13 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/devicectl/devicectl/hal"
-	"github.com/devicectl/devicectl/hal/driverreg"
-	"github.com/devicectl/devicectl/hal/hostbus"
-	"github.com/devicectl/devicectl/hal/mic"
 	"github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/internal/doctor"
-	devhw "github.com/devicectl/devicectl/internal/hardware"
 )
 
 func newDoctorCmd() *cobra.Command {
@@ -96,23 +91,29 @@ func runDoctor(ctx context.Context, c *config.Config, configPath string, getenv 
 	if tlsConf, err := config.TLSConfig(c.Server, log); err != nil {
 		results = append(results, doctor.Result{Name: "tls", Err: err, Remedy: "fix the TLS files in the server section"})
 	} else {
-		results = append(results, doctor.CheckServer(ctx, &doctor.Server{
-			URL:              c.Server.URL,
-			MAC:              mac,
-			Token:            token,
-			UserAgent:        "devicectl/" + buildVersion(),
-			TLS:              tlsConf,
-			HandshakeTimeout: c.Connection.HandshakeTimeout,
-			TokenRemedy:      "check server.token_file or $" + config.TokenEnv,
-			Register:         register,
-			ClientID:         keptClientID(c.Device, getenv),
-			Voice:            c.Voice.Listen != config.ListenOff,
-		})...)
+		servers := c.Server.Servers()
+		if len(servers) == 0 {
+			servers = []string{""} // checked, to say it is not set
+		}
+		for _, u := range servers { // server.urls: each of them, in the order the device tries them
+			results = append(results, doctor.CheckServer(ctx, &doctor.Server{
+				URL:              u,
+				MAC:              mac,
+				Token:            token,
+				UserAgent:        "devicectl/" + buildVersion(),
+				TLS:              tlsConf,
+				HandshakeTimeout: c.Connection.HandshakeTimeout,
+				TokenRemedy:      "check server.token_file or $" + config.TokenEnv,
+				Register:         register,
+				ClientID:         keptClientID(c.Device, getenv),
+				Voice:            c.Voice.Listen != config.ListenOff,
+			})...)
+		}
 		if running {
 			results = append(results, doctor.Result{Name: "register", Detail: "not tried: run is running (" + sock + " answers); its log says whether the server accepts it, and why not"})
 		}
 	}
-	return append(results, checkHardware(ctx, c, log)...)
+	return append(results, doctor.Hardware(ctx, c.Hardware, c.Device.Language, log)...)
 }
 
 // daemonRunning reports whether run answers on one of its control sockets, and which.
@@ -145,41 +146,4 @@ func tokenSource(c config.ServerConfig, token string) string {
 		return "from $" + config.TokenEnv
 	}
 	return "none (no Authorization header is sent)"
-}
-
-// checkHardware opens each configured part as run does and reads it back.
-func checkHardware(ctx context.Context, c *config.Config, log *slog.Logger) []doctor.Result {
-	h := c.Hardware
-	if h.Mode == "sim" {
-		return []doctor.Result{{Name: "hardware", Detail: "all simulated (hardware.mode sim, or --hardware sim)"}}
-	}
-	var b hostbus.Buses // opened as the parts need them
-	defer b.Close()
-	env := &driverreg.Env{Buses: &b, Logger: log}
-	var speech func() (doctor.Speech, error)
-	if h.Speech.Driver != "none" {
-		speech = func() (doctor.Speech, error) { return devhw.OpenSpeech(h.Speech, c.Device.Language, log) }
-	}
-	return append([]doctor.Result{
-		doctor.Speaker(ctx, doctor.Part[hal.Speaker]{Driver: h.Speaker.Driver, Optional: h.Speaker.Optional,
-			Open: func(ctx context.Context) (hal.Speaker, error) { return devhw.OpenSpeaker(ctx, h.Speaker, env, true) }}),
-		doctor.Face(ctx, doctor.Part[hal.Face]{Driver: h.Face.Driver, Optional: h.Face.Optional,
-			Open: func(ctx context.Context) (hal.Face, error) { return devhw.OpenFace(ctx, h.Face, env) }}, h.Face.Connection),
-		doctor.CheckSpeech(speech),
-	}, checkMicrophone(ctx, h.Microphone, log)...)
-}
-
-// checkMicrophone listens to the microphone for a second and, for PulseAudio, says whether its
-// source is echo-cancelled.
-func checkMicrophone(ctx context.Context, m config.MicrophoneConfig, log *slog.Logger) []doctor.Result {
-	if m.Driver == config.MicrophoneOff {
-		return nil
-	}
-	results := []doctor.Result{doctor.Microphone(ctx, func(ctx context.Context) (hal.Microphone, error) {
-		return mic.Open(ctx, m.Mic(), log)
-	}, time.Second)}
-	if m.Driver == mic.DriverPulse {
-		results = append(results, doctor.EchoCancel(ctx, m.Device, doctor.RunPactl))
-	}
-	return results
 }

@@ -14,6 +14,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	// The hardware drivers, registered for the commands that open parts by their configured
+	// names (run, doctor, tools, call): a program picks its drivers, as with periph's
+	// host, and a package that only reads the config links none.
+	_ "github.com/devicectl/devicectl/hal/drivers"
 	"github.com/devicectl/devicectl/internal/completion"
 	"github.com/devicectl/devicectl/internal/config"
 )

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/devicectl/devicectl/internal/testing/httpdo"
+	"github.com/devicectl/devicectl/internal/testing/poll"
 	"github.com/devicectl/devicectl/internal/testing/shscript"
 )
 
@@ -23,12 +25,15 @@ func TestServeReminder(t *testing.T) {
 	defer cancel()
 	inR, inW := io.Pipe()
 	defer inW.Close()
+	serveOutR, serveOutW := io.Pipe()
 	errR, errW := io.Pipe()
 	done := make(chan int, 1)
 	go func() {
+		defer serveOutW.Close()
 		defer errW.Close()
-		done <- execute(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--state-dir", t.TempDir()}, inR, io.Discard, errW)
+		done <- execute(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--state-dir", t.TempDir()}, inR, serveOutW, errW)
 	}()
+	console := newLineWaiter(serveOutR)
 	banner, err := bufio.NewReader(errR).ReadString('\n')
 	if err != nil {
 		t.Fatal(err)
@@ -53,25 +58,22 @@ func TestServeReminder(t *testing.T) {
 	}()
 	defer func() { stopDevice(); <-devDone }()
 
+	// A task needs the device: serve's console says when it has registered.
+	console.waitFor(t, "+ 02-00-00-00-00-09 registered")
+	go func() {
+		for range console.lines {
+		}
+	}()
 	api := "http" + strings.TrimPrefix(strings.TrimSuffix(url, "/"), "ws")
-	var sent time.Time
-	deadline := time.Now().Add(10 * time.Second)
-	for { // until the device has registered: a task needs it
-		sent = time.Now()
-		resp, err := http.Post(api+"/a2a", "application/json", strings.NewReader(
-			`{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"remind me in 2 seconds to stretch"}]}}}`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if strings.Contains(string(body), "I'll remind you to stretch in 2 seconds") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the task was not answered: %s", body)
-		}
-		time.Sleep(100 * time.Millisecond)
+	sent := time.Now()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, api+"/a2a", strings.NewReader(
+		`{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"remind me in 2 seconds to stretch"}]}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if _, body := httpdo.Do(t, req); !strings.Contains(body, "I'll remind you to stretch in 2 seconds") {
+		t.Fatalf("the task was not answered: %s", body)
 	}
 	out.waitFor(t, "I'll remind you to stretch in 2 seconds")
 	out.waitFor(t, "Reminder: stretch")
@@ -79,15 +81,11 @@ func TestServeReminder(t *testing.T) {
 	if heard < 1900*time.Millisecond || heard > 5*time.Second {
 		t.Errorf("the reminder was shown %v after it was set, want about 2 s", heard)
 	}
-	for wait := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	// The speech program writes what it is given to a file: only the file can tell.
+	poll.Until(t, "Reminder: stretch in the speech program's file", func() bool {
 		b, _ := os.ReadFile(spoken)
-		if strings.Contains(string(b), "Reminder: stretch") {
-			break
-		}
-		if time.Now().After(wait) {
-			t.Fatalf("the device did not speak the reminder; it spoke %q", b)
-		}
-	}
+		return strings.Contains(string(b), "Reminder: stretch")
+	})
 	inW.Close()
 	cancel()
 	<-done

@@ -48,7 +48,7 @@ A bad flag or config value exits 2 with a message naming it.`,
 	}
 	cmd.Flags().StringVar(&configPath, "config", "", "config file (default "+config.DefaultPath+" when it exists)")
 	config.BindFlags(cmd.Flags(), config.Defaults(),
-		"server", "mac", "interface", "state-dir", "language", "hardware", "sim-latency",
+		"server", "servers", "mac", "interface", "state-dir", "language", "hardware", "sim-latency",
 		"ping-interval", "show-thoughts", "color", "log-level", "log-format")
 	return cmd
 }

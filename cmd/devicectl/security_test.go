@@ -34,12 +34,12 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
-	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/device/agenttest"
 	"github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/internal/testing/logbuf"
 	"github.com/devicectl/devicectl/internal/testing/standin"
 	"github.com/devicectl/devicectl/internal/testing/testca"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // tlsStandIn serves the stand-in agent server over TLS with cert. With clientCAs set it demands a
@@ -437,7 +437,7 @@ hooks:
 				t.Fatal(err)
 			}
 			resp, err := d.Execute(waitCtx(t), "amplify_volume", json.RawMessage(`{"level": "`+hiddenToken+`"}`))
-			if err != nil || resp.Error == nil || resp.Error.Code != device.CodeInvalidParams {
+			if err != nil || resp.Error == nil || resp.Error.Code != protocol.CodeInvalidParams {
 				t.Errorf("amplify_volume with the token as level: %+v, %v; want -32602", resp, err)
 			}
 

@@ -48,7 +48,9 @@ ws://ADDR/; any path works); people talk to it at its console, and other agents 
 /tasks/send, POST /tasks/send/stream, GET /tasks/{id}, GET /agent-card). A turn is planned by
 the built-in rule planner (agent.planner rules, the default: no network, no model) or an
 OpenAI-compatible endpoint (agent.planner llm). The agent's own tools (calculate, search_web,
-memory, ...) run in the server; memories and tasks are kept in agent.db in the state directory.
+memory, ...) run in the server; memories, tasks, reminders and device bindings are kept in
+agent.db in the state directory, or in the PostgreSQL database agent.store names, which several
+serve processes may share (docs/storage.md).
 
 It listens on ` + config.DefaultAgentListen + ` by default, open to anyone on this machine. Beyond loopback
 (--listen 0.0.0.0:8765) it refuses to start without agent.token_file, the bearer token HTTP
@@ -128,6 +130,9 @@ func runServe(ctx context.Context, c *config.Config, in io.Reader, stdout, stder
 	db := ""
 	if srv.DBPath != "" {
 		db = ", " + srv.DBPath
+	}
+	if srv.Cluster != nil {
+		db += ", node " + srv.Cluster.Node() + " of cluster " + srv.Cluster.Name()
 	}
 	fmt.Fprintf(stderr, "devicectl serve: listening at ws://%s/; HTTP at http://%s/ (planner %s%s); type help for the commands\n",
 		addr, addr, c.Agent.Planner, db)

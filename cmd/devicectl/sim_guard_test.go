@@ -4,11 +4,12 @@ package main
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/devicectl/devicectl/internal/testing/httpdo"
 )
 
 // sim --web is guarded as serve is: a page on another origin, or under a rebound DNS name, drives
@@ -34,13 +35,7 @@ func TestSimWebGuard(t *testing.T) {
 		if origin != "" {
 			req.Header.Set("Origin", origin)
 		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
+		return httpdo.Do(t, req)
 	}
 	const say = `{"jsonrpc":"2.0","id":"1","method":"tasks/send","params":{"id":"t-evil","message":{"role":"user","parts":[{"type":"text","text":"把音量调到90"}]}}}`
 	if code, body := send("/tasks/send", "", "text/plain", "http://127.0.0.1:1", say); code != http.StatusForbidden || !strings.Contains(body, "agent.allowed_origins") {
@@ -53,19 +48,17 @@ func TestSimWebGuard(t *testing.T) {
 	if code, body := send("/web/say", "", "text/plain", "", `{"text":"把音量调到90"}`); code != http.StatusUnsupportedMediaType {
 		t.Errorf("POST /web/say as text/plain: %d %q, want 415", code, body)
 	}
-	if code, _ := get(t, page+"tasks/t-evil"); code == http.StatusOK {
+	if code, _ := httpdo.Get(t, page+"tasks/t-evil"); code == http.StatusOK {
 		t.Error("task t-evil exists: a refused request ran a turn")
 	}
 
-	req, _ := http.NewRequest("GET", page+".well-known/agent-card.json", nil)
-	req.Host = "localhost:" + port
-	resp, err := http.DefaultClient.Do(req)
+	req, err := http.NewRequest("GET", page+".well-known/agent-card.json", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	card, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if want := `"url": "http://127.0.0.1:` + port + `/a2a"`; !strings.Contains(string(card), want) {
+	req.Host = "localhost:" + port
+	want := `"url": "http://127.0.0.1:` + port + `/a2a"`
+	if _, card := httpdo.Do(t, req); !strings.Contains(card, want) {
 		t.Errorf("the agent card asked for as localhost:%s does not hold %s:\n%s", port, want, card)
 	}
 	cancel()

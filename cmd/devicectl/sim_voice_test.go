@@ -7,6 +7,7 @@ import (
 	"io"
 	"testing"
 
+	"github.com/devicectl/devicectl/internal/simsession"
 	"github.com/devicectl/devicectl/internal/testing/pulsetest"
 )
 
@@ -33,6 +34,6 @@ func TestSimVoiceInput(t *testing.T) {
 		}
 	}()
 	out := newLineWaiter(outR)
-	out.waitFor(t, simMAC+" heard: set the volume to thirty")
+	out.waitFor(t, simsession.MAC+" heard: set the volume to thirty")
 	out.waitFor(t, "30")
 }

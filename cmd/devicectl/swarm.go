@@ -25,7 +25,8 @@ run: it registers its tools, answers the server's calls and reconnects with back
 
 MACs are --mac-prefix followed by the device's number, so they are locally administered and the
 same on every run: with the default prefix, -n 3 gives 02-DC-00-00-00-00 to 02-DC-00-00-00-02.
-Give two swarms against one server different prefixes.
+The prefix is written as a MAC is, its pairs joined all by '-', all by ':' or not at all (02-DC,
+02:dc, 02dc). Give two swarms against one server different prefixes.
 
 The first dials are spread evenly over --ramp (default 1ms a device, so -n 10000 takes 10s).
 Every --interval a status line (redrawn in place on a terminal) gives the devices connected and
@@ -93,7 +94,7 @@ func newSwarmCmd() *cobra.Command {
 			if ports, ok := swarm.LocalPorts(); ok && n > ports {
 				fmt.Fprintf(stderr, "devicectl swarm: warning: %d devices but %d local ports (net.ipv4.ip_local_port_range): dials to one server address past that fail; widen the range\n", n, ports)
 			}
-			t, err := talk.check(c.Server.URL, os.Getenv, slog.New(slog.NewTextHandler(stderr, nil)))
+			t, err := talk.check(c.Server.Servers()[0], os.Getenv, slog.New(slog.NewTextHandler(stderr, nil)))
 			if err != nil {
 				return err
 			}
@@ -106,7 +107,7 @@ func newSwarmCmd() *cobra.Command {
 	}
 	fs := cmd.Flags()
 	fs.IntVarP(&n, "count", "n", 0, "how many devices to run (required)")
-	fs.StringVar(&prefix, "mac-prefix", swarm.DefaultMACPrefix, "first 1 to 5 bytes of every MAC, locally administered (first byte 02, 06, 0A, ...); the device number fills the rest")
+	fs.StringVar(&prefix, "mac-prefix", swarm.DefaultMACPrefix, "first 1 to 5 bytes of every MAC, written as a MAC is (02-DC, 02:dc, 02dc), locally administered (first byte 02, 06, 0A, ...); the device number fills the rest")
 	fs.DurationVar(&ramp, "ramp", 0, "spread the first dials evenly over this time (default 1ms a device; 0s dials all at once)")
 	fs.DurationVar(&interval, "interval", time.Second, "time between status lines")
 	fs.Float64Var(&talk.rate, "talk", 0, "send the server this many tasks a second in all, once every device has registered (0: none)")
@@ -114,14 +115,17 @@ func newSwarmCmd() *cobra.Command {
 	fs.StringVar(&talk.route, "route", string(swarm.RouteSeed), "the tasks' route: seed (POST /tasks/send) or a2a (A2A 1.0 SendMessage on /a2a)")
 	fs.IntVar(&talk.callers, "callers", swarm.DefaultCallers, "tasks in flight at most; a task due while all are busy is counted behind")
 	fs.StringVar(&talk.tokenFile, "talk-token-file", "", "file holding serve's HTTP bearer token (its agent.token_file) for the tasks; else $"+agentTokenEnv)
-	config.BindFlags(fs, swarmDefaults(), "server", "language", "ping-interval", "log-level", "log-format")
+	config.BindFlags(fs, swarmDefaults(), "server", "servers", "language", "ping-interval", "log-level", "log-format")
 	return cmd
 }
 
 // checkSwarm checks the flags that no setting checks; every error is the user's to fix (exit 2).
 func checkSwarm(c *config.Config, n int, prefix string, ramp, interval time.Duration, limit swarm.LimitFunc) (swarm.Plan, error) {
-	if c.Server.URL == "" {
-		return swarm.Plan{}, usageError{errors.New("--server is required: the agent server's ws:// or wss:// URL")}
+	if err := c.Check(); err != nil {
+		return swarm.Plan{}, err
+	}
+	if len(c.Server.Servers()) == 0 {
+		return swarm.Plan{}, usageError{errors.New("--server is required: the agent server's ws:// or wss:// URL (or --servers, several separated by commas)")}
 	}
 	p, err := swarm.NewPlan(n, prefix, ramp, interval, limit)
 	if err != nil {

@@ -1,12 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 
-	"github.com/sourcegraph/jsonrpc2"
 	"github.com/spf13/cobra"
 
 	"github.com/devicectl/devicectl/device"
@@ -15,10 +15,6 @@ import (
 	devhw "github.com/devicectl/devicectl/internal/hardware"
 	"github.com/devicectl/devicectl/tools"
 )
-
-// firstRegisterID is the id the agent gives its first mcp/registerTools request ("reg-1", then
-// "reg-2" on the next connection, ...).
-const firstRegisterID = "reg-1"
 
 func newToolsCmd() *cobra.Command {
 	var configPath string
@@ -69,19 +65,17 @@ func printRegistration(ctx context.Context, c *config.Config, w, stderr io.Write
 	return err
 }
 
-// registrationRequest encodes mcp/registerTools the way the agent does (a jsonrpc2.Request, so
-// the same keys in the same order), indented for people.
+// registrationRequest is the device's first mcp/registerTools with reg's tools, as the device
+// encodes it, indented for people: only whitespace is added, so compacted it is the frame a server
+// receives.
 func registrationRequest(mac string, reg *tools.Registry) ([]byte, error) {
-	req := &jsonrpc2.Request{
-		Method: device.MethodRegisterTools,
-		ID:     jsonrpc2.ID{Str: firstRegisterID, IsString: true},
-	}
-	if err := req.SetParams(device.RegisterParams{MAC: mac, Tools: reg.Declarations()}); err != nil {
-		return nil, fmt.Errorf("encoding the registration: %w", err)
-	}
-	b, err := json.MarshalIndent(req, "", "  ")
+	b, err := device.Registration(mac, reg.Declarations())
 	if err != nil {
 		return nil, fmt.Errorf("encoding the registration: %w", err)
 	}
-	return b, nil
+	var out bytes.Buffer
+	if err := json.Indent(&out, b, "", "  "); err != nil {
+		return nil, fmt.Errorf("encoding the registration: %w", err)
+	}
+	return out.Bytes(), nil
 }

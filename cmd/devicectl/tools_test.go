@@ -2,16 +2,21 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/devicectl/devicectl/device"
+	"github.com/coder/websocket"
+
 	"github.com/devicectl/devicectl/internal/config"
 	devhw "github.com/devicectl/devicectl/internal/hardware"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // registration is the printed request, decoded.
@@ -36,7 +41,7 @@ func TestToolsPrintsRegistration(t *testing.T) {
 			if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
 				t.Fatalf("output is not JSON: %v\n%s", err, r.stdout)
 			}
-			if got.JSONRPC != "2.0" || got.Method != device.MethodRegisterTools || string(got.ID) != `"reg-1"` || got.Params.MAC != "AA-BB-CC-DD-EE-01" {
+			if got.JSONRPC != "2.0" || got.Method != protocol.MethodRegisterTools || string(got.ID) != `"reg-1"` || got.Params.MAC != "AA-BB-CC-DD-EE-01" {
 				t.Errorf("envelope: jsonrpc %q, method %q, id %s, mac %q", got.JSONRPC, got.Method, got.ID, got.Params.MAC)
 			}
 
@@ -61,6 +66,65 @@ func TestToolsPrintsRegistration(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// What `devicectl tools` prints is, but for the indentation, the frame `devicectl run` sends a
+// server first: the same members in the same order, the same bytes in every string.
+func TestToolsMatchesTheWire(t *testing.T) {
+	const mac = "AA-BB-CC-DD-EE-02"
+	first := make(chan []byte, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.CloseNow()
+		// The frames as they came off the line, unparsed; the line is held (unanswered) until the
+		// device closes it.
+		for {
+			_, b, err := c.Read(r.Context())
+			if err != nil {
+				return
+			}
+			select {
+			case first <- b:
+			default:
+			}
+		}
+	}))
+	defer srv.Close()
+
+	printed := runCLI(t.Context(), "", "tools", "--config", "/dev/null", "--mac", mac, "--hardware", "sim")
+	if printed.code != 0 {
+		t.Fatalf("tools: exit %d: %s", printed.code, printed.stderr)
+	}
+
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	done := make(chan result, 1)
+	go func() {
+		done <- runCLI(ctx, "", "run", "--config", "/dev/null", "--server", "ws"+strings.TrimPrefix(srv.URL, "http"),
+			"--mac", mac, "--hardware", "sim", "--state-dir", t.TempDir(), "--log-level", "error")
+	}()
+	var frame []byte
+	select {
+	case frame = <-first:
+	case r := <-done:
+		t.Fatalf("run ended before it registered: exit %d: %s", r.code, r.stderr)
+	case <-waitCtx(t).Done():
+		t.Fatal("run sent no frame")
+	}
+	cancel()
+	if r := <-done; r.code != 0 {
+		t.Errorf("run: exit %d: %s", r.code, r.stderr)
+	}
+
+	if got := compact(t, json.RawMessage(printed.stdout)); got != string(frame) {
+		t.Errorf("tools printed, compacted:\n%s\nrun sent:\n%s", got, frame)
+	}
+	if !strings.HasPrefix(string(frame), `{"jsonrpc":"2.0","id":"reg-1","method":"mcp/registerTools","params":{"mac_addr":"`+mac+`","tools":[{`) {
+		t.Errorf("run's first frame is not its registration of %s: %.120s", mac, frame)
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/devicectl/devicectl/internal/testing/httpdo"
 )
 
 // startWeb runs devicectl with args and stdin, and returns the page's URL from the line that
@@ -38,20 +40,6 @@ func startWeb(t *testing.T, ctx context.Context, stdin string, args ...string) (
 	return strings.TrimSpace(url), ch
 }
 
-func get(t *testing.T, url string) (int, string) {
-	t.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, string(b)
-}
-
 // firstEvent reads the snapshot the event stream starts with.
 func firstEvent(t *testing.T, url string) string {
 	t.Helper()
@@ -78,7 +66,7 @@ func TestSimWeb(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	url, done := startWeb(t, ctx, "把音量调到30\n", "sim", "--web=127.0.0.1:0")
-	if code, body := get(t, url); code != 200 || !strings.Contains(body, "<title>devicectl</title>") {
+	if code, body := httpdo.Get(t, url); code != 200 || !strings.Contains(body, "<title>devicectl</title>") {
 		t.Fatalf("GET %s: %d %.100q", url, code, body)
 	}
 	if snap := firstEvent(t, url); !strings.Contains(snap, `"mac":"AA-BB-CC-DD-EE-FF","connected":true`) {
@@ -103,7 +91,7 @@ func TestServeWeb(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	url, done := startWeb(t, ctx, "", "serve", "--web", "--listen", "127.0.0.1:0", "--state-dir", t.TempDir())
-	if code, body := get(t, url); code != 200 || !strings.Contains(body, `<label for="say-text">`) {
+	if code, body := httpdo.Get(t, url); code != 200 || !strings.Contains(body, `<label for="say-text">`) {
 		t.Fatalf("GET %s: %d %.100q", url, code, body)
 	}
 	if snap := firstEvent(t, url); !strings.Contains(snap, `"devices":[]`) {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
-	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -32,9 +32,9 @@ func (d *Device) Done() <-chan struct{} { return d.done }
 // Result set on success, Error set on failure. The error return is for a call that got no answer.
 func (d *Device) Execute(ctx context.Context, tool string, input json.RawMessage) (*jsonrpc2.Response, error) {
 	id := d.srv.nextCallID()
-	params := device.ExecuteParams{ToolName: tool, ToolInput: input}
+	params := protocol.ExecuteParams{ToolName: tool, ToolInput: input}
 	var result json.RawMessage
-	err := d.conn.Call(ctx, device.MethodExecute, params, &result, jsonrpc2.PickID(id))
+	err := d.conn.Call(ctx, protocol.MethodExecute, params, &result, jsonrpc2.PickID(id))
 	var rpcErr *jsonrpc2.Error
 	switch {
 	case err == nil:
@@ -48,7 +48,7 @@ func (d *Device) Execute(ctx context.Context, tool string, input json.RawMessage
 
 // Message sends one mcp/ai/message notification.
 func (d *Device) Message(ctx context.Context, typ, content string) error {
-	if err := d.conn.Notify(ctx, device.MethodAIMessage, device.AIMessage{Type: typ, Content: content}); err != nil {
+	if err := d.conn.Notify(ctx, protocol.MethodAIMessage, protocol.AIMessage{Type: typ, Content: content}); err != nil {
 		return fmt.Errorf("sending ai message to %s: %w", d.MAC, err)
 	}
 	return nil
@@ -58,11 +58,11 @@ func (d *Device) Message(ctx context.Context, typ, content string) error {
 // the whole text.
 func (d *Device) Say(ctx context.Context, text string) error {
 	for _, c := range Chunks(text, 3) {
-		if err := d.Message(ctx, device.MessageChunk, c); err != nil {
+		if err := d.Message(ctx, protocol.MessageChunk, c); err != nil {
 			return err
 		}
 	}
-	return d.Message(ctx, device.MessageFinal, text)
+	return d.Message(ctx, protocol.MessageFinal, text)
 }
 
 // Chunks splits text into at most n pieces of about equal length, never inside a character.

@@ -21,7 +21,8 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
-	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/protocol"
+	"github.com/devicectl/devicectl/tools"
 	"github.com/devicectl/devicectl/transport"
 )
 
@@ -297,24 +298,24 @@ type handler struct {
 
 func (h *handler) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
 	if req.Notif {
-		if v := h.srv.opts.Voice; v != nil && v.Interrupt != nil && req.Method == device.MethodUserInterrupt {
+		if v := h.srv.opts.Voice; v != nil && v.Interrupt != nil && req.Method == protocol.MethodUserInterrupt {
 			if d := h.device.Load(); d != nil {
 				v.Interrupt(d)
 			}
 		}
 		return
 	}
-	if h.srv.opts.Voice != nil && (req.Method == device.MethodUserText || req.Method == device.MethodUserAudio) {
+	if h.srv.opts.Voice != nil && (req.Method == protocol.MethodUserText || req.Method == protocol.MethodUserAudio) {
 		h.user(ctx, conn, req)
 		return
 	}
-	if req.Method != device.MethodRegisterTools {
-		conn.ReplyWithError(ctx, req.ID, &jsonrpc2.Error{Code: device.CodeMethodNotFound, Message: "Method not found"})
+	if req.Method != protocol.MethodRegisterTools {
+		conn.ReplyWithError(ctx, req.ID, &jsonrpc2.Error{Code: protocol.CodeMethodNotFound, Message: "Method not found"})
 		return
 	}
-	var p device.RegisterParams
+	var p protocol.RegisterParams[[]tools.Declaration]
 	if req.Params == nil || json.Unmarshal(*req.Params, &p) != nil || p.MAC == "" {
-		conn.ReplyWithError(ctx, req.ID, &jsonrpc2.Error{Code: device.CodeInvalidParams, Message: "Invalid params"})
+		conn.ReplyWithError(ctx, req.ID, &jsonrpc2.Error{Code: protocol.CodeInvalidParams, Message: "Invalid params"})
 		return
 	}
 	d := &Device{MAC: p.MAC, Tools: p.Tools, Header: h.header, RemoteAddr: h.remote, srv: h.srv, conn: conn, done: make(chan struct{})}
@@ -335,7 +336,7 @@ func (h *handler) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2
 		h.device.Store(d)
 		// Answer before publishing, as a real server does: whoever waits for the device and then
 		// calls it sends that call after the acceptance, on the same ordered line.
-		err := conn.Reply(ctx, req.ID, device.RegisterResult{Status: "registered", Message: "Tools were successfully registered.", Features: h.srv.opts.Voice.features()})
+		err := conn.Reply(ctx, req.ID, protocol.RegisterResult{Status: protocol.StatusRegistered, Message: "Tools were successfully registered.", Features: h.srv.opts.Voice.features()})
 		if err != nil {
 			h.srv.log.Debug("answering registration", "mac", d.MAC, "err", err)
 			return

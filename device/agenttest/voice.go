@@ -7,7 +7,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
-	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // Voice is what a Server does with what a device hears (Options.Voice). Each handler runs on a
@@ -15,9 +15,9 @@ import (
 // A nil handler leaves its feature out: the method is answered -32601.
 type Voice struct {
 	// Text answers mcp/user/text; a non-nil error is sent back as the answer's error.
-	Text func(ctx context.Context, d *Device, p device.UserTextParams) (device.UserResult, *jsonrpc2.Error)
+	Text func(ctx context.Context, d *Device, p protocol.UserTextParams) (protocol.UserResult, *jsonrpc2.Error)
 	// Audio answers mcp/user/audio, its samples already checked and decoded from base64.
-	Audio func(ctx context.Context, d *Device, p device.UserAudioParams) (device.UserResult, *jsonrpc2.Error)
+	Audio func(ctx context.Context, d *Device, p protocol.UserAudioParams) (protocol.UserResult, *jsonrpc2.Error)
 	// Interrupt is told of mcp/user/interrupt.
 	Interrupt func(d *Device)
 }
@@ -29,10 +29,10 @@ func (v *Voice) features() []string {
 	}
 	f := []string{}
 	if v.Text != nil {
-		f = append(f, device.FeatureUserText)
+		f = append(f, protocol.FeatureUserText)
 	}
 	if v.Audio != nil {
-		f = append(f, device.FeatureUserAudio)
+		f = append(f, protocol.FeatureUserAudio)
 	}
 	return f
 }
@@ -43,43 +43,43 @@ func (h *handler) user(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.R
 	fail := func(code int64, message, details string) {
 		e := &jsonrpc2.Error{Code: code, Message: message}
 		if details != "" {
-			e.SetError(device.ErrorData{Details: details})
+			e.SetError(protocol.ErrorData{Details: details})
 		}
 		conn.ReplyWithError(ctx, req.ID, e)
 	}
-	if (req.Method == device.MethodUserText && v.Text == nil) || (req.Method == device.MethodUserAudio && v.Audio == nil) {
-		fail(device.CodeMethodNotFound, "Method not found", "")
+	if (req.Method == protocol.MethodUserText && v.Text == nil) || (req.Method == protocol.MethodUserAudio && v.Audio == nil) {
+		fail(protocol.CodeMethodNotFound, "Method not found", "")
 		return
 	}
 	d := h.device.Load()
 	if d == nil {
-		fail(device.CodeInvalidRequest, "Invalid Request", "register with mcp/registerTools first")
+		fail(protocol.CodeInvalidRequest, "Invalid Request", "register with mcp/registerTools first")
 		return
 	}
 	var raw []byte
 	if req.Params != nil {
 		raw = *req.Params
 	}
-	var answer func() (device.UserResult, *jsonrpc2.Error)
+	var answer func() (protocol.UserResult, *jsonrpc2.Error)
 	switch req.Method {
-	case device.MethodUserText:
-		var p device.UserTextParams
+	case protocol.MethodUserText:
+		var p protocol.UserTextParams
 		if err := json.Unmarshal(raw, &p); err != nil || p.Text == "" {
-			fail(device.CodeInvalidParams, "Invalid params", `want {"text":"...","lang":"..."}`)
+			fail(protocol.CodeInvalidParams, "Invalid params", `want {"text":"...","lang":"..."}`)
 			return
 		}
-		answer = func() (device.UserResult, *jsonrpc2.Error) { return v.Text(ctx, d, p) }
+		answer = func() (protocol.UserResult, *jsonrpc2.Error) { return v.Text(ctx, d, p) }
 	default:
-		var p device.UserAudioParams
+		var p protocol.UserAudioParams
 		if err := json.Unmarshal(raw, &p); err != nil {
-			fail(device.CodeInvalidParams, "Invalid params", fmt.Sprintf("audio params: %v", err))
+			fail(protocol.CodeInvalidParams, "Invalid params", fmt.Sprintf("audio params: %v", err))
 			return
 		}
-		if p.Format != device.AudioFormat || p.Rate != device.AudioRate || p.Channels != 1 || len(p.Audio)%2 != 0 {
-			fail(device.CodeInvalidParams, "Invalid params", fmt.Sprintf("want %s, %d Hz, 1 channel; got %s, %d Hz, %d channels, %d bytes", device.AudioFormat, device.AudioRate, p.Format, p.Rate, p.Channels, len(p.Audio)))
+		if p.Format != protocol.AudioFormat || p.Rate != protocol.AudioRate || p.Channels != 1 || len(p.Audio)%2 != 0 {
+			fail(protocol.CodeInvalidParams, "Invalid params", fmt.Sprintf("want %s, %d Hz, 1 channel; got %s, %d Hz, %d channels, %d bytes", protocol.AudioFormat, protocol.AudioRate, p.Format, p.Rate, p.Channels, len(p.Audio)))
 			return
 		}
-		answer = func() (device.UserResult, *jsonrpc2.Error) { return v.Audio(ctx, d, p) }
+		answer = func() (protocol.UserResult, *jsonrpc2.Error) { return v.Audio(ctx, d, p) }
 	}
 	h.wg.Add(1)
 	go func() {

@@ -15,6 +15,6 @@
 // When a final's content differs from the chunks before it, the chunks win: they were already
 // shown, so the reply is what the user saw, and the final's content is dropped.
 //
-// The package imports nothing of devicectl, so that speech and the daemon can use it without the
-// device package; device.AIMessage is an alias of Message.
+// The package imports nothing of devicectl but protocol, whose AIMessage is the message, so that
+// speech and the daemon can use it without the device package.
 package turn

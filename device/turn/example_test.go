@@ -5,18 +5,19 @@ import (
 	"os"
 
 	"github.com/devicectl/devicectl/device/turn"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // A renderer writes the text of each step and a newline at the end of a turn; a hook takes the
 // whole reply at the end.
 func Example() {
 	a := turn.Assembler{Gather: 1 << 20}
-	for _, m := range []turn.Message{
-		{Type: turn.Chunk, Content: "It is "},
-		{Type: turn.Thought, Content: "check the clock"},
-		{Type: turn.Chunk, Content: "noon."},
-		{Type: turn.Final, Content: "It is noon."}, // already shown as chunks: not repeated
-		{Type: turn.Final, Content: "Bye."},        // a turn sent whole
+	for _, m := range []protocol.AIMessage{
+		{Type: protocol.MessageChunk, Content: "It is "},
+		{Type: protocol.MessageThought, Content: "check the clock"},
+		{Type: protocol.MessageChunk, Content: "noon."},
+		{Type: protocol.MessageFinal, Content: "It is noon."}, // already shown as chunks: not repeated
+		{Type: protocol.MessageFinal, Content: "Bye."},        // a turn sent whole
 	} {
 		s := a.Add(m.Type, m.Content)
 		os.Stdout.WriteString(s.Text)

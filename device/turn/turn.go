@@ -1,17 +1,6 @@
 package turn
 
-// Message types of mcp/ai/message.
-const (
-	Chunk   = "chunk"
-	Final   = "final"
-	Thought = "thought"
-)
-
-// Message is the params of mcp/ai/message.
-type Message struct {
-	Type    string `json:"type"`
-	Content string `json:"content"`
-}
+import "github.com/devicectl/devicectl/protocol"
 
 // Step is what one message means for the turn in progress. At most one of Thought and Text is
 // set; End, when set, comes after Text.
@@ -60,7 +49,7 @@ type Assembler struct {
 func (a *Assembler) Add(typ, content string) Step {
 	// Most messages are chunks in the middle of a turn: this much is small enough to inline. (An
 	// empty chunk is Step{} either way.)
-	if a.streamed && a.Gather == 0 && typ == Chunk {
+	if a.streamed && a.Gather == 0 && typ == protocol.MessageChunk {
 		return Step{Text: content}
 	}
 	return a.add(typ, content)
@@ -68,7 +57,7 @@ func (a *Assembler) Add(typ, content string) Step {
 
 func (a *Assembler) add(typ, content string) Step {
 	switch typ {
-	case Chunk:
+	case protocol.MessageChunk:
 		if content == "" {
 			// An empty chunk neither starts a turn nor makes it streamed: a final after it is
 			// still the reply.
@@ -84,7 +73,7 @@ func (a *Assembler) add(typ, content string) Step {
 			}
 		}
 		return Step{Text: content, Begin: begin}
-	case Final:
+	case protocol.MessageFinal:
 		s := Step{End: true, Streamed: a.streamed}
 		if a.streamed {
 			if a.Gather > 0 {
@@ -104,7 +93,7 @@ func (a *Assembler) add(typ, content string) Step {
 			a.reply = nil // one long reply should not pin its buffer for the life of the stream
 		}
 		return s
-	case Thought:
+	case protocol.MessageThought:
 		return Step{Thought: content}
 	}
 	return Step{Unknown: true}

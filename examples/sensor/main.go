@@ -24,6 +24,7 @@ import (
 
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/device/agenttest"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 	"github.com/devicectl/devicectl/transport"
 )
@@ -219,7 +220,7 @@ func runDemo(ctx context.Context, reg *tools.Registry, mac string, stdout, stder
 	if err != nil {
 		return interrupted(ctx, err)
 	}
-	decl, err := json.MarshalIndent(device.RegisterParams{MAC: d.MAC, Tools: d.Tools}, "", "  ")
+	decl, err := json.MarshalIndent(protocol.RegisterParams[[]tools.Declaration]{MAC: d.MAC, Tools: d.Tools}, "", "  ")
 	if err != nil {
 		return err
 	}

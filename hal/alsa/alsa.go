@@ -7,9 +7,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"time"
 
-	"github.com/devicectl/devicectl/hal"
 	"github.com/devicectl/devicectl/internal/mixerexec"
 )
 
@@ -19,10 +17,6 @@ const (
 	DefaultControl = "Master"
 	DefaultCommand = "amixer"
 )
-
-// haltTimeout bounds Halt, which has no context: a speaker that cannot be
-// muted within it is reported as an error rather than hanging shutdown.
-const haltTimeout = 5 * time.Second
 
 // Options configure New. A nil *Options or a zero field means the default.
 type Options struct {
@@ -39,21 +33,10 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Speaker is a hal.Speaker on one ALSA mixer control. It is safe for
-// concurrent use; operations on it run one at a time.
-type Speaker struct {
-	device, control, command string
-	log                      *slog.Logger
-	// hasSwitch records whether the control has a playback switch, so mute
-	// and unmute are only asked of controls that can do them.
-	hasSwitch bool
-	// turn is held for a whole operation, so a SetVolume's read-back sees
-	// its own write; a channel rather than a mutex lets a waiter give up
-	// when its context ends.
-	turn mixerexec.Turn
-}
-
-var _ hal.Speaker = (*Speaker)(nil)
+// Speaker is a hal.Speaker on one ALSA mixer control, named
+// "alsa:<device>/<control>". It is safe for concurrent use; operations on
+// it run one at a time.
+type Speaker = mixerexec.Speaker
 
 // New returns a Speaker for the control, after reading it once so that a
 // missing amixer, device or control fails here, at start-up, rather than
@@ -75,118 +58,76 @@ func New(ctx context.Context, opts *Options) (*Speaker, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Speaker{
-		device:  o.Device,
-		control: o.Control,
-		command: o.Command,
-		turn:    mixerexec.NewTurn(),
-	}
-	s.log = o.Logger.With("component", s.String())
+	name := "alsa:" + o.Device + "/" + o.Control
+	c := &control{device: o.Device, control: o.Control, command: o.Command, log: o.Logger.With("component", name)}
 
-	out, err := s.amixer(ctx, "sget", s.control)
+	out, err := c.amixer(ctx, "sget", c.control)
 	if err != nil {
-		return nil, fmt.Errorf("%s: cannot open control %q on device %q: %w", s, s.control, s.device, err)
+		return nil, fmt.Errorf("%s: cannot open control %q on device %q: %w", name, c.control, c.device, err)
 	}
 	st, err := parse(out)
 	if err != nil {
-		return nil, fmt.Errorf("%s: control %q on device %q: %w", s, s.control, s.device, err)
+		return nil, fmt.Errorf("%s: control %q on device %q: %w", name, c.control, c.device, err)
 	}
 	if !st.hasVolume {
-		return nil, fmt.Errorf("%s: control %q on device %q has no playback volume (capabilities: %s)", s, s.control, s.device, st.caps)
+		return nil, fmt.Errorf("%s: control %q on device %q has no playback volume (capabilities: %s)", name, c.control, c.device, st.caps)
 	}
-	s.hasSwitch = st.hasSwitch
-	return s, nil
+	c.hasSwitch = st.hasSwitch
+	return mixerexec.NewSpeaker(name, c), nil
 }
 
-// String returns "alsa:<device>/<control>".
-func (s *Speaker) String() string { return "alsa:" + s.device + "/" + s.control }
-
-// Halt sets the control to 0% and turns its playback switch off, if it has
-// one. It is bounded by an internal time-out, having no context.
-func (s *Speaker) Halt() error {
-	ctx, cancel := context.WithTimeout(context.Background(), haltTimeout)
-	defer cancel()
-	if err := s.acquire(ctx); err != nil {
-		return fmt.Errorf("%s: cannot mute: %w", s, err)
-	}
-	defer s.release()
-	if _, err := s.amixer(ctx, s.setArgs("0%", "mute")...); err != nil {
-		return fmt.Errorf("%s: cannot mute: %w", s, err)
-	}
-	return nil
+// control is amixer's side of a Speaker: the runs on one control of one device.
+type control struct {
+	device, control, command string
+	log                      *slog.Logger
+	// hasSwitch records whether the control has a playback switch, so mute
+	// and unmute are only asked of controls that can do them.
+	hasSwitch bool
 }
 
-// SetVolume sets every playback channel to percent, turns the playback
-// switch on, and reads the control back. It fails if the mixer did not
-// take the value: the read-back may differ from percent only by the
-// rounding of the control's own steps.
-func (s *Speaker) SetVolume(ctx context.Context, percent int) error {
-	if percent < 0 || percent > 100 {
-		return fmt.Errorf("%s: volume %d not in 0..100: %w", s, percent, hal.ErrOutOfRange)
-	}
-	if err := s.acquire(ctx); err != nil {
-		return err
-	}
-	defer s.release()
-	if _, err := s.amixer(ctx, s.setArgs(strconv.Itoa(percent)+"%", "unmute")...); err != nil {
-		return fmt.Errorf("%s: cannot set the volume to %d%%: %w", s, percent, err)
-	}
-	st, err := s.read(ctx)
+// Mute sets the control to 0% and turns its playback switch off, if it has
+// one: on many codecs the lowest raw level is still audible.
+func (c *control) Mute(ctx context.Context) error {
+	_, err := c.amixer(ctx, c.setArgs("0%", "mute")...)
+	return err
+}
+
+// Set sets every playback channel to percent and turns the playback switch
+// on.
+func (c *control) Set(ctx context.Context, percent int) error {
+	_, err := c.amixer(ctx, c.setArgs(strconv.Itoa(percent)+"%", "unmute")...)
+	return err
+}
+
+// Read returns the mean of the playback channels, a channel whose switch is
+// off counting as 0, and one raw step of the control as the slack.
+func (c *control) Read(ctx context.Context) (percent, slack int, err error) {
+	out, err := c.amixer(ctx, "sget", c.control)
 	if err != nil {
-		return fmt.Errorf("%s: set the volume to %d%% but cannot read it back: %w", s, percent, err)
+		return 0, 0, err
 	}
-	if got := st.percent(); abs(got-percent) > st.tolerance() {
-		return fmt.Errorf("%s: set the volume to %d%% but it reads back as %d%%", s, percent, got)
-	}
-	return nil
-}
-
-// Volume reads the control from the mixer: the mean of its playback
-// channels, a channel whose switch is off counting as 0.
-func (s *Speaker) Volume(ctx context.Context) (int, error) {
-	if err := s.acquire(ctx); err != nil {
-		return 0, err
-	}
-	defer s.release()
-	st, err := s.read(ctx)
+	st, err := parse(out)
 	if err != nil {
-		return 0, fmt.Errorf("%s: cannot read the volume: %w", s, err)
+		return 0, 0, err
 	}
-	return st.percent(), nil
-}
-
-func (s *Speaker) read(ctx context.Context) (state, error) {
-	out, err := s.amixer(ctx, "sget", s.control)
-	if err != nil {
-		return state{}, err
-	}
-	return parse(out)
+	return st.percent(), st.tolerance(), nil
 }
 
 // setArgs returns the sset arguments for level, adding the switch word
 // only when the control has a switch: amixer rejects it otherwise.
-func (s *Speaker) setArgs(level, sw string) []string {
-	args := []string{"sset", s.control, level}
-	if s.hasSwitch {
+func (c *control) setArgs(level, sw string) []string {
+	args := []string{"sset", c.control, level}
+	if c.hasSwitch {
 		args = append(args, sw)
 	}
 	return args
 }
 
-func (s *Speaker) acquire(ctx context.Context) error {
-	if err := s.turn.Take(ctx); err != nil {
-		return fmt.Errorf("%s: %w", s, err)
-	}
-	return nil
-}
-
-func (s *Speaker) release() { s.turn.Give() }
-
 // amixer runs the command with -D device and args, returning its standard
 // output.
-func (s *Speaker) amixer(ctx context.Context, args ...string) (string, error) {
-	argv := append([]string{"-D", s.device}, args...)
-	return mixerexec.Run(ctx, s.log, "alsa-utils", s.command, argv...)
+func (c *control) amixer(ctx context.Context, args ...string) (string, error) {
+	argv := append([]string{"-D", c.device}, args...)
+	return mixerexec.Run(ctx, c.log, "alsa-utils", c.command, argv...)
 }
 
 // state is what amixer printed about a control.
@@ -327,11 +268,4 @@ func parseChannel(s string) (channel, bool) {
 		}
 	}
 	return c, c.percent >= 0
-}
-
-func abs(n int) int {
-	if n < 0 {
-		return -n
-	}
-	return n
 }

@@ -3,7 +3,6 @@ package alsa
 import (
 	"context"
 	"errors"
-	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,7 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/devicectl/devicectl/hal"
+	"github.com/devicectl/devicectl/internal/testing/halconform"
+	"github.com/devicectl/devicectl/internal/testing/poll"
 	"github.com/devicectl/devicectl/internal/testing/pulsetest"
 )
 
@@ -155,18 +155,14 @@ END
 	}
 }
 
-func TestOutOfRangeRunsNothing(t *testing.T) {
-	ctx := context.Background()
+func TestOutOfRangeAndCancelledRunNothing(t *testing.T) {
 	cmd := fakeAmixer(t, coarseMixer)
-	s, err := New(ctx, &Options{Command: cmd})
+	s, err := New(context.Background(), &Options{Command: cmd})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, v := range []int{-1, 101, -1000, math.MaxInt, math.MinInt} {
-		if err := s.SetVolume(ctx, v); !errors.Is(err, hal.ErrOutOfRange) {
-			t.Errorf("SetVolume(%d) = %v, want an error wrapping hal.ErrOutOfRange", v, err)
-		}
-	}
+	halconform.SpeakerOutOfRange(t, s)
+	halconform.SpeakerCancelled(t, s)
 	if n := len(pulsetest.Calls(t, cmd)); n != 1 {
 		t.Errorf("amixer ran %d times, want 1 (New only)", n)
 	}
@@ -297,14 +293,7 @@ func TestSlowAmixerHonoursContext(t *testing.T) {
 	defer cancel2()
 	done := make(chan error, 1)
 	go func() { done <- s.SetVolume(ctx2, 40) }()
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		if _, err := os.Stat(started); err == nil {
-			break // the hung call holds the turn
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the hung amixer never started")
-		}
-	}
+	poll.Until(t, "start of the hung amixer", func() bool { _, err := os.Stat(started); return err == nil })
 	ctx3, cancel3 := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel3()
 	start = time.Now()

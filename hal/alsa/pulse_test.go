@@ -42,9 +42,6 @@ func TestPulseNullSink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !s.hasSwitch {
-		t.Error("the pulse Master control has a switch, but New did not see it")
-	}
 	for _, v := range []int{0, 1, 37, 50, 63, 99, 100, 42} {
 		if err := s.SetVolume(ctx, v); err != nil {
 			t.Fatalf("SetVolume(%d): %v", v, err)

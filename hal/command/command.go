@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os/exec"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/devicectl/devicectl/hal"
@@ -44,8 +43,7 @@ type Face struct {
 	// and waiting for one must give way to the caller's context, which a
 	// mutex cannot.
 	slot chan struct{}
-	mu   sync.Mutex
-	expr hal.Expression
+	expr hal.Shown
 }
 
 var _ hal.Face = (*Face)(nil)
@@ -117,20 +115,13 @@ func (f *Face) SetExpression(ctx context.Context, e hal.Expression) error {
 	if err := f.run(ctx, e); err != nil {
 		return err
 	}
-	f.mu.Lock()
-	f.expr = e
-	f.mu.Unlock()
+	f.expr.Set(e)
 	return nil
 }
 
 // Expression returns the last expression the program accepted.
 func (f *Face) Expression(ctx context.Context) (hal.Expression, error) {
-	if err := ctx.Err(); err != nil {
-		return "", err
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.expr, nil
+	return f.expr.Get(ctx)
 }
 
 func (f *Face) run(ctx context.Context, e hal.Expression) error {

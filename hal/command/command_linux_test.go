@@ -7,26 +7,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/devicectl/devicectl/hal"
 	"github.com/devicectl/devicectl/hal/command"
+	"github.com/devicectl/devicectl/internal/testing/proc"
 )
-
-// alive reports whether pid runs: a killed process whose parent is gone may linger as a zombie
-// until something reaps it, and a zombie draws nothing.
-func alive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	// The state follows the command name, which is in parentheses.
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && i+2 < len(s) && s[i+2] != 'Z'
-}
 
 // A timeout stops what the program started as well: an animation it forked must not keep
 // drawing over the next expression.
@@ -49,12 +36,5 @@ func TestTimeoutKillsTheProgramsChildren(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for alive(pid) {
-		if time.Now().After(deadline) {
-			syscall.Kill(pid, syscall.SIGKILL)
-			t.Fatalf("the program's child %d outlived the timeout", pid)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	proc.WaitGone(t, "the program's child, past the timeout", pid)
 }

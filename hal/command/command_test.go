@@ -7,12 +7,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/devicectl/devicectl/hal"
 	"github.com/devicectl/devicectl/hal/command"
+	"github.com/devicectl/devicectl/internal/testing/halconform"
+	"github.com/devicectl/devicectl/internal/testing/poll"
 )
 
 // The tests run real programs: small shell scripts written to a temporary
@@ -229,14 +230,7 @@ func TestCallerContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if err := f.SetExpression(ctx, hal.Smile); !errors.Is(err, context.Canceled) {
-		t.Errorf("SetExpression(cancelled) = %v, want context.Canceled", err)
-	}
-	if _, err := f.Expression(ctx); !errors.Is(err, context.Canceled) {
-		t.Errorf("Expression(cancelled) = %v, want context.Canceled", err)
-	}
+	halconform.FaceCancelled(t, f)
 	if got, want := r.runs(t), []string{"[idle]"}; !equal(got, want) {
 		t.Errorf("runs %q, want %q: a cancelled call ran the program", got, want)
 	}
@@ -248,7 +242,7 @@ func TestCallerContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel = context.WithTimeout(context.Background(), 200*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	err = f.SetExpression(ctx, hal.Amazed)
 	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "stopped") {
@@ -271,14 +265,7 @@ func TestRunsDoNotOverlap(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- f.SetExpression(context.Background(), hal.Cry) }()
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
-		if _, err := os.Stat(started); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the blocking run never started")
-		}
-	}
+	poll.Until(t, "start of the blocking run", func() bool { _, err := os.Stat(started); return err == nil })
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	if err := f.SetExpression(ctx, hal.Smile); !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "waiting") {
@@ -386,27 +373,7 @@ func TestConcurrentUse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var wg sync.WaitGroup
-	for _, e := range hal.Expressions() {
-		wg.Add(2)
-		go func() {
-			defer wg.Done()
-			for range 3 {
-				if err := f.SetExpression(ctx, e); err != nil {
-					t.Error(err)
-				}
-			}
-		}()
-		go func() {
-			defer wg.Done()
-			for range 3 {
-				if _, err := f.Expression(ctx); err != nil {
-					t.Error(err)
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	halconform.FaceConcurrently(t, f, 3)
 	runs := r.runs(t)
 	if len(runs) != 1+3*len(hal.Expressions()) {
 		t.Fatalf("%d runs recorded, want %d: %q", len(runs), 1+3*len(hal.Expressions()), runs)

@@ -110,7 +110,7 @@ type Registry struct {
 	faces    []*Face
 }
 
-// Default is the registry hal/drivers fills and devicectl uses.
+// Default is the registry hal/drivers fills, in a program that imports it, and devicectl uses.
 var Default = &Registry{}
 
 // A Driver is a *Speaker or a *Face.

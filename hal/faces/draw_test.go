@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/devicectl/devicectl/hal"
+	"github.com/devicectl/devicectl/internal/testing/graydiff"
 )
 
 // Sizes the faces are designed for, and a few others they must survive.
@@ -85,7 +86,7 @@ func TestExpressionsDiffer(t *testing.T) {
 func TestDrawDeterministic(t *testing.T) {
 	for _, e := range hal.Expressions() {
 		a, b := Draw(e, 128, 64), Draw(e, 128, 64)
-		if msg := diffImages(a, b); msg != "" {
+		if msg := graydiff.Diff(a, b); msg != "" {
 			t.Errorf("two Draw(%s, 128, 64) differ: %s", e, msg)
 		}
 		a.Pix[0] ^= 0xff // the result is the caller's own

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/devicectl/devicectl/hal"
+	"github.com/devicectl/devicectl/internal/testing/graydiff"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -35,7 +36,7 @@ func TestGoldenImages(t *testing.T) {
 					return
 				}
 				want := readPNG(t, path)
-				if msg := diffImages(got, want); msg != "" {
+				if msg := graydiff.Diff(got, want); msg != "" {
 					t.Errorf("%s: %s\nlook at the image, then run go test -update if the change is meant", path, msg)
 				}
 			})
@@ -90,29 +91,4 @@ func readPNG(t *testing.T, path string) *image.Gray {
 		t.Fatalf("%s: decoded as %T, want an 8-bit gray PNG", path, img)
 	}
 	return g
-}
-
-// diffImages describes how got differs from want pixel for pixel, or
-// returns "" if they are the same.
-func diffImages(got, want *image.Gray) string {
-	if got.Bounds() != want.Bounds() {
-		return fmt.Sprintf("bounds %v, want %v", got.Bounds(), want.Bounds())
-	}
-	n, first := 0, image.Point{}
-	b := got.Bounds()
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			if got.GrayAt(x, y) != want.GrayAt(x, y) {
-				if n == 0 {
-					first = image.Pt(x, y)
-				}
-				n++
-			}
-		}
-	}
-	if n == 0 {
-		return ""
-	}
-	return fmt.Sprintf("%d pixels differ, the first at %v (got %d, want %d)",
-		n, first, got.GrayAt(first.X, first.Y).Y, want.GrayAt(first.X, first.Y).Y)
 }

@@ -34,11 +34,10 @@ type Face struct {
 	n          int
 	brightness int
 
-	// setMu serialises use of the bus; mu guards expr alone, so a status
-	// read does not wait for a frame to be sent.
+	// setMu serialises use of the bus; expr guards the expression alone,
+	// so a status read does not wait for a frame to be sent.
 	setMu sync.Mutex
-	mu    sync.Mutex
-	expr  hal.Expression
+	expr  hal.Shown
 }
 
 var _ hal.Face = (*Face)(nil)
@@ -116,7 +115,7 @@ func newFace(name string, d display.Drawer, brightness int, opts *Options) (*Fac
 	if err := f.show(o.Expression); err != nil {
 		return nil, fmt.Errorf("%s: showing %s: %w", name, o.Expression, err)
 	}
-	f.expr = o.Expression
+	f.expr.Set(o.Expression)
 	return f, nil
 }
 
@@ -137,9 +136,7 @@ func (f *Face) Halt() error {
 	if err := f.draw(dark); err != nil {
 		return fmt.Errorf("%s: turning the LEDs off: %w", f, err)
 	}
-	f.mu.Lock()
-	f.expr = hal.Idle
-	f.mu.Unlock()
+	f.expr.Set(hal.Idle)
 	return nil
 }
 
@@ -159,20 +156,13 @@ func (f *Face) SetExpression(ctx context.Context, e hal.Expression) error {
 	if err := f.show(e); err != nil {
 		return fmt.Errorf("%s: showing %s: %w", f, e, err)
 	}
-	f.mu.Lock()
-	f.expr = e
-	f.mu.Unlock()
+	f.expr.Set(e)
 	return nil
 }
 
 // Expression returns the expression last shown.
 func (f *Face) Expression(ctx context.Context) (hal.Expression, error) {
-	if err := ctx.Err(); err != nil {
-		return "", err
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.expr, nil
+	return f.expr.Get(ctx)
 }
 
 func (f *Face) show(e hal.Expression) error {

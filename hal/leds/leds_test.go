@@ -8,7 +8,6 @@ import (
 	"image/color"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"periph.io/x/conn/v3/conntest"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/devicectl/devicectl/hal"
 	"github.com/devicectl/devicectl/hal/leds"
+	"github.com/devicectl/devicectl/internal/testing/halconform"
 )
 
 // Frame encoders from the datasheets, independent of periph's drivers.
@@ -250,14 +250,7 @@ func TestCancelledContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if err := f.SetExpression(ctx, hal.Amazed); !errors.Is(err, context.Canceled) {
-		t.Errorf("SetExpression(cancelled) = %v, want context.Canceled", err)
-	}
-	if _, err := f.Expression(ctx); !errors.Is(err, context.Canceled) {
-		t.Errorf("Expression(cancelled) = %v, want context.Canceled", err)
-	}
+	halconform.FaceCancelled(t, f)
 	checkStrip(t, d, hal.Idle, 30)
 }
 
@@ -340,27 +333,7 @@ func TestConcurrentUse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var wg sync.WaitGroup
-	for _, e := range hal.Expressions() {
-		wg.Add(2)
-		go func() {
-			defer wg.Done()
-			for range 5 {
-				if err := f.SetExpression(ctx, e); err != nil {
-					t.Error(err)
-				}
-			}
-		}()
-		go func() {
-			defer wg.Done()
-			for range 5 {
-				if _, err := f.Expression(ctx); err != nil {
-					t.Error(err)
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	halconform.FaceConcurrently(t, f, 5)
 	e, _ := f.Expression(ctx)
 	checkStrip(t, d, e, 50)
 }

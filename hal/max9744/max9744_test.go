@@ -2,12 +2,11 @@ package max9744
 
 import (
 	"context"
-	"errors"
 	"math"
 	"strings"
 	"testing"
 
-	"github.com/devicectl/devicectl/hal"
+	"github.com/devicectl/devicectl/internal/testing/halconform"
 	"periph.io/x/conn/v3/i2c/i2ctest"
 )
 
@@ -162,21 +161,9 @@ func TestOutOfRangeAndCancelledWriteNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	for _, v := range []int{-1, 101, 255, -256} {
-		if err := s.SetVolume(ctx, v); !errors.Is(err, hal.ErrOutOfRange) {
-			t.Errorf("SetVolume(%d) = %v, want an error wrapping hal.ErrOutOfRange", v, err)
-		}
-	}
-	cancelled, cancel := context.WithCancel(ctx)
-	cancel()
-	if err := s.SetVolume(cancelled, 50); !errors.Is(err, context.Canceled) {
-		t.Errorf("SetVolume with a cancelled context = %v, want context.Canceled", err)
-	}
-	if _, err := s.Volume(cancelled); !errors.Is(err, context.Canceled) {
-		t.Errorf("Volume with a cancelled context = %v, want context.Canceled", err)
-	}
-	if v, err := s.Volume(ctx); err != nil || v != 0 {
+	halconform.SpeakerOutOfRange(t, s)
+	halconform.SpeakerCancelled(t, s)
+	if v, err := s.Volume(context.Background()); err != nil || v != 0 {
 		t.Errorf("Volume() = %d, %v; want 0, unchanged", v, err)
 	}
 }

@@ -68,12 +68,11 @@ type Face struct {
 	// it is called again after a failed transfer.
 	open func() (*ssd1306.Dev, error)
 
-	// setMu serialises use of the bus; mu guards expr alone, so a status
-	// read does not wait for a frame to be sent.
+	// setMu serialises use of the bus; expr guards the expression alone,
+	// so a status read does not wait for a frame to be sent.
 	setMu sync.Mutex
 	dev   *ssd1306.Dev // nil: initialise the controller before drawing
-	mu    sync.Mutex
-	expr  hal.Expression
+	expr  hal.Shown
 }
 
 var _ hal.Face = (*Face)(nil)
@@ -195,7 +194,7 @@ func (f *Face) start(e hal.Expression) error {
 	if err := f.show(faces.Draw(e, f.size.W, f.size.H)); err != nil {
 		return err
 	}
-	f.expr = e
+	f.expr.Set(e)
 	return nil
 }
 
@@ -218,9 +217,7 @@ func (f *Face) Halt() error {
 		f.dev = nil
 		return fmt.Errorf("%s: turning the panel off: %w", f, err)
 	}
-	f.mu.Lock()
-	f.expr = hal.Idle
-	f.mu.Unlock()
+	f.expr.Set(hal.Idle)
 	return nil
 }
 
@@ -240,20 +237,13 @@ func (f *Face) SetExpression(ctx context.Context, e hal.Expression) error {
 	if err := f.show(faces.Draw(e, f.size.W, f.size.H)); err != nil {
 		return fmt.Errorf("%s: drawing %s: %w", f, e, err)
 	}
-	f.mu.Lock()
-	f.expr = e
-	f.mu.Unlock()
+	f.expr.Set(e)
 	return nil
 }
 
 // Expression returns the expression last drawn in full.
 func (f *Face) Expression(ctx context.Context) (hal.Expression, error) {
-	if err := ctx.Err(); err != nil {
-		return "", err
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.expr, nil
+	return f.expr.Get(ctx)
 }
 
 // show sends img to the panel, initialising the controller first if need

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"image"
 	"strings"
-	"sync"
 	"testing"
 
 	"periph.io/x/conn/v3/conntest"
@@ -18,6 +17,8 @@ import (
 	"github.com/devicectl/devicectl/hal"
 	"github.com/devicectl/devicectl/hal/faces"
 	"github.com/devicectl/devicectl/hal/oled"
+	"github.com/devicectl/devicectl/internal/testing/graydiff"
+	"github.com/devicectl/devicectl/internal/testing/halconform"
 )
 
 var sizes = []oled.Size{oled.Size128x64, oled.Size128x32}
@@ -118,7 +119,7 @@ func checkShown(t *testing.T, p *panel, want *image.Gray, what string) {
 	if err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
-	if msg := diffImages(got, want); msg != "" {
+	if msg := graydiff.Diff(got, want); msg != "" {
 		t.Fatalf("%s: %s", what, msg)
 	}
 }
@@ -224,7 +225,7 @@ func TestPanelFollowsDatasheet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diffImages(got, draw(hal.Smile, s)) == "" {
+	if graydiff.Diff(got, draw(hal.Smile, s)) == "" {
 		t.Error("horizontal mode: a partial redraw placed with page commands showed the right picture; the emulator ignores the addressing mode")
 	}
 }
@@ -307,14 +308,7 @@ func TestCancelledContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if err := f.SetExpression(ctx, hal.Smile); !errors.Is(err, context.Canceled) {
-		t.Errorf("SetExpression(cancelled) = %v, want context.Canceled", err)
-	}
-	if _, err := f.Expression(ctx); !errors.Is(err, context.Canceled) {
-		t.Errorf("Expression(cancelled) = %v, want context.Canceled", err)
-	}
+	halconform.FaceCancelled(t, f)
 	if err := bus.Close(); err != nil {
 		t.Error(err)
 	}
@@ -452,32 +446,11 @@ func TestConcurrentUse(t *testing.T) {
 	ctx := context.Background()
 	p := newPanel(128, 32)
 	f := openers[0].open(t, p, oled.Size128x32, nil)
-	var wg sync.WaitGroup
-	for i, e := range hal.Expressions() {
-		wg.Add(2)
-		go func() {
-			defer wg.Done()
-			for j := 0; j < 5; j++ {
-				if err := f.SetExpression(ctx, e); err != nil {
-					t.Error(err)
-				}
-				if i == 0 && j == 2 {
-					if err := f.Halt(); err != nil {
-						t.Error(err)
-					}
-				}
-			}
-		}()
-		go func() {
-			defer wg.Done()
-			for j := 0; j < 5; j++ {
-				if _, err := f.Expression(ctx); err != nil {
-					t.Error(err)
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	halconform.FaceConcurrently(t, f, 5, func() {
+		if err := f.Halt(); err != nil {
+			t.Error(err)
+		}
+	})
 	// A last set, so that the face is not halted (a halted face is dark).
 	if err := f.SetExpression(ctx, hal.Smile); err != nil {
 		t.Fatal(err)
@@ -495,28 +468,4 @@ func rotate180(img *image.Gray) *image.Gray {
 		}
 	}
 	return out
-}
-
-// diffImages describes how got differs from want, or returns "".
-func diffImages(got, want *image.Gray) string {
-	if got.Bounds() != want.Bounds() {
-		return fmt.Sprintf("bounds %v, want %v", got.Bounds(), want.Bounds())
-	}
-	n, first := 0, image.Point{}
-	b := got.Bounds()
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			if got.GrayAt(x, y) != want.GrayAt(x, y) {
-				if n == 0 {
-					first = image.Pt(x, y)
-				}
-				n++
-			}
-		}
-	}
-	if n == 0 {
-		return ""
-	}
-	return fmt.Sprintf("%d pixels differ, the first at %v (got %d, want %d)",
-		n, first, got.GrayAt(first.X, first.Y).Y, want.GrayAt(first.X, first.Y).Y)
 }

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/devicectl/devicectl/hal"
+	"github.com/devicectl/devicectl/internal/testing/halconform"
 	"github.com/devicectl/devicectl/internal/testing/pulsetest"
 )
 
@@ -157,18 +157,14 @@ func TestUnknownToolAndMissingCommand(t *testing.T) {
 	}
 }
 
-func TestOutOfRangeRunsNothing(t *testing.T) {
-	ctx := context.Background()
+func TestOutOfRangeAndCancelledRunNothing(t *testing.T) {
 	cmd := fake(t, "wpctl", fakeWpctl)
-	s, err := New(ctx, &Options{Tool: ToolWpctl, Command: cmd})
+	s, err := New(context.Background(), &Options{Tool: ToolWpctl, Command: cmd})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, v := range []int{-1, 101} {
-		if err := s.SetVolume(ctx, v); !errors.Is(err, hal.ErrOutOfRange) {
-			t.Errorf("SetVolume(%d) = %v, want an error wrapping hal.ErrOutOfRange", v, err)
-		}
-	}
+	halconform.SpeakerOutOfRange(t, s)
+	halconform.SpeakerCancelled(t, s)
 	if n := len(pulsetest.Calls(t, cmd)); n != 1 {
 		t.Errorf("wpctl ran %d times, want 1 (New only)", n)
 	}

@@ -66,9 +66,9 @@ func TestParseWpctl(t *testing.T) {
 }
 
 func TestWpctlArgumentsForEveryPercent(t *testing.T) {
-	s := &Speaker{tool: ToolWpctl, sink: "51"}
+	k := &sink{tool: ToolWpctl, name: "51"}
 	for p := 0; p <= 100; p++ {
-		arg := s.volumeArgs(p)[2]
+		arg := k.volumeArgs(p)[2]
 		got, err := parseWpctl("Volume: " + arg + "\n")
 		if err != nil || got != p {
 			t.Errorf("set-volume %s reads back as %d, %v; want %d", arg, got, err, p)

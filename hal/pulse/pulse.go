@@ -8,9 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"time"
 
-	"github.com/devicectl/devicectl/hal"
 	"github.com/devicectl/devicectl/internal/mixerexec"
 )
 
@@ -26,9 +24,6 @@ const (
 	DefaultWpctlSink = "@DEFAULT_AUDIO_SINK@"
 )
 
-// haltTimeout bounds Halt, which has no context.
-const haltTimeout = 5 * time.Second
-
 // Options configure New. A nil *Options or a zero field means the default.
 type Options struct {
 	// Tool is ToolPactl (the default) or ToolWpctl.
@@ -43,18 +38,10 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Speaker is a hal.Speaker on one sink of a sound server. It is safe for
-// concurrent use; operations on it run one at a time.
-type Speaker struct {
-	tool, sink, command string
-	log                 *slog.Logger
-	// turn is held for a whole operation, so a SetVolume's read-back sees
-	// its own write; a channel rather than a mutex lets a waiter give up
-	// when its context ends.
-	turn mixerexec.Turn
-}
-
-var _ hal.Speaker = (*Speaker)(nil)
+// Speaker is a hal.Speaker on one sink of a sound server, named
+// "<tool>:<sink>", e.g. "pactl:@DEFAULT_SINK@". It is safe for concurrent
+// use; operations on it run one at a time.
+type Speaker = mixerexec.Speaker
 
 // New returns a Speaker for the sink, after reading its volume once so that
 // a missing program, server or sink fails here, at start-up, rather than at
@@ -83,135 +70,90 @@ func New(ctx context.Context, opts *Options) (*Speaker, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Speaker{tool: o.Tool, sink: o.Sink, command: o.Command, turn: mixerexec.NewTurn()}
-	s.log = o.Logger.With("component", s.String())
-	if _, err := s.read(ctx); err != nil {
-		return nil, fmt.Errorf("%s: cannot read sink %q with %s: %w", s, s.sink, s.tool, err)
+	name := o.Tool + ":" + o.Sink
+	k := &sink{tool: o.Tool, name: o.Sink, command: o.Command, log: o.Logger.With("component", name)}
+	if _, _, err := k.Read(ctx); err != nil {
+		return nil, fmt.Errorf("%s: cannot read sink %q with %s: %w", name, k.name, k.tool, err)
 	}
-	return s, nil
+	return mixerexec.NewSpeaker(name, k), nil
 }
 
-// String returns "<tool>:<sink>", e.g. "pactl:@DEFAULT_SINK@".
-func (s *Speaker) String() string { return s.tool + ":" + s.sink }
-
-// Halt mutes the sink, then sets it to 0. It is bounded by an internal
-// time-out, having no context.
-func (s *Speaker) Halt() error {
-	ctx, cancel := context.WithTimeout(context.Background(), haltTimeout)
-	defer cancel()
-	if err := s.acquire(ctx); err != nil {
-		return fmt.Errorf("%s: cannot mute: %w", s, err)
-	}
-	defer s.release()
-	// Mute first: silence at once, whatever happens to the second step.
-	if err := s.runAll(ctx, s.muteArgs(true), s.volumeArgs(0)); err != nil {
-		return fmt.Errorf("%s: cannot mute: %w", s, err)
-	}
-	return nil
+// sink is pactl's or wpctl's side of a Speaker: the runs on one sink.
+type sink struct {
+	tool, name, command string
+	log                 *slog.Logger
 }
 
-// SetVolume sets every channel of the sink to percent, unmutes it, and
-// reads it back, failing if the server did not take the value.
-func (s *Speaker) SetVolume(ctx context.Context, percent int) error {
-	if percent < 0 || percent > 100 {
-		return fmt.Errorf("%s: volume %d not in 0..100: %w", s, percent, hal.ErrOutOfRange)
+// Mute mutes the sink first, for silence at once whatever happens to the
+// second step, then sets it to 0.
+func (k *sink) Mute(ctx context.Context) error {
+	return k.runAll(ctx, k.muteArgs(true), k.volumeArgs(0))
+}
+
+// Set sets every channel to percent before unmuting, so a muted sink never
+// plays at its old level.
+func (k *sink) Set(ctx context.Context, percent int) error {
+	return k.runAll(ctx, k.volumeArgs(percent), k.muteArgs(false))
+}
+
+// Read returns the mean of the sink's channels, 0 if it is muted, at most
+// 100, with one percent of slack for the servers' own rounding.
+func (k *sink) Read(ctx context.Context) (percent, slack int, err error) {
+	if k.tool == ToolWpctl {
+		out, err := k.run(ctx, "get-volume", k.name)
+		if err != nil {
+			return 0, 0, err
+		}
+		v, err := parseWpctl(out)
+		return v, 1, err
 	}
-	if err := s.acquire(ctx); err != nil {
-		return err
-	}
-	defer s.release()
-	// Level before unmuting, so a muted sink never plays at its old level.
-	if err := s.runAll(ctx, s.volumeArgs(percent), s.muteArgs(false)); err != nil {
-		return fmt.Errorf("%s: cannot set the volume to %d%%: %w", s, percent, err)
-	}
-	got, err := s.read(ctx)
+	// pactl has no one command that prints volume and mute alone.
+	vol, err := k.run(ctx, "get-sink-volume", k.name)
 	if err != nil {
-		return fmt.Errorf("%s: set the volume to %d%% but cannot read it back: %w", s, percent, err)
+		return 0, 0, err
 	}
-	// One percent of slack for the servers' own rounding.
-	if got < percent-1 || got > percent+1 {
-		return fmt.Errorf("%s: set the volume to %d%% but it reads back as %d%%", s, percent, got)
-	}
-	return nil
-}
-
-// Volume asks the server for the sink's volume: the mean of its channels,
-// 0 if it is muted, at most 100.
-func (s *Speaker) Volume(ctx context.Context) (int, error) {
-	if err := s.acquire(ctx); err != nil {
-		return 0, err
-	}
-	defer s.release()
-	v, err := s.read(ctx)
+	mute, err := k.run(ctx, "get-sink-mute", k.name)
 	if err != nil {
-		return 0, fmt.Errorf("%s: cannot read the volume: %w", s, err)
+		return 0, 0, err
 	}
-	return v, nil
+	v, err := parsePactl(vol, mute)
+	return v, 1, err
 }
 
-func (s *Speaker) volumeArgs(percent int) []string {
-	if s.tool == ToolWpctl {
-		return []string{"set-volume", s.sink, strconv.FormatFloat(float64(percent)/100, 'f', 2, 64)}
+func (k *sink) volumeArgs(percent int) []string {
+	if k.tool == ToolWpctl {
+		return []string{"set-volume", k.name, strconv.FormatFloat(float64(percent)/100, 'f', 2, 64)}
 	}
-	return []string{"set-sink-volume", s.sink, strconv.Itoa(percent) + "%"}
+	return []string{"set-sink-volume", k.name, strconv.Itoa(percent) + "%"}
 }
 
-func (s *Speaker) muteArgs(mute bool) []string {
+func (k *sink) muteArgs(mute bool) []string {
 	v := "0"
 	if mute {
 		v = "1"
 	}
-	if s.tool == ToolWpctl {
-		return []string{"set-mute", s.sink, v}
+	if k.tool == ToolWpctl {
+		return []string{"set-mute", k.name, v}
 	}
-	return []string{"set-sink-mute", s.sink, v}
+	return []string{"set-sink-mute", k.name, v}
 }
 
-func (s *Speaker) read(ctx context.Context) (int, error) {
-	if s.tool == ToolWpctl {
-		out, err := s.run(ctx, "get-volume", s.sink)
-		if err != nil {
-			return 0, err
-		}
-		return parseWpctl(out)
-	}
-	// pactl has no one command that prints volume and mute alone.
-	vol, err := s.run(ctx, "get-sink-volume", s.sink)
-	if err != nil {
-		return 0, err
-	}
-	mute, err := s.run(ctx, "get-sink-mute", s.sink)
-	if err != nil {
-		return 0, err
-	}
-	return parsePactl(vol, mute)
-}
-
-func (s *Speaker) runAll(ctx context.Context, argvs ...[]string) error {
+func (k *sink) runAll(ctx context.Context, argvs ...[]string) error {
 	for _, args := range argvs {
-		if _, err := s.run(ctx, args...); err != nil {
+		if _, err := k.run(ctx, args...); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (s *Speaker) run(ctx context.Context, args ...string) (string, error) {
+func (k *sink) run(ctx context.Context, args ...string) (string, error) {
 	pkg := "pulseaudio-utils"
-	if s.tool == ToolWpctl {
+	if k.tool == ToolWpctl {
 		pkg = "wireplumber"
 	}
-	return mixerexec.Run(ctx, s.log, pkg, s.command, args...)
+	return mixerexec.Run(ctx, k.log, pkg, k.command, args...)
 }
-
-func (s *Speaker) acquire(ctx context.Context) error {
-	if err := s.turn.Take(ctx); err != nil {
-		return fmt.Errorf("%s: %w", s, err)
-	}
-	return nil
-}
-
-func (s *Speaker) release() { s.turn.Give() }
 
 // pactlPercent matches the percentages in
 // "Volume: front-left: 21626 /  33% / -28.89 dB,   front-right: ...".

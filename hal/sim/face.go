@@ -27,10 +27,10 @@ type Face struct {
 	onChange func(hal.Expression)
 	latency  time.Duration
 
-	// See Speaker for why there are two locks.
+	// setMu serialises changes together with their callbacks, as Speaker's
+	// does; expr guards the expression alone, so a callback can read it.
 	setMu sync.Mutex
-	mu    sync.Mutex
-	expr  hal.Expression
+	expr  hal.Shown
 }
 
 var _ hal.Face = (*Face)(nil)
@@ -44,7 +44,9 @@ func NewFace(opts *FaceOptions) *Face {
 	if !o.Expression.Valid() {
 		o.Expression = hal.Idle
 	}
-	return &Face{onChange: o.OnChange, latency: max(o.Latency, 0), expr: o.Expression}
+	f := &Face{onChange: o.OnChange, latency: max(o.Latency, 0)}
+	f.expr.Set(o.Expression)
+	return f
 }
 
 // String returns "sim-face".
@@ -55,10 +57,7 @@ func (f *Face) String() string { return "sim-face" }
 func (f *Face) Halt() error {
 	f.setMu.Lock()
 	defer f.setMu.Unlock()
-	f.mu.Lock()
-	changed := f.expr != hal.Idle
-	f.expr = hal.Idle
-	f.mu.Unlock()
+	changed := f.expr.Set(hal.Idle)
 	if changed && f.onChange != nil {
 		f.onChange(hal.Idle)
 	}
@@ -78,9 +77,7 @@ func (f *Face) SetExpression(ctx context.Context, e hal.Expression) error {
 	if err := take(ctx, f.latency); err != nil {
 		return err
 	}
-	f.mu.Lock()
-	f.expr = e
-	f.mu.Unlock()
+	f.expr.Set(e)
 	if f.onChange != nil {
 		f.onChange(e)
 	}
@@ -92,7 +89,5 @@ func (f *Face) Expression(ctx context.Context) (hal.Expression, error) {
 	if err := take(ctx, f.latency); err != nil {
 		return "", err
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.expr, nil
+	return f.expr.Get(ctx)
 }

@@ -7,7 +7,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -22,6 +21,7 @@ type AgentConfig struct {
 	TurnTimeout      time.Duration // one turn, from what was said to the final reply
 	WaitForControl   bool          // false: a control tool answers the model "success" at once
 	StateDir         string        // where agent.db lives; empty: as device.state_dir resolves
+	Store            string        // the database when not agent.db: a postgres:// URL
 	TokenFile        string        // bearer token of the HTTP API; empty: open (loopback only)
 	DeviceTokensFile string        // tokens a device may register with, one a line; empty: any
 	Web              bool          // serve the web page (agent/web) at http://ADDR/
@@ -47,7 +47,21 @@ type AgentConfig struct {
 	// Timezone is the IANA zone reminders are set and said in ("" is the machine's own).
 	Timezone  string
 	Reminders RemindersConfig
+	Cluster   ClusterConfig
 }
+
+// ClusterConfig makes serve one node of several that share their devices over NATS
+// (agent/cluster): behind one name, a turn on any node reaches a device on any node.
+type ClusterConfig struct {
+	NATS      string        // the NATS server's URL(s); empty: a single node
+	TokenFile string        // file holding NATS's token; empty: none (or user:password in NATS)
+	Name      string        // the cluster's name: the nodes that share it share their devices
+	Node      string        // this node's name; empty: the host name and a random suffix
+	TTL       time.Duration // how long a dead node's holds outlive it
+}
+
+// MinClusterTTL is agent.cluster.ttl's least value: holds are renewed every third of it.
+const MinClusterTTL = 3 * time.Second
 
 // RemindersConfig says how reminders reach devices that were away.
 type RemindersConfig struct {
@@ -143,6 +157,7 @@ func defaultAgent() AgentConfig {
 		STT:       STTConfig{Engine: STTEngineAuto},
 		Tasks:     TasksConfig{KeepAge: 30 * 24 * time.Hour, KeepCount: 10000},
 		Reminders: RemindersConfig{Grace: 10 * time.Minute},
+		Cluster:   ClusterConfig{Name: "devicectl", TTL: 15 * time.Second},
 		Limits: LimitsConfig{
 			Connections:           20000,
 			ConnectionsPerAddress: 20000,
@@ -189,6 +204,9 @@ func (c *Config) CheckAgent() error {
 			return &Error{Key: "agent.stt.model", Err: errors.New("agent.stt.engine is openai and agent.stt.model is not set")}
 		}
 	}
+	if c.Agent.Cluster.TTL < MinClusterTTL {
+		return &Error{Key: "agent.cluster.ttl", Err: fmt.Errorf("%s is shorter than %s: the holds are renewed every third of it", c.Agent.Cluster.TTL, MinClusterTTL)}
+	}
 	if c.Agent.Planner == PlannerLLM {
 		if c.LLM.BaseURL == "" {
 			return &Error{Key: "llm.base_url", Err: errors.New("agent.planner is llm and llm.base_url is not set")}
@@ -218,6 +236,15 @@ func AgentDBPath(c *Config, getenv func(string) string) (string, error) {
 	return filepath.Join(dir, agentDBName), nil
 }
 
+// AgentStore returns where the agent keeps its database, for agent/store.Open: agent.store when
+// set (a PostgreSQL URL), else AgentDBPath's file.
+func AgentStore(c *Config, getenv func(string) string) (string, error) {
+	if c.Agent.Store != "" {
+		return c.Agent.Store, nil
+	}
+	return AgentDBPath(c, getenv)
+}
+
 // ReadTokens reads a file of tokens (agent.device_tokens_file): one a line, blank lines and
 // lines starting with # skipped, no spaces within a token. key names the file's key in errors.
 func ReadTokens(key, path string, log *slog.Logger) ([]string, error) {
@@ -241,11 +268,6 @@ func ReadTokens(key, path string, log *slog.Logger) ([]string, error) {
 	}
 	return tokens, nil
 }
-
-// aliasPattern is what a device alias may be (with at most 32 bytes): it starts an MCP tool
-// name (ALIAS__TOOL), whose charset is [A-Za-z0-9_-]; no "__" and no "_" at either end, so the
-// first "__" of a tool name ends the alias.
-var aliasPattern = regexp.MustCompile(`^[A-Za-z0-9-]+(_[A-Za-z0-9-]+)*$`)
 
 // checkAliasesUnique refuses two devices with one alias: their tools would share names.
 func checkAliasesUnique(aliases map[string]string) error {

@@ -4,6 +4,6 @@ package config
 
 // A board binary runs no agent: its keys are not compiled in, and the agent and llm sections of
 // a config file shared with a server are read as ignored (ignoredSections), not as unknown keys.
-var agentKeys = func() []setting { return nil }
+func agentKeys() []setting { return nil }
 
 func init() { ignoredSections = []string{"agent", "llm"} }

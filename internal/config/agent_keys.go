@@ -3,25 +3,27 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"maps"
+	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
 )
 
-// The agent's and the llm section's keys are compiled only into builds that run the agent (serve,
-// sim): a board binary reads those sections as ignored (agent_board.go).
-var agentKeys = agentSettings
-
-// agentSettings are the agent and llm sections' keys, in the order of configs/devicectl.yaml.
-func agentSettings() []setting {
+// agentKeys are the agent and llm sections' keys, in the order of configs/devicectl.yaml. They
+// are compiled only into builds that run the agent (serve, sim): a board binary reads those
+// sections as ignored (agent_board.go).
+func agentKeys() []setting {
 	return []setting{
 		stringKey("agent.listen", "listen", "serve: the agent server's address, host:port; devices dial ws://ADDR/ (any path), A2A and the seed's routes are on http://ADDR/. Beyond loopback it needs agent.token_file", func(c *Config) *string { return &c.Agent.Listen }, checkListen(DefaultAgentListen)),
 		enumKey("agent.planner", "planner", "serve, sim: who decides what a turn does: rules, the built-in rule planner (no network, no model), or llm, the OpenAI-compatible endpoint of the llm section", func(c *Config) *string { return &c.Agent.Planner }, PlannerRules, PlannerLLM),
 		durationKey("agent.turn_timeout", "turn-timeout", "serve, sim: one turn's deadline, from what was said to the final reply", func(c *Config) *time.Duration { return &c.Agent.TurnTimeout }),
 		boolKey("agent.wait_for_control", "", "serve, sim: wait for the device's answer to a control tool (false: answer the planner \"success\" at once, as seed 002 says)", func(c *Config) *bool { return &c.Agent.WaitForControl }),
-		stringKey("agent.state_dir", "", "serve: directory of agent.db (memories, tasks); empty: as device.state_dir", func(c *Config) *string { return &c.Agent.StateDir }, nil),
+		stringKey("agent.state_dir", "", "serve: directory of agent.db (memories, tasks, reminders, device bindings); empty: as device.state_dir", func(c *Config) *string { return &c.Agent.StateDir }, nil),
+		stringKey("agent.store", "", "serve: the agent's database: empty, the SQLite file agent.db in agent.state_dir (nothing to install); postgres://USER@HOST:PORT/DB (or postgresql://), a PostgreSQL database several serve processes may share, its password best in ~/.pgpass or PGPASSWORD", func(c *Config) *string { return &c.Agent.Store }, checkStore),
 		stringKey("agent.token_file", "", "serve: file holding the bearer token HTTP clients (A2A, the seed's routes) must send; empty: none, allowed on loopback only", func(c *Config) *string { return &c.Agent.TokenFile }, nil),
 		stringKey("agent.device_tokens_file", "", "serve: file of device tokens, one per line (# comments); a device registers only with one of them as its bearer token; empty: any device", func(c *Config) *string { return &c.Agent.DeviceTokensFile }, nil),
 		deviceAliasesKey(),
@@ -56,6 +58,11 @@ func agentSettings() []setting {
 		intKey("agent.limits.turns", "", "serve, sim: turns running at once, every front door together; more are refused (HTTP 503 / -32603 with data.details)", func(c *Config) *int { return &c.Agent.Limits.Turns }, 1, 1<<20),
 		sizeKey("agent.limits.web_call_bytes", "", "serve: what the web page keeps of one call's input or result", func(c *Config) *int64 { return &c.Agent.Limits.WebCallBytes }),
 		intKey("agent.limits.web_calls", "", "serve: calls the web page keeps per device", func(c *Config) *int { return &c.Agent.Limits.WebCalls }, 1, 1<<20),
+		stringKey("agent.cluster.nats", "", "serve: the NATS server (JetStream on) of a cluster of serve nodes that share their devices, nats://HOST:4222 or tls://... (several separated by commas); empty: this serve is the only node", func(c *Config) *string { return &c.Agent.Cluster.NATS }, checkNATSURLs),
+		stringKey("agent.cluster.token_file", "", "serve: file holding the token NATS asks for (mode 0600); empty: none (a user:password may be in agent.cluster.nats)", func(c *Config) *string { return &c.Agent.Cluster.TokenFile }, nil),
+		stringKey("agent.cluster.name", "", "serve: the cluster's name; the nodes with the same name on one NATS share their devices (it prefixes the NATS subjects and key-value buckets)", func(c *Config) *string { return &c.Agent.Cluster.Name }, checkSubjectToken(32)),
+		stringKey("agent.cluster.node", "", "serve: this node's name, unique in the cluster; empty: the host name and a random suffix", func(c *Config) *string { return &c.Agent.Cluster.Node }, checkSubjectToken(64)),
+		durationKey("agent.cluster.ttl", "", "serve: how long a node's hold on a device outlives the node: renewed every third of it, it frees a dead or cut-off node's devices within it (a dead node's devices may register elsewhere at once anyway); at least 3s", func(c *Config) *time.Duration { return &c.Agent.Cluster.TTL }),
 		stringKey("llm.base_url", "llm-url", "agent.planner llm: the OpenAI-compatible API's base URL, e.g. http://127.0.0.1:11434/v1", func(c *Config) *string { return &c.LLM.BaseURL }, checkHTTPURL),
 		stringKey("llm.model", "llm-model", "agent.planner llm: the model, e.g. qwen3:8b", func(c *Config) *string { return &c.LLM.Model }, nil),
 		stringKey("llm.api_key_file", "", "agent.planner llm: file holding the API key (sent as Authorization: Bearer); empty: none", func(c *Config) *string { return &c.LLM.APIKeyFile }, nil),
@@ -99,10 +106,59 @@ func deviceAliasesKey() setting {
 	}
 }
 
+// aliasPattern is what a device alias may be (with at most 32 bytes): it starts an MCP tool
+// name (ALIAS__TOOL), whose charset is [A-Za-z0-9_-]; no "__" and no "_" at either end, so the
+// first "__" of a tool name ends the alias.
+var aliasPattern = regexp.MustCompile(`^[A-Za-z0-9-]+(_[A-Za-z0-9-]+)*$`)
+
+// checkNATSURLs accepts agent.cluster.nats: URLs separated by commas, each named by its place
+// when it is wrong.
+func checkNATSURLs(v string) (string, error) {
+	parts := strings.Split(v, ",")
+	for i, p := range parts {
+		u, err := url.Parse(strings.TrimSpace(p))
+		where := fmt.Sprintf("%q", p)
+		if len(parts) > 1 {
+			where = fmt.Sprintf("URL %d (%q)", i+1, p)
+		}
+		switch {
+		case err != nil:
+			return "", fmt.Errorf("%s is not a URL", where)
+		case u.Scheme != "nats" && u.Scheme != "tls" && u.Scheme != "ws" && u.Scheme != "wss":
+			return "", fmt.Errorf("%s: want nats://HOST:PORT (or tls://, ws://, wss://)", where)
+		case u.Host == "":
+			return "", fmt.Errorf("%s: no host", where)
+		}
+	}
+	return v, nil
+}
+
+// subjectToken is what names a cluster or a node: a token of a NATS subject, and of a bucket's name.
+var subjectToken = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+func checkSubjectToken(max int) func(string) (string, error) {
+	return func(v string) (string, error) {
+		if !subjectToken.MatchString(v) || len(v) > max {
+			return "", fmt.Errorf("%q: want 1 to %d of A-Z a-z 0-9 _ -", v, max)
+		}
+		return v, nil
+	}
+}
+
 // checkTimezone accepts an IANA zone name Go can load.
 func checkTimezone(v string) (string, error) {
 	if _, err := time.LoadLocation(v); err != nil || v == "Local" {
 		return "", fmt.Errorf("%q is not an IANA time zone name, e.g. Asia/Shanghai or Europe/Berlin", v)
+	}
+	return v, nil
+}
+
+// checkStore accepts a postgres:// or postgresql:// URL. Its error does not repeat the value,
+// which may hold a password.
+func checkStore(v string) (string, error) {
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		return "", errors.New("not a postgres:// or postgresql:// URL (e.g. postgres://devicectl@db.example/devicectl); empty keeps agent.db in agent.state_dir")
 	}
 	return v, nil
 }

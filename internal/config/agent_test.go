@@ -46,6 +46,8 @@ func TestCheckAgent(t *testing.T) {
 		{"stt openai without model", "agent: {stt: {engine: openai, base_url: 'http://127.0.0.1:8080/v1'}}", "agent.stt.model", "agent.stt.model is not set"},
 		{"stt openai", "agent: {stt: {engine: openai, base_url: 'http://127.0.0.1:8080/v1', model: whisper-1}}", "", ""},
 		{"device aliases", "agent: {device_aliases: {aa:bb:cc:dd:ee:01: desk, AA-BB-CC-DD-EE-02: kitchen}}", "", ""},
+		{"cluster", "agent: {cluster: {nats: 'nats://10.0.0.5:4222,nats://10.0.0.6:4222', node: serve-1, ttl: 10s}}", "", ""},
+		{"cluster ttl too short", "agent: {cluster: {nats: 'nats://10.0.0.5:4222', ttl: 2s}}", "agent.cluster.ttl", "2s is shorter than 3s"},
 		{"one alias for two devices", "agent: {device_aliases: {AA-BB-CC-DD-EE-01: desk, AA-BB-CC-DD-EE-02: desk}}", "agent.device_aliases", `alias "desk" names both AA-BB-CC-DD-EE-01 and AA-BB-CC-DD-EE-02`},
 	}
 	for _, tc := range cases {
@@ -152,6 +154,33 @@ func TestDeviceAliases(t *testing.T) {
 		var ce *Error
 		if !errors.As(err, &ce) || !strings.HasPrefix(ce.Key, "agent.device_aliases") || !strings.Contains(err.Error(), want) {
 			t.Errorf("device_aliases %s: %v; want a *Error on agent.device_aliases containing %q", doc, err, want)
+		}
+	}
+}
+
+// agent.store takes a PostgreSQL URL; anything else is refused without repeating the value (it
+// may hold a password). AgentStore gives the URL, else agent.db's path.
+func TestAgentStore(t *testing.T) {
+	getenv := func(string) string { return "" }
+	c := Defaults()
+	c.Agent.StateDir = t.TempDir()
+	if got, err := AgentStore(c, getenv); err != nil || got != filepath.Join(c.Agent.StateDir, "agent.db") {
+		t.Errorf("agent.store unset: %q, %v; want agent.db in agent.state_dir", got, err)
+	}
+	for _, dsn := range []string{"postgres://devicectl@db.example:5432/devicectl?sslmode=verify-full", "postgresql:///devicectl?host=/run/postgresql"} {
+		c := Defaults()
+		if err := Parse([]byte("agent: {store: '"+dsn+"'}"), c); err != nil {
+			t.Errorf("%s: %v", dsn, err)
+			continue
+		}
+		if got, err := AgentStore(c, getenv); err != nil || got != dsn {
+			t.Errorf("AgentStore: %q, %v; want %s", got, err, dsn)
+		}
+	}
+	for _, bad := range []string{"mysql://u:s3cret@db/x", "/var/lib/devicectl/agent.db", "u:s3cret@db"} {
+		err := Parse([]byte("agent: {store: '"+bad+"'}"), Defaults())
+		if err == nil || !strings.Contains(err.Error(), "agent.store") || !strings.Contains(err.Error(), "not a postgres://") || strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("agent.store %q: %v; want a refusal naming the key, without the value", bad, err)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/internal/logging"
 	"github.com/devicectl/devicectl/internal/term"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 	"github.com/devicectl/devicectl/transport"
 )
@@ -52,7 +53,7 @@ type AgentSettings struct {
 	Version              string // sent in User-Agent
 	TLS                  *tls.Config
 	Registry             *tools.Registry
-	Render               func(device.AIMessage)
+	Render               func(protocol.AIMessage)
 	Logger               *slog.Logger
 	OnState              func(device.State)
 	OnLineLost           func(error)
@@ -62,7 +63,7 @@ type AgentSettings struct {
 // AgentOptions maps the configuration onto device.Options.
 func (c *Config) AgentOptions(s AgentSettings) *device.Options {
 	return &device.Options{
-		URL:      c.Server.URL,
+		URLs:     c.Server.Servers(),
 		MAC:      s.MAC,
 		ClientID: s.ClientID,
 		Version:  s.Version,

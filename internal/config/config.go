@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/url"
 	"slices"
 	"strconv"
@@ -13,7 +14,7 @@ import (
 	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // Config is devicectl's configuration. Its shape is the YAML file's; the settings table below
@@ -38,6 +39,7 @@ type Config struct {
 // ServerConfig says where the agent server is and how to trust it.
 type ServerConfig struct {
 	URL                string
+	URLs               []string // several servers, tried in order (a cluster's nodes); not with URL
 	TokenFile          string
 	CAFile             string
 	CertFile           string
@@ -136,15 +138,19 @@ type setting struct {
 	// keys of its mappings for the README.
 	setItems func(c *Config, n *yaml.Node) error
 	rows     func() []itemRow
-	// choices are the only values allowed, for shell completion; nil: any of typ.
-	choices []string
+	// choices returns the only values allowed, for --help, the README and shell completion;
+	// nil: any of typ. It is called when a value is checked or documented, not when the table
+	// is built: the drivers' names are those the program registered (hal/drivers), and a
+	// package's init order does not put that first.
+	choices func() []string
 }
 
 // settings lists every key, in the order of configs/devicectl.yaml and the README table.
-var settings = slices.Concat(coreSettings, hardwareSettings(), voiceSettings(), hookSettings(), toolSetSettings(), controlSettings(), agentKeys(), logSettings)
+var settings = slices.Concat(coreSettings, hardwareSettings(), voiceSettings(), hookSettings(), openToolSettings(), toolSetSettings(), controlSettings(), agentKeys(), logSettings)
 
 var coreSettings = []setting{
 	stringKey("server.url", "server", "agent server address, ws://host:port/path or wss://...", func(c *Config) *string { return &c.Server.URL }, checkServerURL),
+	serverURLsKey(),
 	stringKey("server.token_file", "", "file holding the bearer token (mode 0600); else the DEVICECTL_TOKEN environment variable", func(c *Config) *string { return &c.Server.TokenFile }, nil),
 	stringKey("server.ca_file", "", "PEM CA bundle to verify the server with, instead of the system roots", func(c *Config) *string { return &c.Server.CAFile }, nil),
 	stringKey("server.cert_file", "", "PEM client certificate for mutual TLS (with server.key_file)", func(c *Config) *string { return &c.Server.CertFile }, nil),
@@ -214,22 +220,36 @@ func stringKey(key, flag, usage string, p func(*Config) *string, check func(stri
 	}
 }
 
+// enumKey is a string that is one of choices.
 func enumKey(key, flag, usage string, p func(*Config) *string, choices ...string) setting {
-	s := stringKey(key, flag, usage+" ("+strings.Join(choices, ", ")+")", p, func(v string) (string, error) {
-		if !slices.Contains(choices, v) {
-			return "", fmt.Errorf("%q is not one of %s", v, strings.Join(choices, ", "))
+	return oneOfKey(key, flag, usage, p, func() []string { return choices })
+}
+
+// oneOfKey is a string that is one of what choices returns when the value is checked.
+func oneOfKey(key, flag, usage string, p func(*Config) *string, choices func() []string) setting {
+	s := stringKey(key, flag, usage, p, func(v string) (string, error) {
+		if cs := choices(); !slices.Contains(cs, v) {
+			return "", fmt.Errorf("%q is not one of %s", v, strings.Join(cs, ", "))
 		}
 		return v, nil
 	})
 	set := s.set
 	s.set = func(c *Config, v string) error {
 		if v == "" {
-			return fmt.Errorf("empty; want one of %s", strings.Join(choices, ", "))
+			return fmt.Errorf("empty; want one of %s", strings.Join(choices(), ", "))
 		}
 		return set(c, v)
 	}
 	s.choices = choices
 	return s
+}
+
+// help is the key's usage for --help and the README, with its choices as they are now.
+func (s *setting) help() string {
+	if s.choices == nil {
+		return s.usage
+	}
+	return s.usage + " (" + strings.Join(s.choices(), ", ") + ")"
 }
 
 // levelKey is a log level, parsed into an slog.Level once, here.
@@ -239,7 +259,7 @@ func levelKey(key, flag, usage string, p func(*Config) *slog.Level) setting {
 	for i, l := range levels {
 		names[i] = strings.ToLower(l.String())
 	}
-	return setting{key: key, flag: flag, usage: usage + " (" + strings.Join(names, ", ") + ")", typ: "string", choices: names,
+	return setting{key: key, flag: flag, usage: usage, typ: "string", choices: func() []string { return names },
 		get: func(c *Config) string { return strings.ToLower(p(c).String()) },
 		set: func(c *Config, v string) error {
 			i := slices.Index(names, v)
@@ -380,6 +400,48 @@ func formatSize(n int64) string {
 	return strconv.FormatInt(n, 10)
 }
 
+// serverURLsKey is server.urls: a list in the file; on the command line (--servers) the URLs
+// separated by commas. Each is checked as server.url is, and named by its place in the list.
+func serverURLsKey() setting {
+	set := func(c *Config, items []string) error {
+		for i, it := range items {
+			if _, err := checkServerURL(it); err != nil {
+				return fmt.Errorf("item %d: %w", i+1, err)
+			}
+		}
+		if len(items) == 0 {
+			items = nil
+		}
+		c.Server.URLs = items
+		return nil
+	}
+	return setting{key: "server.urls", flag: "servers", typ: "list",
+		usage: "several agent servers (the nodes of a cluster), tried in order: the device moves on to the next when one is down, refuses it or loses its line, with the back-off of connection.backoff_*; --servers takes them separated by commas. Not with server.url",
+		// The text form, the flag's: the URLs separated by commas.
+		get: func(c *Config) string { return strings.Join(c.Server.URLs, ",") },
+		set: func(c *Config, v string) error {
+			items := strings.Split(v, ",")
+			for i := range items {
+				items[i] = strings.TrimSpace(items[i])
+			}
+			return set(c, items)
+		},
+		setList: set,
+	}
+}
+
+// Servers are the agent servers a device dials, in order: server.urls, else server.url alone;
+// none when neither is set.
+func (s ServerConfig) Servers() []string {
+	if len(s.URLs) > 0 {
+		return s.URLs
+	}
+	if s.URL != "" {
+		return []string{s.URL}
+	}
+	return nil
+}
+
 func checkServerURL(v string) (string, error) {
 	u, err := url.Parse(v)
 	if err != nil {
@@ -394,12 +456,44 @@ func checkServerURL(v string) (string, error) {
 	return v, nil
 }
 
-func checkMAC(v string) (string, error) {
-	mac, err := device.NormalizeMAC(v)
-	if err != nil {
-		return "", fmt.Errorf("%q is not a MAC address (want six hex pairs, e.g. AA-BB-CC-DD-EE-FF)", v)
+// checkMAC normalises a MAC; its error says what is wrong with it.
+func checkMAC(v string) (string, error) { return protocol.ParseMAC(v) }
+
+// checkListen returns the check of a host:port key whose errors show example, the key's own
+// default port, so that a mistake in one server's address is not answered with another's.
+func checkListen(example string) func(string) (string, error) {
+	return func(v string) (string, error) {
+		_, port, err := net.SplitHostPort(v)
+		if err != nil {
+			return "", fmt.Errorf("%q is not host:port (e.g. %s)", v, example)
+		}
+		if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+			return "", fmt.Errorf("%q: port %q is not a number 0..65535", v, port)
+		}
+		return v, nil
 	}
-	return mac, nil
+}
+
+// isLoopback reports whether host:port only listens on this machine: an empty host or 0.0.0.0
+// listens everywhere, and a name other than localhost may resolve to anything.
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func checkHTTPURL(v string) (string, error) {
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("%q is not an http:// or https:// URL", v)
+	}
+	return v, nil
 }
 
 // Check validates what no single key can: relations between keys. Resolve calls it.
@@ -412,6 +506,9 @@ func (c *Config) Check() error {
 	}
 	if err := c.OpenTool.check(c); err != nil {
 		return err
+	}
+	if c.Server.URL != "" && len(c.Server.URLs) > 0 {
+		return &Error{Key: "server.urls", Err: errors.New("server.url and server.urls are both set: give one server as server.url (--server), or several as server.urls (--servers)")}
 	}
 	if (c.Server.CertFile == "") != (c.Server.KeyFile == "") {
 		return &Error{Key: "server.cert_file", Err: errors.New("server.cert_file and server.key_file go together: set both or neither")}

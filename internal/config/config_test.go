@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -202,6 +203,8 @@ func TestBadValues(t *testing.T) {
 	}{
 		{"server.url", "http://agent.local/", "want a ws:// or wss:// URL"},
 		{"server.url", "ws://", "no host"},
+		{"server.urls", "[ws://a/, http://b/]", `item 2: "http://b/": want a ws:// or wss:// URL`},
+		{"server.urls", "ws://a/", "want a list"},
 		{"server.url", "[a, b]", "want a single value, got a list"},
 		{"server.token_file", "{a: b}", "want a single value, got a mapping"},
 		{"server.ca_file", "[x]", "want a single value"},
@@ -319,6 +322,7 @@ func TestBadValues(t *testing.T) {
 		{"agent.allowed_origins", `[http://a, ""]`, "item 2 is empty"},
 		{"agent.devices_open", "sometimes", "is not true or false"},
 		{"agent.timezone", "Mars/Olympus", `"Mars/Olympus" is not an IANA time zone name`},
+		{"agent.store", "mysql://db.example/devicectl", "not a postgres:// or postgresql:// URL"},
 		{"agent.reminders.grace", "soon", "is not a duration"},
 		{"agent.tasks.keep.age", "0s", "must be positive"},
 		{"agent.tasks.keep.count", "0", "out of range"},
@@ -340,6 +344,12 @@ func TestBadValues(t *testing.T) {
 		{"agent.limits.web_calls", "0", "out of range"},
 		{"agent.search.searxng_url", "searx.local", "is not an http:// or https:// URL"},
 		{"agent.stt.engine", "whisper", `"whisper" is not one of auto, command, openai, none`},
+		{"agent.cluster.nats", "http://n:4222", "want nats://HOST:PORT"},
+		{"agent.cluster.nats", "nats://a:4222,b:4222", `URL 2 ("b:4222"): want nats://HOST:PORT`},
+		{"agent.cluster.token_file", "[a]", "want a single value"},
+		{"agent.cluster.name", "a.b", "want 1 to 32 of A-Z a-z 0-9 _ -"},
+		{"agent.cluster.node", "node 1", "want 1 to 64 of A-Z a-z 0-9 _ -"},
+		{"agent.cluster.ttl", "0s", "must be positive"},
 		{"agent.stt.command", "[a, '']", "item 2 is empty"},
 		{"agent.stt.base_url", "localhost:8080", "is not an http:// or https:// URL"},
 		{"agent.stt.model", "[a]", "want a single value"},
@@ -720,5 +730,42 @@ func TestFlagNamesUnique(t *testing.T) {
 			t.Errorf("--%s is the flag of both %s and %s", s.flag, other, s.key)
 		}
 		seen[s.flag] = s.key
+	}
+}
+
+// server.urls is a list in the file and URLs separated by commas on the command line (--servers);
+// with server.url too, the config is refused.
+func TestServers(t *testing.T) {
+	c := Defaults()
+	if err := Parse([]byte("server:\n  urls: [ws://a:1/, 'wss://b:2/x']\n"), c); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Server.Servers(); !slices.Equal(got, []string{"ws://a:1/", "wss://b:2/x"}) {
+		t.Errorf("Servers() = %q", got)
+	}
+	if err := c.Check(); err != nil {
+		t.Errorf("Check: %v", err)
+	}
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	BindFlags(fs, Defaults(), "servers")
+	if err := fs.Parse([]string{"--servers", "ws://c:3/, ws://d:4/"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ApplyFlags(fs, c); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Server.Servers(); !slices.Equal(got, []string{"ws://c:3/", "ws://d:4/"}) {
+		t.Errorf("after --servers, Servers() = %q", got)
+	}
+	if err := fs.Parse([]string{"--servers", "ws://c:3/,ftp://d/"}); err == nil || !strings.Contains(err.Error(), "item 2") {
+		t.Errorf("--servers with a bad second URL: %v; want item 2 named", err)
+	}
+	c.Server.URL = "ws://e:5/"
+	var ce *Error
+	if err := c.Check(); !errors.As(err, &ce) || ce.Key != "server.urls" || !strings.Contains(err.Error(), "both set") {
+		t.Errorf("server.url and server.urls both set: Check = %v", err)
+	}
+	if got := (ServerConfig{URL: "ws://e:5/"}).Servers(); !slices.Equal(got, []string{"ws://e:5/"}) {
+		t.Errorf("server.url alone: Servers() = %q", got)
 	}
 }

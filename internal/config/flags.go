@@ -16,7 +16,7 @@ func BindFlags(fs *pflag.FlagSet, defaults *Config, names ...string) {
 			panic("devicectl: no setting has the flag --" + name)
 		}
 		s := &settings[i]
-		f := fs.VarPF(&settingFlag{s: s, text: s.get(defaults)}, name, "", s.usage+" ("+s.key+")")
+		f := fs.VarPF(&settingFlag{s: s, text: s.get(defaults)}, name, "", s.help()+" ("+s.key+")")
 		if s.typ == "bool" {
 			f.NoOptDefVal = "true"
 		}
@@ -30,7 +30,10 @@ func FlagChoices(flag string) []string {
 	if i < 0 {
 		return nil
 	}
-	return slices.Clone(settings[i].choices)
+	if settings[i].choices == nil {
+		return nil
+	}
+	return slices.Clone(settings[i].choices())
 }
 
 // ApplyFlags copies the config flags given on the command line onto c: flags win over the file.

@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/devicectl/devicectl/hal/driverreg"
-	// The registration list: the driver names above are those it registers.
-	_ "github.com/devicectl/devicectl/hal/drivers"
 )
 
 // HardwareConfig chooses a backend for each part of the device. Mode "sim" (the --hardware sim
@@ -65,7 +63,7 @@ func partSettings() []setting {
 		enumKey("hardware.mode", "hardware", "config: each part as the config file's hardware section says; sim: every part simulated and no speech, whatever the parts say", func(c *Config) *string { return &c.Hardware.Mode }, "config", "sim"),
 		simLatencyKey(),
 
-		enumKey("hardware.speaker.driver", "", "the speaker whose volume amplify_volume sets", func(c *Config) *string { return &sp(c).Driver }, driverreg.Default.SpeakerNames()...),
+		oneOfKey("hardware.speaker.driver", "", "the speaker whose volume amplify_volume sets", func(c *Config) *string { return &sp(c).Driver }, driverreg.Default.SpeakerNames),
 		stringKey("hardware.speaker.device", "", "alsa: the ALSA device (amixer -D), e.g. default, hw:0, pulse; pulse: the sink (pactl) or node (wpctl); empty: the default one", func(c *Config) *string { return &sp(c).Device }, nil),
 		stringKey("hardware.speaker.control", "", "alsa: the mixer control", func(c *Config) *string { return &sp(c).Control }, nil),
 		enumKey("hardware.speaker.tool", "", "pulse: the program that sets the volume", func(c *Config) *string { return &sp(c).Tool }, "pactl", "wpctl"),
@@ -74,7 +72,7 @@ func partSettings() []setting {
 		intKey("hardware.speaker.start_volume", "", "alsa, pulse, max9744: the volume (percent) set at start-up; a stop mutes the speaker, and a MAX9744 cannot be read back", func(c *Config) *int { return &sp(c).Start }, 0, 100),
 		boolKey("hardware.speaker.optional", "", "when the speaker is missing at start-up, start without amplify_volume instead of failing", func(c *Config) *bool { return &sp(c).Optional }),
 
-		enumKey("hardware.face.driver", "", "the display set_virtual_human_expression drives", func(c *Config) *string { return &fc(c).Driver }, driverreg.Default.FaceNames()...),
+		oneOfKey("hardware.face.driver", "", "the display set_virtual_human_expression drives", func(c *Config) *string { return &fc(c).Driver }, driverreg.Default.FaceNames),
 		enumKey("hardware.face.connection", "", "ssd1306: how the display is wired", func(c *Config) *string { return &fc(c).Connection }, "i2c", "spi"),
 		stringKey("hardware.face.bus", "", "the I2C bus (ssd1306 over i2c) or SPI port (ssd1306 over spi, apa102, ws2812), e.g. 1 or SPI0.0; empty: the first one", func(c *Config) *string { return &fc(c).Bus }, nil),
 		addressKey("hardware.face.address", "ssd1306 over i2c: the display's I2C address", func(c *Config) *uint16 { return &fc(c).Address }),

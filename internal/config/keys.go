@@ -13,7 +13,7 @@ type Key struct {
 func Keys(defaults *Config) []Key {
 	keys := make([]Key, len(settings))
 	for i, s := range settings {
-		keys[i] = Key{Name: s.key, Flag: s.flag, Usage: s.usage, Default: s.get(defaults)}
+		keys[i] = Key{Name: s.key, Flag: s.flag, Usage: s.help(), Default: s.get(defaults)}
 		if s.rows != nil {
 			for _, r := range s.rows() {
 				keys[i].Items = append(keys[i].Items, Key{Name: r.key, Usage: r.usage, Default: r.def})

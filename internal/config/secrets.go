@@ -1,7 +1,6 @@
 package config
 
 import (
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/internal/safefile"
-	"github.com/devicectl/devicectl/transport"
 )
 
 // This file resolves what the values point at: the device's MAC, its credentials and its state.
@@ -116,40 +114,6 @@ func checkToken(s string) error {
 
 // LooseMode reports whether a secret file's mode lets others than its owner read it.
 func LooseMode(m os.FileMode) bool { return m.Perm()&0o044 != 0 }
-
-// TLSConfig returns the TLS settings for a wss:// server, nil for ws:// (TLS keys then do nothing,
-// which is worth a warning).
-func TLSConfig(c ServerConfig, log *slog.Logger) (*tls.Config, error) {
-	opts := transport.TLSOptions{
-		CAFile:             c.CAFile,
-		CertFile:           c.CertFile,
-		KeyFile:            c.KeyFile,
-		ServerName:         c.ServerName,
-		InsecureSkipVerify: c.InsecureSkipVerify,
-	}
-	if !strings.HasPrefix(c.URL, "wss://") {
-		if opts != (transport.TLSOptions{}) {
-			log.Warn("server.url is not wss://; the TLS settings are not used", "url", c.URL)
-		}
-		return nil, nil
-	}
-	conf, err := opts.Config()
-	if err != nil {
-		return nil, &Error{Key: tlsErrorKey(opts), Err: err}
-	}
-	return conf, nil
-}
-
-// tlsErrorKey finds which key a TLSOptions.Config error is about: the CA file, else the client
-// certificate pair. Only called on failure, so the good path reads each file once.
-func tlsErrorKey(o transport.TLSOptions) string {
-	if o.CAFile != "" {
-		if _, err := (&transport.TLSOptions{CAFile: o.CAFile}).Config(); err != nil {
-			return "server.ca_file"
-		}
-	}
-	return "server.cert_file"
-}
 
 // StateDirs lists where the state may live, best first: the configured directory alone, else the
 // system directory, then the user's ($XDG_STATE_HOME or ~/.local/state).

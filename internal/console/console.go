@@ -22,8 +22,8 @@ import (
 	"unicode"
 
 	"github.com/devicectl/devicectl/agent"
-	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/internal/term"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -199,7 +199,7 @@ func (c *Console) forget(ctx context.Context, args string) error {
 	if !ok {
 		return errors.New("this server binds no MAC to a client")
 	}
-	mac, err := device.NormalizeMAC(args)
+	mac, err := protocol.ParseMAC(args)
 	if err != nil {
 		return fmt.Errorf("usage: forget MAC: %w", err)
 	}
@@ -233,7 +233,7 @@ func (c *Console) wait(ctx context.Context, args string) error {
 	mac := ""
 	if args != "" {
 		var err error
-		if mac, err = device.NormalizeMAC(args); err != nil {
+		if mac, err = protocol.ParseMAC(args); err != nil {
 			return fmt.Errorf("usage: wait [MAC]: %w", err)
 		}
 	}
@@ -323,7 +323,7 @@ func (c *Console) say(ctx context.Context, args string) error {
 func (c *Console) turn(ctx context.Context, text string) error {
 	mac := ""
 	if first, rest := cutWord(text); rest != "" {
-		if m, err := device.NormalizeMAC(first); err == nil {
+		if m, err := protocol.ParseMAC(first); err == nil {
 			mac, text = m, rest
 		}
 	}
@@ -391,7 +391,7 @@ func (c *Console) turn(ctx context.Context, text string) error {
 // device when args does not start with a MAC. It returns the rest of args.
 func (c *Console) device(args string) (Device, string, error) {
 	first, rest := cutWord(args)
-	if mac, err := device.NormalizeMAC(first); err == nil {
+	if mac, err := protocol.ParseMAC(first); err == nil {
 		for _, d := range c.Server.Devices() {
 			if d.MAC == mac {
 				return d, rest, nil
@@ -453,7 +453,7 @@ func (c *Console) Event(kind DeviceEventKind, d Device) {
 // heard, anything else was typed on it.
 func (c *Console) Heard(mac, text, source string) {
 	verb := "said"
-	if source == "voice" {
+	if source == protocol.SourceVoice {
 		verb = "heard"
 	}
 	c.notice(fmt.Sprintf("%s %s: %s", oneLine(mac), verb, oneLine(text)))

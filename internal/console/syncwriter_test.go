@@ -6,6 +6,7 @@ import (
 
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/hal"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // A reply of two sentences that the panel breaks in two goes on at the start of its new line,
@@ -15,11 +16,11 @@ func TestReplyAfterPanelStartsItsLine(t *testing.T) {
 	out := NewSyncWriter(&buf)
 	panel := NewPanel(out, 30, hal.Smile)
 	r := device.NewRenderer(out, nil, nil)
-	r.Render(device.AIMessage{Type: device.MessageChunk, Content: "OK, the volume went from 30 to 40."})
+	r.Render(protocol.AIMessage{Type: protocol.MessageChunk, Content: "OK, the volume went from 30 to 40."})
 	panel.SetVolume(40)
-	r.Render(device.AIMessage{Type: device.MessageChunk, Content: " OK, now showing a smile."})
-	r.Render(device.AIMessage{Type: device.MessageChunk, Content: " Bye."})
-	r.Render(device.AIMessage{Type: device.MessageFinal})
+	r.Render(protocol.AIMessage{Type: protocol.MessageChunk, Content: " OK, now showing a smile."})
+	r.Render(protocol.AIMessage{Type: protocol.MessageChunk, Content: " Bye."})
+	r.Render(protocol.AIMessage{Type: protocol.MessageFinal})
 	want := "OK, the volume went from 30 to 40.\n    volume ████████░░░░░░░░░░░░  40%   face smile\nOK, now showing a smile. Bye.\n"
 	if got := buf.String(); got != want {
 		t.Errorf("got\n%q\nwant\n%q", got, want)

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // Request is one line a client sends.
@@ -25,9 +26,9 @@ type Response struct {
 
 // Error is a JSON-RPC error object, as the device answers the server with.
 type Error struct {
-	Code    int64             `json:"code"`
-	Message string            `json:"message"`
-	Data    *device.ErrorData `json:"data,omitempty"`
+	Code    int64               `json:"code"`
+	Message string              `json:"message"`
+	Data    *protocol.ErrorData `json:"data,omitempty"`
 }
 
 func (e *Error) Error() string {
@@ -44,7 +45,7 @@ func (e *Error) Error() string {
 func ErrorOf(err error) *Error {
 	var ce *device.CallError
 	if !errors.As(err, &ce) {
-		return newError(device.CodeInternal, "Internal error", err.Error())
+		return newError(protocol.CodeInternalError, "Internal error", err.Error())
 	}
 	return newError(ce.Code, ce.Message, ce.Details)
 }
@@ -52,7 +53,7 @@ func ErrorOf(err error) *Error {
 func newError(code int64, message, details string) *Error {
 	e := &Error{Code: code, Message: message}
 	if details != "" {
-		e.Data = &device.ErrorData{Details: details}
+		e.Data = &protocol.ErrorData{Details: details}
 	}
 	return e
 }

@@ -18,7 +18,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // CallFunc runs one tool and returns its result, or an error a *device.CallError describes
@@ -271,7 +271,7 @@ func (s *Server) refuse(c *net.UnixConn) {
 		return
 	}
 	c.SetWriteDeadline(time.Now().Add(time.Second))
-	writeResponse(c, &Response{ID: nullID, Error: newError(device.CodeBusy, "device busy",
+	writeResponse(c, &Response{ID: nullID, Error: newError(protocol.CodeBusy, "device busy",
 		fmt.Sprintf("%d clients are using the control socket already", s.opts.MaxClients))})
 	s.wg.Go(func() {
 		defer func() { <-s.refusing }()
@@ -294,7 +294,7 @@ func (s *Server) serve(c *net.UnixConn) {
 	var resp *Response
 	switch {
 	case errors.Is(err, errTooLong):
-		resp = &Response{ID: nullID, Error: newError(device.CodeInvalidRequest, "Invalid Request",
+		resp = &Response{ID: nullID, Error: newError(protocol.CodeInvalidRequest, "Invalid Request",
 			fmt.Sprintf("the request is longer than %d bytes", s.opts.MaxRequest))}
 	case err != nil:
 		// Idle past IdleTimeout, gone before a whole line, or the server closing.
@@ -332,24 +332,24 @@ const (
 func (s *Server) handle(line []byte) *Response {
 	if !json.Valid(line) {
 		var v any
-		return &Response{ID: nullID, Error: newError(device.CodeParseError, "Parse error", json.Unmarshal(line, &v).Error())}
+		return &Response{ID: nullID, Error: newError(protocol.CodeParseError, "Parse error", json.Unmarshal(line, &v).Error())}
 	}
 	var req Request
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		return &Response{ID: nullID, Error: newError(device.CodeInvalidRequest, "Invalid Request",
+		return &Response{ID: nullID, Error: newError(protocol.CodeInvalidRequest, "Invalid Request",
 			"want one object {\"tool\": NAME, \"input\": {...}}: "+err.Error())}
 	}
 	id := nullID
 	if len(req.ID) > 0 {
 		if !validID(req.ID) {
-			return &Response{ID: nullID, Error: newError(device.CodeInvalidRequest, "Invalid Request", "id must be a string, a number or null")}
+			return &Response{ID: nullID, Error: newError(protocol.CodeInvalidRequest, "Invalid Request", "id must be a string, a number or null")}
 		}
 		id = req.ID
 	}
 	if req.Tool == "" {
-		return &Response{ID: id, Error: newError(device.CodeInvalidRequest, "Invalid Request", "the request names no tool: want {\"tool\": NAME, \"input\": {...}}")}
+		return &Response{ID: id, Error: newError(protocol.CodeInvalidRequest, "Invalid Request", "the request names no tool: want {\"tool\": NAME, \"input\": {...}}")}
 	}
 	input := req.Input
 	if len(input) == 0 || string(input) == "null" {

@@ -25,6 +25,7 @@ import (
 	"github.com/devicectl/devicectl/internal/hardware"
 	"github.com/devicectl/devicectl/internal/logging"
 	"github.com/devicectl/devicectl/internal/safefile"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -194,8 +195,8 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 			err = &scrubbedError{err: err, text: d.redact.Scrub(err.Error())}
 		}
 	}()
-	if c.Server.URL == "" {
-		return &config.Error{Key: "server.url", Err: errors.New("not set; set it in the config file or with --server")}
+	if len(c.Server.Servers()) == 0 {
+		return &config.Error{Key: "server.url", Err: errors.New("not set; set it (or server.urls, for several) in the config file or with --server (--servers)")}
 	}
 	ident, err := d.identity(c, d.log)
 	if err != nil {
@@ -236,7 +237,7 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 	if err != nil {
 		return fmt.Errorf("starting the agent: %w", err)
 	}
-	d.log.Info("starting", "version", d.opts.Version, "server", c.Server.URL, "mac", ident.mac,
+	d.log.Info("starting", "version", d.opts.Version, "server", serverNames(c.Server), "mac", ident.mac,
 		"hardware", hw.String(), "tools", hardware.ToolNames(p.reg), "token", ident.token != "")
 	// After the agent has stopped: a call still running there is answered "shutting down". A
 	// reload may have started the server, or moved it.
@@ -254,7 +255,7 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 	}
 	defer func() { closeControl(ctl, d.cur.Load().cfg.Execution.DrainTimeout) }()
 	sdCtx, stopSystemd := context.WithCancel(ctx)
-	d.sd = startSystemd(sdCtx, c.Server.URL, d.agent.Check, d.log)
+	d.sd = startSystemd(sdCtx, serverNames(c.Server), d.agent.Check, d.log)
 	defer func() {
 		stopSystemd()
 		d.sd.wait()
@@ -347,7 +348,7 @@ func (d *Daemon) agentOptions(p *parts) *device.Options {
 
 // render shows an AI message, hands it to speech (which only queues, so a reply is never held
 // up by the voice reading the one before) and, at the end of a reply, to the final_reply hook.
-func (d *Daemon) render(m device.AIMessage) {
+func (d *Daemon) render(m protocol.AIMessage) {
 	p := d.cur.Load()
 	p.renderer.Render(m)
 	if p.hw.Speech != nil {
@@ -428,8 +429,8 @@ func (d *Daemon) reload(ctx context.Context) {
 // they changed, and a new session when the server, identity or limits changed.
 func (d *Daemon) apply(ctx context.Context, c *config.Config) error {
 	old := d.cur.Load()
-	if c.Server.URL == "" {
-		return &config.Error{Key: "server.url", Err: errors.New("not set")}
+	if len(c.Server.Servers()) == 0 {
+		return &config.Error{Key: "server.url", Err: errors.New("not set (nor server.urls)")}
 	}
 	log := slog.New(d.repeats.Handler(logHandler(c.Log, d.redact, d.opts.Stderr)))
 	// The identity is read again even when the file is the same: a token or certificate renewed
@@ -487,7 +488,7 @@ func (d *Daemon) apply(ctx context.Context, c *config.Config) error {
 	undo = nil
 	newSession := needsNewSession(old, p)
 	d.logs.Set(logHandler(c.Log, d.redact, d.opts.Stderr))
-	d.sd.setServer(c.Server.URL)
+	d.sd.setServer(serverNames(c.Server))
 	d.cur.Store(p)
 	ot.commit()
 	d.wg.Go(func() { closeHooks(old.hooks, old.cfg.Hooks.Timeout) })
@@ -583,7 +584,7 @@ func hardwareChanged(old, c *config.Config) bool {
 // credentials, connection or execution limits changed. Tools and timeouts alone do not.
 func needsNewSession(old, p *parts) bool {
 	oc, c := old.cfg, p.cfg
-	return oc.Server != c.Server || !old.ident.same(p.ident) || oc.Connection != c.Connection ||
+	return !reflect.DeepEqual(oc.Server, c.Server) || !old.ident.same(p.ident) || oc.Connection != c.Connection ||
 		oc.Execution.MaxInFlight != c.Execution.MaxInFlight || oc.Execution.MaxQueued != c.Execution.MaxQueued ||
 		oc.Execution.ToolTimeout != c.Execution.ToolTimeout ||
 		oc.Execution.DrainTimeout != c.Execution.DrainTimeout
@@ -601,12 +602,15 @@ func changedSections(old, c *config.Config) []string {
 	return out
 }
 
+// serverNames is the server the device dials, or its servers separated by commas.
+func serverNames(c config.ServerConfig) string { return strings.Join(c.Servers(), ",") }
+
 // newHookRunner starts the hooks c configures, for the device mac.
 func newHookRunner(c *config.Config, mac string, log *slog.Logger) (*hooks.Runner, error) {
 	r, err := hooks.New(&hooks.Options{
 		Commands: c.Hooks.Commands(),
 		Timeout:  c.Hooks.Timeout,
-		Common:   map[string]string{"SERVER": c.Server.URL, "MAC": mac},
+		Common:   map[string]string{"SERVER": serverNames(c.Server), "MAC": mac},
 		Logger:   log,
 	})
 	if err != nil {

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	// The drivers run registers (cmd/devicectl): the daemon opens the parts its config names.
+	_ "github.com/devicectl/devicectl/hal/drivers"
 	configpkg "github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/internal/testing/leakcheck"
 	"github.com/devicectl/devicectl/internal/testing/logbuf"

@@ -14,9 +14,9 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
-	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/internal/testing/standin"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // TestConfiguredLimits checks that the size limits set in the config file are the ones the
@@ -35,7 +35,7 @@ func TestConfiguredLimits(t *testing.T) {
 			return json.RawMessage(`{"level": 3, "pad": "` + strings.Repeat("x", n) + `"}`)
 		}
 		resp, err := dev.Execute(waitCtx(t), "amplify_volume", padded(600))
-		if err != nil || resp.Error == nil || resp.Error.Code != device.CodeInvalidParams {
+		if err != nil || resp.Error == nil || resp.Error.Code != protocol.CodeInvalidParams {
 			t.Fatalf("a frame under the limit: %+v, %v; want it answered (-32602 for the extra property)", resp, err)
 		}
 		if _, err := dev.Execute(waitCtx(t), "amplify_volume", padded(2048)); err == nil {
@@ -103,7 +103,7 @@ read line < "`+release+`"
 			go call("amplify_volume", `{"level": 10}`, answers)
 			for range 2 - queued { // the refusals come at once; the queued call waits for the slot
 				var re *jsonrpc2.Error
-				if err := <-answers; !errors.As(err, &re) || re.Code != device.CodeBusy || re.Message != "device busy" {
+				if err := <-answers; !errors.As(err, &re) || re.Code != protocol.CodeBusy || re.Message != "device busy" {
 					t.Fatalf("a call past the queue: %v; want -32002 device busy", err)
 				}
 			}

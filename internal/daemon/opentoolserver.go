@@ -18,6 +18,7 @@ import (
 
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 	"github.com/devicectl/devicectl/tools/opentool"
 	"github.com/devicectl/devicectl/tools/opentoolhttp"
@@ -183,14 +184,14 @@ func (d *Daemon) openToolHandler(keys, hosts []string, anyIP bool) (http.Handler
 			// The JSON-RPC method is the tool: a name that is none is an unknown method, not
 			// the invalid params the agent server's mcp/tool/execute gets for it.
 			if _, ok := d.cur.Load().reg.Lookup(name); !ok {
-				return nil, &opentoolhttp.RPCError{Code: opentoolhttp.CodeMethodNotFound, Message: "Method not found: " + name}
+				return nil, &opentoolhttp.RPCError{Code: protocol.CodeMethodNotFound, Message: "Method not found: " + name}
 			}
 			res, err := d.agent.Call(ctx, name, params)
 			var ce *device.CallError
 			if errors.As(err, &ce) {
 				rpc := &opentoolhttp.RPCError{Code: ce.Code, Message: ce.Message}
 				if ce.Details != "" {
-					rpc.Data = device.ErrorData{Details: ce.Details}
+					rpc.Data = protocol.ErrorData{Details: ce.Details}
 				}
 				return nil, rpc
 			}

@@ -11,11 +11,11 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
-	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/device/agenttest"
 	"github.com/devicectl/devicectl/internal/testing/pulsetest"
 	"github.com/devicectl/devicectl/internal/testing/shscript"
 	"github.com/devicectl/devicectl/internal/testing/standin"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // fliteWAV writes what flite says as a 16 kHz mono WAV: the microphone's file.
@@ -62,10 +62,10 @@ func TestRunHearsAndSpeaks(t *testing.T) {
 	wav := fliteWAV(t, "set the volume to thirty")
 	got := make(chan int, 1)
 	srv := standin.Start(t, &agenttest.Options{Voice: &agenttest.Voice{
-		Audio: func(ctx context.Context, d *agenttest.Device, p device.UserAudioParams) (device.UserResult, *jsonrpc2.Error) {
+		Audio: func(ctx context.Context, d *agenttest.Device, p protocol.UserAudioParams) (protocol.UserResult, *jsonrpc2.Error) {
 			got <- len(p.Audio) / 2
 			go d.Say(context.Background(), "Volume set to thirty.")
-			return device.UserResult{Status: device.UserAccepted, Text: "set the volume to thirty", TurnID: "t1"}, nil
+			return protocol.UserResult{Status: protocol.StatusAccepted, Text: "set the volume to thirty", TurnID: "t1"}, nil
 		},
 	}})
 	said := filepath.Join(t.TempDir(), "said.txt")
@@ -115,9 +115,9 @@ func TestRunHearsThroughPulseAudio(t *testing.T) {
 	paplay := pulsetest.Need(t, "paplay", "pulseaudio-utils")
 	got := make(chan int, 4)
 	srv := standin.Start(t, &agenttest.Options{Voice: &agenttest.Voice{
-		Audio: func(ctx context.Context, d *agenttest.Device, p device.UserAudioParams) (device.UserResult, *jsonrpc2.Error) {
+		Audio: func(ctx context.Context, d *agenttest.Device, p protocol.UserAudioParams) (protocol.UserResult, *jsonrpc2.Error) {
 			got <- len(p.Audio) / 2
-			return device.UserResult{Status: device.UserAccepted, Text: "what is your status", TurnID: "t1"}, nil
+			return protocol.UserResult{Status: protocol.StatusAccepted, Text: "what is your status", TurnID: "t1"}, nil
 		},
 	}})
 	cfg := strings.Replace(voiceConfig(t, srv.URL(), wav, filepath.Join(t.TempDir(), "said.txt")),

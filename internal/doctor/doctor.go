@@ -1,7 +1,8 @@
 // Package doctor holds the checks of `devicectl doctor`: each step of the way to the server
 // (name, port, certificate, WebSocket handshake with the device's headers and token) and each
 // part of the hardware, opened and read back, as a row of OK, WARN or FAIL with what to do about
-// a problem. The command decides what to check from the config; this package knows how.
+// a problem. The command gathers from the config what the server's checks need; Hardware reads
+// the hardware section itself and opens each part through the driver the program registered.
 package doctor
 
 import (

@@ -133,20 +133,20 @@ func TestCheckServerWSSToPlain(t *testing.T) {
 func TestParts(t *testing.T) {
 	ctx := context.Background()
 	spk := sim.NewSpeaker(&sim.SpeakerOptions{Volume: 35})
-	r := Speaker(ctx, Part[hal.Speaker]{Driver: "alsa", Open: func(context.Context) (hal.Speaker, error) { return spk, nil }})
+	r := Speaker(ctx, Part[hal.Speaker]{Remedy: "check the card", Open: func(context.Context) (hal.Speaker, error) { return spk, nil }})
 	if r.Err != nil || !strings.HasSuffix(r.Detail, ", volume 35%") {
 		t.Errorf("speaker: %+v", r)
 	}
 	boom := errors.New("no such card")
-	r = Speaker(ctx, Part[hal.Speaker]{Driver: "alsa", Open: func(context.Context) (hal.Speaker, error) { return nil, boom }})
-	if !errors.Is(r.Err, boom) || !strings.Contains(r.Remedy, "aplay -L") {
+	r = Speaker(ctx, Part[hal.Speaker]{Remedy: "check the card", Open: func(context.Context) (hal.Speaker, error) { return nil, boom }})
+	if !errors.Is(r.Err, boom) || r.Remedy != "check the card" {
 		t.Errorf("a speaker that does not open: %+v", r)
 	}
-	r = Face(ctx, Part[hal.Face]{Driver: "ssd1306", Optional: true, Open: func(context.Context) (hal.Face, error) { return nil, boom }}, "spi")
-	if r.Err != nil || r.Warn != "no such card (optional: run starts without set_virtual_human_expression)" || !strings.Contains(r.Remedy, "dc_pin") {
+	r = Face(ctx, Part[hal.Face]{Remedy: "check the wiring", Optional: true, Open: func(context.Context) (hal.Face, error) { return nil, boom }})
+	if r.Err != nil || r.Warn != "no such card (optional: run starts without set_virtual_human_expression)" || r.Remedy != "check the wiring" {
 		t.Errorf("an optional face that does not open: %+v", r)
 	}
-	r = Face(ctx, Part[hal.Face]{Open: func(context.Context) (hal.Face, error) { return sim.NewFace(nil), nil }}, "")
+	r = Face(ctx, Part[hal.Face]{Open: func(context.Context) (hal.Face, error) { return sim.NewFace(nil), nil }})
 	if r.Err != nil || !strings.HasSuffix(r.Detail, "showing idle") {
 		t.Errorf("face: %+v", r)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/transport"
 )
 
@@ -49,8 +50,8 @@ func checkRegistration(ctx context.Context, s *Server) Result {
 			<-closed
 		}
 	}()
-	params := map[string]any{"mac_addr": s.MAC, "tools": []any{}}
-	if err := stream.WriteRequest(json.RawMessage(registerID), "mcp/registerTools", params); err != nil {
+	params := protocol.RegisterParams[[]any]{MAC: s.MAC, Tools: []any{}}
+	if err := stream.WriteRequest(json.RawMessage(registerID), protocol.MethodRegisterTools, params); err != nil {
 		r.Err, r.Remedy = err, "the server closed the line at once: see its log"
 		return r
 	}

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/transport"
 )
 
@@ -177,7 +177,7 @@ func checkVoice(ctx context.Context, stream *transport.Stream, timeout time.Dura
 		timeout = 10 * time.Second
 	}
 	id := json.RawMessage(`"doctor-voice"`)
-	if err := stream.WriteRequest(id, device.MethodUserText, struct{}{}); err != nil {
+	if err := stream.WriteRequest(id, protocol.MethodUserText, struct{}{}); err != nil {
 		r.Warn = "could not ask the server about voice: " + err.Error()
 		return r
 	}
@@ -201,14 +201,14 @@ func checkVoice(ctx context.Context, stream *transport.Stream, timeout time.Dura
 	case m, ok := <-read:
 		switch {
 		case !ok:
-			r.Warn = fmt.Sprintf("%v: the server closed the line when asked %s", errNoVoice, device.MethodUserText)
-		case m.Error != nil && m.Error.Code == device.CodeMethodNotFound:
-			r.Warn = fmt.Sprintf("%v: it answers %s with -32601 (a seed-002 server); the device will not send what it hears", errNoVoice, device.MethodUserText)
+			r.Warn = fmt.Sprintf("%v: the server closed the line when asked %s", errNoVoice, protocol.MethodUserText)
+		case m.Error != nil && m.Error.Code == protocol.CodeMethodNotFound:
+			r.Warn = fmt.Sprintf("%v: it answers %s with -32601 (a seed-002 server); the device will not send what it hears", errNoVoice, protocol.MethodUserText)
 		default:
-			r.Detail = "the server takes " + device.MethodUserText
+			r.Detail = "the server takes " + protocol.MethodUserText
 		}
 	case <-t.C:
-		r.Warn = fmt.Sprintf("no answer to %s within %s: the server may not take voice", device.MethodUserText, timeout)
+		r.Warn = fmt.Sprintf("no answer to %s within %s: the server may not take voice", protocol.MethodUserText, timeout)
 	case <-ctx.Done():
 		r.Warn = "stopped before the server answered about voice"
 	}

@@ -10,12 +10,12 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
-	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/device/agenttest"
 	"github.com/devicectl/devicectl/hal"
 	"github.com/devicectl/devicectl/hal/mic"
 	"github.com/devicectl/devicectl/internal/testing/leakcheck"
 	"github.com/devicectl/devicectl/internal/testing/pulsetest"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // The level is what the microphone heard over the second: a square wave of a tenth of full
@@ -86,8 +86,8 @@ func TestServerVoice(t *testing.T) {
 		want  string
 	}{
 		{nil, "WARN this server does not take voice: it answers mcp/user/text with -32601"},
-		{&agenttest.Voice{Text: func(context.Context, *agenttest.Device, device.UserTextParams) (device.UserResult, *jsonrpc2.Error) {
-			return device.UserResult{}, nil
+		{&agenttest.Voice{Text: func(context.Context, *agenttest.Device, protocol.UserTextParams) (protocol.UserResult, *jsonrpc2.Error) {
+			return protocol.UserResult{}, nil
 		}}, "OK the server takes mcp/user/text"},
 	} {
 		srv, err := agenttest.Start(&agenttest.Options{Voice: tc.voice})

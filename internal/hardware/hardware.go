@@ -8,12 +8,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/devicectl/devicectl/device/turn"
 	"github.com/devicectl/devicectl/hal"
 	"github.com/devicectl/devicectl/hal/driverreg"
 	"github.com/devicectl/devicectl/hal/hostbus"
 	"github.com/devicectl/devicectl/hal/sim"
 	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // Hardware is the device's parts. Speaker and Face are nil when an optional part is missing;
@@ -31,7 +31,7 @@ type Hardware struct {
 
 // Speech speaks the AI's replies; see OpenSpeech.
 type Speech interface {
-	Observe(m turn.Message)
+	Observe(m protocol.AIMessage)
 	String() string
 	Close() error
 }

@@ -16,6 +16,9 @@ import (
 
 	"github.com/devicectl/devicectl/hal"
 	"github.com/devicectl/devicectl/hal/driverreg"
+	// The real drivers (sim, max9744, ssd1306, command), registered as the program registers
+	// them: this package opens what the registry holds and registers nothing itself.
+	_ "github.com/devicectl/devicectl/hal/drivers"
 	"github.com/devicectl/devicectl/hal/haltest"
 	"github.com/devicectl/devicectl/internal/config"
 )

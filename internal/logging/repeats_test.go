@@ -1,8 +1,6 @@
 package logging
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -10,19 +8,12 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/devicectl/devicectl/internal/testing/logbuf"
 )
 
 // jsonLines is a JSON log in memory, safe for the timers' goroutines.
-type jsonLines struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (j *jsonLines) Write(p []byte) (int, error) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.buf.Write(p)
-}
+type jsonLines struct{ logbuf.Buffer }
 
 func (j *jsonLines) handler() slog.Handler {
 	return slog.NewJSONHandler(j, &slog.HandlerOptions{Level: slog.LevelInfo})
@@ -31,17 +22,7 @@ func (j *jsonLines) handler() slog.Handler {
 // records decodes every line written so far.
 func (j *jsonLines) records(t *testing.T) []map[string]any {
 	t.Helper()
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	var out []map[string]any
-	for line := range strings.Lines(j.buf.String()) {
-		var m map[string]any
-		if err := json.Unmarshal([]byte(line), &m); err != nil {
-			t.Fatalf("line %q: %v", line, err)
-		}
-		out = append(out, m)
-	}
-	return out
+	return j.Records(t)
 }
 
 // tally counts, for msg, the lines written and the records they stand for (1 for a line, its

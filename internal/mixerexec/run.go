@@ -1,6 +1,8 @@
-// Package mixerexec runs the command-line mixers (amixer, pactl, wpctl) for the speaker
-// backends: no shell, bounded by the caller's context, a fixed locale, errors that read as
-// sentences for the agent server, and a Turn so one operation runs at a time.
+// Package mixerexec is the speaker driven through a command-line mixer (amixer, pactl, wpctl),
+// which the ALSA and PulseAudio backends configure with their program and its arguments. Run
+// starts the program: no shell, bounded by the caller's context, a fixed locale, errors that
+// read as sentences for the agent server. Speaker is the hal.Speaker on a backend's Mixer: one
+// operation at a time, every set read back and compared, the same errors for every backend.
 package mixerexec
 
 import (

@@ -13,6 +13,8 @@ import (
 	"os"
 	"sync/atomic"
 	"time"
+
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // HandlerOptions configure Handler. Nil means no limits. A zero field is no limit.
@@ -244,7 +246,7 @@ func (lw *writer) refuse(why int32) {
 	var b []byte
 	if mt, _, _ := mime.ParseMediaType(lw.r.Header.Get("Content-Type")); mt == "application/json" {
 		hd.Set("Content-Type", "application/json")
-		b, _ = json.Marshal(rpcRefusal{JSONRPC: "2.0", Error: rpcError{Code: codeInvalidRequest, Message: msg, Data: rpcDetails{Details: detail}}})
+		b, _ = json.Marshal(rpcRefusal{JSONRPC: "2.0", Error: rpcError{Code: protocol.CodeInvalidRequest, Message: msg, Data: rpcDetails{Details: detail}}})
 	} else {
 		hd.Set("Content-Type", "text/plain; charset=utf-8")
 		b = []byte(msg + ": " + detail)
@@ -253,9 +255,6 @@ func (lw *writer) refuse(why int32) {
 	lw.w.WriteHeader(code)
 	lw.w.Write(append(b, '\n'))
 }
-
-// codeInvalidRequest is JSON-RPC's "Invalid Request".
-const codeInvalidRequest = -32600
 
 // rpcRefusal is a JSON-RPC error response without an id: the request was never read.
 type rpcRefusal struct {

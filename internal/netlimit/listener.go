@@ -33,7 +33,8 @@ type ListenerOptions struct {
 	LogEvery time.Duration
 	Logger   *slog.Logger // nil: nothing is logged
 
-	onRelease func() // tests: called after a connection's counts are released
+	onRelease    func() // tests: called after a connection's counts are released
+	onIdleChange func() // tests: called after ConnState changed which connections are idle
 }
 
 // Listener is a net.Listener that caps its open connections. See the package doc.
@@ -190,13 +191,16 @@ func ConnState(nc net.Conn, state http.ConnState) {
 	}
 	l := c.l
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	if c.elem != nil {
 		l.idle.Remove(c.elem)
 		c.elem = nil
 	}
 	if (state == http.StateNew || state == http.StateIdle) && !c.released {
 		c.elem = l.idle.PushBack(c)
+	}
+	l.mu.Unlock()
+	if l.o.onIdleChange != nil {
+		l.o.onIdleChange()
 	}
 }
 

@@ -12,15 +12,16 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/devicectl/devicectl/internal/testing/rawconn"
 )
 
 // waitFor bounds waits for what takes milliseconds when it works.
-const waitFor = 10 * time.Second
+const waitFor = rawconn.Wait
 
 func noFileLimit() (uint64, bool) { return 0, false }
 
@@ -67,32 +68,22 @@ func (l smallSendBuffers) Accept() (net.Conn, error) {
 	return c, err
 }
 
-func dial(t *testing.T, addr string) net.Conn {
-	t.Helper()
-	c, err := net.DialTimeout("tcp", addr, waitFor)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
+// idleChanges returns an onIdleChange hook and the channel it wakes: a pending wake stands for
+// any number of changes, so none is lost and the hook never blocks the server.
+func idleChanges() (hook func(), changed <-chan struct{}) {
+	ch := make(chan struct{}, 1)
+	return func() {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}, ch
 }
 
-// closedByServer reports whether the server closed c: a read gets EOF (or a reset) within
-// waitFor, past any answer the server sent first.
-func closedByServer(c net.Conn) error {
-	c.SetReadDeadline(time.Now().Add(waitFor))
-	_, err := io.Copy(io.Discard, c)
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		return fmt.Errorf("still open after %v", waitFor)
-	}
-	return nil
-}
-
-// waitIdle waits until ln holds n connections with no request.
-func waitIdle(t *testing.T, ln *Listener, n int) {
+// waitIdle waits until ln, built with the hook of changed, holds n connections with no request.
+func waitIdle(t *testing.T, ln *Listener, changed <-chan struct{}, n int) {
 	t.Helper()
-	deadline := time.Now().Add(waitFor)
+	timeout := time.After(waitFor)
 	for {
 		ln.mu.Lock()
 		got := ln.idle.Len()
@@ -100,10 +91,11 @@ func waitIdle(t *testing.T, ln *Listener, n int) {
 		if got == n {
 			return
 		}
-		if time.Now().After(deadline) {
+		select {
+		case <-changed:
+		case <-timeout:
 			t.Fatalf("%d idle connections after %v, want %d", got, waitFor, n)
 		}
-		time.Sleep(time.Millisecond)
 	}
 }
 
@@ -157,24 +149,25 @@ func waitLogged(t *testing.T, l logged, want string) {
 // request: a normal client is answered at once behind a flood of idle ones.
 func TestListenerEvictsIdle(t *testing.T) {
 	log := make(logged, 16)
-	addr, ln := serve(t, ok, &http.Server{ConnState: ConnState}, &ListenerOptions{Connections: 2, Logger: slog.New(log)}, nil)
-	kept := dial(t, addr)
+	idleChanged, changed := idleChanges()
+	addr, ln := serve(t, ok, &http.Server{ConnState: ConnState}, &ListenerOptions{Connections: 2, Logger: slog.New(log), onIdleChange: idleChanged}, nil)
+	kept := rawconn.Dial(t, addr)
 	get(t, kept, "/") // idle between two requests
 	// The server marks it idle a moment after the answer is read; the flood below must come after,
 	// or kept would be the newest idle one, not the oldest.
-	waitIdle(t, ln, 1)
-	partial := dial(t, addr)
+	waitIdle(t, ln, changed, 1)
+	partial := rawconn.Dial(t, addr)
 	fmt.Fprintf(partial, "GET / HTTP/1.1\r\n") // a header begun is not a request yet
 	for range 20 {
-		dial(t, addr) // they send nothing
+		rawconn.Dial(t, addr) // they send nothing
 	}
-	c := dial(t, addr)
+	c := rawconn.Dial(t, addr)
 	if resp := get(t, c, "/"); resp.StatusCode != http.StatusOK {
 		t.Fatalf("behind 20 idle connections at the cap of 2: %s", resp.Status)
 	}
 	waitLogged(t, log, "the connection idle the longest is closed for a new one")
 	for _, c := range []net.Conn{kept, partial} {
-		if err := closedByServer(c); err != nil {
+		if err := rawconn.Closed(c); err != nil {
 			t.Errorf("%v; want it closed to make room", err)
 		}
 	}
@@ -199,7 +192,7 @@ func TestListenerConnections(t *testing.T) {
 		}
 	}), &http.Server{ConnState: ConnState}, &ListenerOptions{Connections: 2, Logger: slog.New(log)}, nil)
 	defer close(release)
-	busy := []net.Conn{dial(t, addr), dial(t, addr)}
+	busy := []net.Conn{rawconn.Dial(t, addr), rawconn.Dial(t, addr)}
 	for _, c := range busy { // answered, not finished
 		fmt.Fprintf(c, "GET /busy HTTP/1.1\r\nHost: test\r\n\r\n")
 		c.SetReadDeadline(time.Now().Add(waitFor))
@@ -208,7 +201,7 @@ func TestListenerConnections(t *testing.T) {
 		}
 	}
 
-	c := dial(t, addr) // in the kernel's queue
+	c := rawconn.Dial(t, addr) // in the kernel's queue
 	fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: test\r\n\r\n")
 	c.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
 	if n, err := c.Read(make([]byte, 1)); n != 0 || !isTimeout(err) {
@@ -237,10 +230,10 @@ func TestListenerPerAddress(t *testing.T) {
 	released := make(chan struct{}, 8)
 	log := make(logged, 16)
 	addr, _ := serve(t, ok, nil, &ListenerOptions{PerAddress: 2, Logger: slog.New(log), onRelease: func() { released <- struct{}{} }}, nil)
-	a, b := dial(t, addr), dial(t, addr)
+	a, b := rawconn.Dial(t, addr), rawconn.Dial(t, addr)
 	get(t, a, "/")
 	get(t, b, "/")
-	if err := closedByServer(dial(t, addr)); err != nil {
+	if err := rawconn.Closed(rawconn.Dial(t, addr)); err != nil {
 		t.Fatalf("a third connection from 127.0.0.1 with connections_per_address 2: %v", err)
 	}
 	<-released // the refused one
@@ -251,7 +244,7 @@ func TestListenerPerAddress(t *testing.T) {
 	case <-time.After(waitFor):
 		t.Fatal("a closed connection was not released")
 	}
-	if got := get(t, dial(t, addr), "/"); got.StatusCode != http.StatusOK {
+	if got := get(t, rawconn.Dial(t, addr), "/"); got.StatusCode != http.StatusOK {
 		t.Errorf("after one closed: %s", got.Status)
 	}
 }
@@ -265,8 +258,8 @@ func TestListenerReleaseOnce(t *testing.T) {
 	}
 	ln := NewListener(inner, &ListenerOptions{Connections: 4, PerAddress: 4, FileLimit: noFileLimit})
 	defer ln.Close()
-	c1 := dial(t, inner.Addr().String())
-	c2 := dial(t, inner.Addr().String())
+	c1 := rawconn.Dial(t, inner.Addr().String())
+	c2 := rawconn.Dial(t, inner.Addr().String())
 	s1, err := ln.Accept()
 	if err != nil {
 		t.Fatal(err)
@@ -300,7 +293,7 @@ func TestListenerHijackReleased(t *testing.T) {
 		rw.Flush()
 		c.Close()
 	}), nil, &ListenerOptions{Connections: 1, onRelease: func() { released <- struct{}{} }}, nil)
-	get(t, dial(t, addr), "/")
+	get(t, rawconn.Dial(t, addr), "/")
 	select {
 	case <-released:
 	case <-time.After(waitFor):
@@ -361,7 +354,7 @@ func TestRequestBytes(t *testing.T) {
 		{"length text", "text/plain", false, "Request body too large: the request body is over agent.limits.request_bytes (1024 bytes)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := dial(t, addr)
+			c := rawconn.Dial(t, addr)
 			head := fmt.Sprintf("POST / HTTP/1.1\r\nHost: test\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n", tc.ctype, len(big))
 			payload := big
 			if tc.chunked {
@@ -378,7 +371,7 @@ func TestRequestBytes(t *testing.T) {
 			if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(b), tc.want) || !resp.Close {
 				t.Errorf("%s, close %v, %s; want 413 saying %s, closing", resp.Status, resp.Close, b, tc.want)
 			}
-			if err := closedByServer(c); err != nil {
+			if err := rawconn.Closed(c); err != nil {
 				t.Error(err)
 			}
 		})
@@ -386,7 +379,7 @@ func TestRequestBytes(t *testing.T) {
 	if !handlerAnswered {
 		t.Error("the chunked body never reached the handler: the 413 was not the handler's answer overruled")
 	}
-	if got := get(t, dial(t, addr), "/"); got.StatusCode != http.StatusOK {
+	if got := get(t, rawconn.Dial(t, addr), "/"); got.StatusCode != http.StatusOK {
 		t.Errorf("a GET without a body: %s", got.Status)
 	}
 }
@@ -397,25 +390,10 @@ func TestBodyTimeout(t *testing.T) {
 	addr, _ := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.ReadAll(r.Body)
 	}), nil, nil, &HandlerOptions{BodyTimeout: timeout})
-	c := dial(t, addr)
+	c := rawconn.Dial(t, addr)
 	start := time.Now()
 	io.WriteString(c, "POST / HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{")
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() { // a byte every 50ms: each read is quick, the body is not
-		tick := time.NewTicker(50 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-				if _, err := c.Write([]byte(" ")); err != nil {
-					return
-				}
-			}
-		}
-	}()
+	rawconn.Trickle(t, c, 50*time.Millisecond) // each read is quick, the body is not
 	c.SetReadDeadline(time.Now().Add(waitFor))
 	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 	if err != nil {
@@ -440,32 +418,16 @@ func TestRefusalCloses(t *testing.T) {
 		}
 		io.WriteString(w, "ok")
 	}), nil, nil, &HandlerOptions{})
-	c := dial(t, addr)
+	c := rawconn.Dial(t, addr)
 	if resp := get(t, c, "/open"); resp.Close {
 		t.Error("a 200 closed the connection")
 	}
 	if resp := get(t, c, "/secret"); resp.StatusCode != http.StatusUnauthorized || !resp.Close {
 		t.Errorf("%s, Connection: close %v; want 401 closing", resp.Status, resp.Close)
 	}
-	if err := closedByServer(c); err != nil {
+	if err := rawconn.Closed(c); err != nil {
 		t.Errorf("after a 401: %v", err)
 	}
-}
-
-// dialStalled opens a connection with a small receive buffer whose reader never reads.
-func dialStalled(t *testing.T, addr string) net.Conn {
-	t.Helper()
-	d := net.Dialer{Timeout: waitFor, Control: func(_, _ string, rc syscall.RawConn) error {
-		var serr error
-		err := rc.Control(func(fd uintptr) { serr = setRecvBuffer(fd, 4096) })
-		return errors.Join(err, serr)
-	}}
-	c, err := d.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
 }
 
 // A stream whose reader stalls ends within WriteTimeout (the handler returns); one that is read
@@ -490,7 +452,7 @@ func TestWriteTimeoutStream(t *testing.T) {
 		}
 	}), nil, nil, &HandlerOptions{WriteTimeout: timeout})
 
-	stalled := dialStalled(t, addr)
+	stalled := rawconn.DialStalled(t, addr)
 	fmt.Fprintf(stalled, "GET /stalled HTTP/1.1\r\nHost: test\r\n\r\n")
 	select {
 	case <-returned:

@@ -2,25 +2,14 @@ package procgroup
 
 import (
 	"errors"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
-)
 
-// gone reports whether pid has ended, a zombie counting as ended.
-func gone(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return true
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || s[i+2] == 'Z'
-}
+	"github.com/devicectl/devicectl/internal/testing/proc"
+)
 
 // Run kills what the program left in its group once it exits, keeps the program's own exit
 // status, and does not wait on the child's hold of the output.
@@ -40,14 +29,7 @@ func TestRunKillsLeftovers(t *testing.T) {
 	if aerr != nil {
 		t.Fatalf("child pid %q", out.String())
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for !gone(child) {
-		if time.Now().After(deadline) {
-			syscall.Kill(child, syscall.SIGKILL)
-			t.Fatalf("the background child %d outlived the program", child)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	proc.WaitGone(t, "the background child, past the program", child)
 	if took > 2*time.Second {
 		t.Errorf("Run took %v: it waited for the child to let go of the output", took)
 	}

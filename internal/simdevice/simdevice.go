@@ -17,6 +17,7 @@ import (
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/internal/config"
 	devhw "github.com/devicectl/devicectl/internal/hardware"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // RegisterWait bounds how long the device may take to register with a server in the same
@@ -41,7 +42,7 @@ type Device struct {
 // Start starts a device agent with c's settings on simulated hardware (hooks observe it; nil for
 // none) that dials url, and waits until the server has answered its registration. version is
 // what the device reports as its own. The agent stops when ctx is cancelled or Close is called.
-func Start(ctx context.Context, c *config.Config, url, mac, version string, hooks *devhw.SimHooks, render func(device.AIMessage), log *slog.Logger) (*Device, error) {
+func Start(ctx context.Context, c *config.Config, url, mac, version string, hooks *devhw.SimHooks, render func(protocol.AIMessage), log *slog.Logger) (*Device, error) {
 	hw := devhw.Sim(hooks)
 	var state atomic.Int32 // the agent's latest state, for get_device_status
 	registered := make(chan struct{})

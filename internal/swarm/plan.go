@@ -6,13 +6,12 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
-	"net"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 const (
@@ -133,13 +132,13 @@ func LocalPorts() (int, bool) {
 	return hi - lo + 1, true
 }
 
-// ParseMACPrefix reads 1 to 5 hex pairs separated by - or : and insists on a locally
-// administered unicast first byte, so swarm MACs never pose as a vendor's hardware.
+// ParseMACPrefix reads 1 to 5 hex pairs written as a MAC is (protocol.ParseMACPrefix) and
+// insists on a locally administered unicast first byte, so swarm MACs never pose as a vendor's
+// hardware.
 func ParseMACPrefix(s string) ([]byte, error) {
-	digits := strings.NewReplacer("-", "", ":", "").Replace(strings.TrimSpace(s))
-	b, err := hex.DecodeString(digits)
-	if err != nil || len(b) < 1 || len(b) > 5 {
-		return nil, fmt.Errorf("%q: want 1 to 5 hex pairs, e.g. %s", s, DefaultMACPrefix)
+	b, err := protocol.ParseMACPrefix(s)
+	if err != nil {
+		return nil, err
 	}
 	if b[0]&0x02 == 0 || b[0]&0x01 != 0 {
 		return nil, fmt.Errorf("%q: the first byte must be locally administered and unicast (second-lowest bit set, lowest clear: 02, 06, 0A, ..., FE)", s)
@@ -156,8 +155,7 @@ func MAC(prefix []byte, i int) string {
 		b[j] = byte(v)
 		v >>= 8
 	}
-	mac, _ := device.NormalizeMAC(net.HardwareAddr(b[:]).String()) // six bytes always normalise
-	return mac
+	return protocol.FormatMAC(b[:])
 }
 
 // ClientID is a stable Client-Id for mac (a name-based UUID, version 5 layout): a real device

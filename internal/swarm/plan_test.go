@@ -5,13 +5,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 func TestNewPlan(t *testing.T) {
 	p, err := NewPlan(300, "02:dc:7e", 2*time.Second, time.Second, nil)
 	if err != nil || p.N != 300 || string(p.Prefix) != "\x02\xdc\x7e" || p.Ramp != 2*time.Second || p.Interval != time.Second {
 		t.Fatalf("NewPlan: %+v, %v", p, err)
+	}
+	// Every spelling of a MAC spells a prefix.
+	for _, prefix := range []string{"02-DC-7E", "02dc7e", "02DC7E"} {
+		if p, err := NewPlan(3, prefix, 0, time.Second, nil); err != nil || string(p.Prefix) != "\x02\xdc\x7e" {
+			t.Errorf("NewPlan(3, %q): prefix % X, %v", prefix, p.Prefix, err)
+		}
 	}
 	limit := func() (uint64, uint64, bool) { return 1024, 4096, true }
 	for _, tc := range []struct {
@@ -22,9 +28,12 @@ func TestNewPlan(t *testing.T) {
 		want     string
 	}{
 		{0, "02", 0, time.Second, "-n 0: want at least 1 device"},
-		{3, "zz", 0, time.Second, `--mac-prefix: "zz": want 1 to 5 hex pairs`},
-		{3, "02-00-00-00-00-00", 0, time.Second, "want 1 to 5 hex pairs"},
-		{3, "00-1A", 0, time.Second, "locally administered"},
+		{3, "zz", 0, time.Second, `--mac-prefix: "zz" is not a MAC prefix: character 1 is "z", not a hex digit (want 1 to 5 hex pairs such as 02-DC)`},
+		{3, "02-DC:7E", 0, time.Second, `--mac-prefix: "02-DC:7E" is not a MAC prefix: character 6 is ":", not the separator character 3 is`},
+		{3, "02-DC7E", 0, time.Second, `--mac-prefix: "02-DC7E" is not a MAC prefix: character 6 is "7", not the separator character 3 is`},
+		{3, " 02-DC", 0, time.Second, `--mac-prefix: " 02-DC" is not a MAC prefix: character 1 is " "`},
+		{3, "02-00-00-00-00-00", 0, time.Second, `--mac-prefix: "02-00-00-00-00-00" is not a MAC prefix: it has 6 pairs, not 1 to 5`},
+		{3, "00-1A", 0, time.Second, `--mac-prefix: "00-1A": the first byte must be locally administered`},
 		{3, "03", 0, time.Second, "locally administered"},
 		{257, "02-00-00-00-00", 0, time.Second, "-n 257: --mac-prefix 02-00-00-00-00 leaves room for 256 devices"},
 		{256, "02-00-00-00-00", -time.Second, time.Second, "--ramp -1s: want 0s or more"},
@@ -76,7 +85,7 @@ func TestSwarmMAC(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("MAC(% x, %d) = %s, want %s", tc.prefix, tc.i, got, tc.want)
 		}
-		if norm, err := device.NormalizeMAC(got); err != nil || norm != got {
+		if norm, err := protocol.ParseMAC(got); err != nil || norm != got {
 			t.Errorf("%s is not in the protocol's form: %q %v", got, norm, err)
 		}
 	}

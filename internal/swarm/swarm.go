@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // Agent is what the swarm runs per device: a *device.Agent, or a fake in tests.
@@ -31,9 +32,9 @@ type Device struct {
 	MAC      string // MAC(Plan.Prefix, Index)
 	ClientID string // ClientID(MAC)
 
-	Render     func(device.AIMessage) // counts the AI messages
-	OnState    func(device.State)     // counts the registrations
-	OnLineLost func(error)            // counts the lines lost
+	Render     func(protocol.AIMessage) // counts the AI messages
+	OnState    func(device.State)       // counts the registrations
+	OnLineLost func(error)              // counts the lines lost
 	OnCall     func(device.CallReport)
 	// ConnState is the device's state as get_device_status reports it.
 	ConnState func() string
@@ -112,7 +113,7 @@ func New(p Plan, o *Options) (*Swarm, error) {
 	s.log = slog.New(&problemHandler{next: next, last: &s.problem})
 	s.devs = make([]swarmDevice, p.N)
 	s.template = Device{
-		Render: func(device.AIMessage) { s.messages.Add(1) },
+		Render: func(protocol.AIMessage) { s.messages.Add(1) },
 		OnCall: func(r device.CallReport) {
 			s.calls.add(r.Duration)
 			if r.Code != 0 {

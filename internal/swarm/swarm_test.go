@@ -14,6 +14,7 @@ import (
 
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/internal/testing/logbuf"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // fakeAgent registers at once, answers one call of (index+1) ms and shows one message, then runs
@@ -29,7 +30,7 @@ func (a *fakeAgent) Run(ctx context.Context) error {
 	a.set(device.Registering)
 	a.set(device.Registered)
 	a.d.OnCall(device.CallReport{Duration: time.Duration(a.d.Index+1) * time.Millisecond})
-	a.d.Render(device.AIMessage{Type: device.MessageFinal})
+	a.d.Render(protocol.AIMessage{Type: protocol.MessageFinal})
 	if a.warn != "" {
 		a.log.Warn(a.warn, "err", errors.New("boom"))
 	}

@@ -103,7 +103,7 @@ func partsOf(c *config.Config) string {
 // margin is how much longer than the tool's timeout call waits for the daemon's answer.
 const margin = 5 * time.Second
 
-// unusedURL stands in for server.url in the agent local builds: that agent is never run, so it
+// unusedURL stands in for the servers in the agent local builds: that agent is never run, so it
 // never dials.
 const unusedURL = "ws://127.0.0.1:1/not-dialled"
 
@@ -134,7 +134,7 @@ func local(ctx context.Context, o *Options, tool string, input json.RawMessage) 
 		mac = unusedMAC
 	}
 	opts := c.AgentOptions(config.AgentSettings{MAC: mac, Version: o.Version, Registry: reg, Logger: o.Logger})
-	opts.URL = unusedURL
+	opts.URLs = []string{unusedURL}
 	agent, err := device.New(opts)
 	if err != nil {
 		return nil, fmt.Errorf("preparing the call: %w", err)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/devicectl/devicectl/hal"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -39,6 +40,13 @@ const (
 	ResourceSpeaker = "speaker"
 	ResourceFace    = "face"
 )
+
+// Names lists the tools Register adds for a device with every part, in the order it adds them,
+// without building them: what a config may name (execution.tool_timeouts) before any part is
+// open.
+func Names() []string {
+	return []string{protocol.ToolVolume, protocol.ToolExpression, protocol.ToolStatus}
+}
 
 // Register adds the built-in tools to r: amplify_volume when opts.Speaker
 // is set, set_virtual_human_expression when opts.Face is set, and always

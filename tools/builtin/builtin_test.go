@@ -293,6 +293,10 @@ func TestDeclarations(t *testing.T) {
 			t.Errorf("tools = %q, want %q", names, tt.names)
 		}
 	}
+	// Names is what a device with every part registers.
+	if got, want := builtin.Names(), tests[0].names; !slices.Equal(got, want) {
+		t.Errorf("Names() = %q, want %q", got, want)
+	}
 }
 
 // TestWire pins the parameters and types each tool declares, and checks the

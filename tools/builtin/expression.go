@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/devicectl/devicectl/hal"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -23,7 +24,7 @@ type expressionResult struct {
 
 func expressionTool(face hal.Face, txt *text) (*tools.Tool, error) {
 	t, err := tools.Func(tools.Declaration{
-		Name:        "set_virtual_human_expression",
+		Name:        protocol.ToolExpression,
 		Description: txt.expression,
 		MainType:    tools.Remote,
 		SubType:     tools.Control,
@@ -38,7 +39,7 @@ func expressionTool(face hal.Face, txt *text) (*tools.Tool, error) {
 		if err != nil {
 			return expressionResult{}, fail(txt.expressionReadFailed, err)
 		}
-		return expressionResult{Status: "success", Message: fmt.Sprintf(txt.expressionSet, e), Expression: e}, nil
+		return expressionResult{Status: protocol.StatusSuccess, Message: fmt.Sprintf(txt.expressionSet, e), Expression: e}, nil
 	})
 	if err != nil {
 		return nil, err

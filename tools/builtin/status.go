@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/devicectl/devicectl/hal"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -38,7 +39,7 @@ type statusResult struct {
 // call's timeout.
 func statusTool(o *Options, txt *text) (*tools.Tool, error) {
 	t, err := tools.Func(tools.Declaration{
-		Name:        "get_device_status",
+		Name:        protocol.ToolStatus,
 		Description: txt.status,
 		MainType:    tools.Remote,
 		SubType:     tools.Query,
@@ -60,7 +61,7 @@ func statusTool(o *Options, txt *text) (*tools.Tool, error) {
 func readStatus(ctx context.Context, o *Options, txt *text) statusResult {
 	up := max(time.Since(o.Start), 0).Truncate(time.Second)
 	res := statusResult{
-		Status:        "success",
+		Status:        protocol.StatusSuccess,
 		UptimeSeconds: int64(up / time.Second),
 		Uptime:        humanUptime(up, txt),
 		Version:       o.Version,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/devicectl/devicectl/hal"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -21,7 +22,7 @@ type volumeResult struct {
 
 func volumeTool(spk hal.Speaker, txt *text) (*tools.Tool, error) {
 	t, err := tools.Func(tools.Declaration{
-		Name:        "amplify_volume",
+		Name:        protocol.ToolVolume,
 		Description: txt.volume,
 		MainType:    tools.Remote,
 		SubType:     tools.Control,
@@ -38,7 +39,7 @@ func volumeTool(spk hal.Speaker, txt *text) (*tools.Tool, error) {
 		if err != nil {
 			return volumeResult{}, fail(txt.volumeReadFailed, err)
 		}
-		return volumeResult{Status: "success", Message: fmt.Sprintf(txt.volumeSet, level), Level: level}, nil
+		return volumeResult{Status: protocol.StatusSuccess, Message: fmt.Sprintf(txt.volumeSet, level), Level: level}, nil
 	})
 	if err != nil {
 		return nil, err

@@ -4,23 +4,22 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/devicectl/devicectl/internal/testing/leakcheck"
 	"github.com/devicectl/devicectl/internal/testing/logbuf"
+	"github.com/devicectl/devicectl/internal/testing/proc"
 	"github.com/devicectl/devicectl/tools"
 	"github.com/devicectl/devicectl/tools/mcpset"
 )
@@ -29,7 +28,7 @@ func TestMain(m *testing.M) {
 	if serve(os.Getenv(serverEnv)) {
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	os.Exit(leakcheck.Main(m))
 }
 
 // self is this test binary as a command. Under make test-armv6 and test-arm64 it runs in qemu,
@@ -229,13 +228,7 @@ func TestNeverInitializes(t *testing.T) {
 		o.Env = append(o.Env, "MCPSET_PIDS="+pids)
 		o.Retry = func(int) time.Duration { return time.Hour }
 	})
-	deadline := time.Now().Add(20 * time.Second)
-	for !strings.Contains(r.log.String(), "MCP server not available") {
-		if time.Now().After(deadline) {
-			t.Fatalf("no failure logged within 20s:\n%s", r.log)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	r.log.WaitFor(t, "failure logged", func(s string) bool { return strings.Contains(s, "MCP server not available") })
 	if want := "initialize: no answer within 300ms"; !strings.Contains(r.log.String(), want) {
 		t.Errorf("the log lacks %q:\n%s", want, r.log)
 	}
@@ -251,33 +244,14 @@ func TestNeverInitializes(t *testing.T) {
 	}
 	for _, f := range strings.Fields(string(b)) {
 		pid, _ := strconv.Atoi(f)
-		if !gone(pid) {
-			t.Errorf("process %d of the silent server's group still runs after the set stopped", pid)
-		}
+		proc.WaitGone(t, "a process of the silent server's group, after the set stopped", pid)
 	}
-}
-
-// gone reports whether pid has exited (or is a zombie waiting for init), giving a killed
-// process a moment to be reaped.
-func gone(pid int) bool {
-	for range 100 {
-		if syscall.Kill(pid, 0) != nil {
-			return true
-		}
-		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
-			if _, after, ok := strings.Cut(string(b), ") "); ok && strings.HasPrefix(after, "Z") {
-				return true
-			}
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return false
 }
 
 // A server that floods notifications/tools/list_changed: a handful of tools/list, no log line
 // per notification, and no goroutines left growing.
 func TestNotificationFlood(t *testing.T) {
-	before := runtime.NumGoroutine()
+	mark := leakcheck.Now()
 	r := start(t, "flood", func(o *mcpset.Options) {
 		o.RelistEvery = 100 * time.Millisecond
 		// The answer to tools/list comes after the whole flood, which takes the client about 10 s
@@ -316,8 +290,8 @@ func TestNotificationFlood(t *testing.T) {
 	if lines := strings.Count(r.log.String(), "\n"); lines > 5 {
 		t.Errorf("%d log lines for the flood, want a few:\n%s", lines, r.log)
 	}
-	if g := runtime.NumGoroutine(); g > before+30 {
-		t.Errorf("%d goroutines during the session, %d before: the flood left them", g, before)
+	if started := mark.Started(); len(started) > 30 {
+		t.Errorf("%d goroutines started during the session: the flood left them", len(started))
 	}
 	r.stop()
 }

@@ -32,6 +32,7 @@
 // sends the latter, and gets it back), a missing, empty or non-string
 // "method", "params" that is not an object, or an id that is neither a
 // string nor a number is -32600 Invalid Request, whose message says which.
+// The codes are those of package protocol.
 // An id is echoed as sent; a missing one is answered with null rather than
 // not at all. A body over MaxBody is HTTP 413 with a JSON-RPC error.
 //

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http/httptest"
 
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools/opentoolhttp"
 )
 
@@ -21,11 +22,11 @@ func Example() {
 		},
 		Call: func(ctx context.Context, name string, params json.RawMessage) (any, error) {
 			if name != "add" {
-				return nil, &opentoolhttp.RPCError{Code: opentoolhttp.CodeMethodNotFound, Message: "no function " + name}
+				return nil, &opentoolhttp.RPCError{Code: protocol.CodeMethodNotFound, Message: "no function " + name}
 			}
 			var in struct{ A, B float64 }
 			if err := json.Unmarshal(params, &in); err != nil {
-				return nil, &opentoolhttp.RPCError{Code: opentoolhttp.CodeInvalidParams, Message: err.Error()}
+				return nil, &opentoolhttp.RPCError{Code: protocol.CodeInvalidParams, Message: err.Error()}
 			}
 			return map[string]float64{"sum": in.A + in.B}, nil
 		},

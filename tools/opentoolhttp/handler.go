@@ -19,7 +19,13 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/devicectl/devicectl/protocol"
 )
+
+// internalErrorAnswer is the answer when no other can be encoded: protocol.CodeInternalError,
+// spelled out (a test holds it to the constant).
+const internalErrorAnswer = `{"jsonrpc":"2.0","result":{},"error":{"code":-32603,"message":"Internal error"},"id":null}` + "\n"
 
 // DefaultMaxBody is the largest /call request body a handler reads when
 // HandlerOptions.MaxBody is 0.
@@ -48,9 +54,9 @@ type HandlerOptions struct {
 	// client goes away. The result is encoded as the answer's "result"; the
 	// SDK clients expect a JSON object there, and a nil result is sent as
 	// {}. An error that is, or wraps, an *RPCError is answered with its
-	// code, message and data; any other error with CodeServerError and
+	// code, message and data; any other error with protocol.CodeServerError and
 	// err.Error(), which the agent shows to people: keep it short. A panic
-	// is answered with CodeInternalError and logged with its stack.
+	// is answered with protocol.CodeInternalError and logged with its stack.
 	//
 	// When the error's data is an object with a string "details" member,
 	// the details are also appended to the message ("Invalid params:
@@ -58,7 +64,7 @@ type HandlerOptions struct {
 	// client keeps only the message.
 	//
 	// Calls are not limited here: the caller bounds its own work in flight.
-	// A nil Call answers every method with CodeMethodNotFound.
+	// A nil Call answers every method with protocol.CodeMethodNotFound.
 	Call func(ctx context.Context, name string, params json.RawMessage) (result any, err error)
 	// APIKeys, when not empty, are the keys a client may send as
 	// "Authorization: Bearer KEY"; every endpoint then requires one. A key
@@ -352,7 +358,7 @@ func (h *handler) serveCall(w http.ResponseWriter, r *http.Request) {
 		h.writeResponse(w, http.StatusBadRequest, &response{
 			JSONRPC: version20,
 			Result:  emptyObject,
-			Error:   &RPCError{Code: CodeParseError, Message: "Parse error: the request body could not be read"},
+			Error:   &RPCError{Code: protocol.CodeParseError, Message: "Parse error: the request body could not be read"},
 		})
 		return
 	}
@@ -379,7 +385,7 @@ func (h *handler) writeTooLarge(w http.ResponseWriter, r *http.Request) {
 	h.writeResponse(w, http.StatusRequestEntityTooLarge, &response{
 		JSONRPC: version20,
 		Result:  emptyObject,
-		Error:   &RPCError{Code: CodeInvalidRequest, Message: fmt.Sprintf("Invalid Request: the body is larger than %d bytes", h.maxBody)},
+		Error:   &RPCError{Code: protocol.CodeInvalidRequest, Message: fmt.Sprintf("Invalid Request: the body is larger than %d bytes", h.maxBody)},
 	})
 }
 
@@ -387,7 +393,7 @@ func (h *handler) writeTooLarge(w http.ResponseWriter, r *http.Request) {
 // object.
 func (h *handler) invoke(ctx context.Context, name string, params json.RawMessage) (result json.RawMessage, rpcErr *RPCError) {
 	if h.call == nil {
-		return nil, &RPCError{Code: CodeMethodNotFound, Message: "Method not found: " + name}
+		return nil, &RPCError{Code: protocol.CodeMethodNotFound, Message: "Method not found: " + name}
 	}
 	defer func() {
 		if p := recover(); p != nil {
@@ -397,7 +403,7 @@ func (h *handler) invoke(ctx context.Context, name string, params json.RawMessag
 			// One tool's bug must not cut the agent's connection without
 			// an answer; the stack keeps the bug visible.
 			h.log.Error("call panicked", "method", name, "panic", p, "stack", string(debug.Stack()))
-			result, rpcErr = nil, &RPCError{Code: CodeInternalError, Message: "Internal error: the device failed while running " + name}
+			result, rpcErr = nil, &RPCError{Code: protocol.CodeInternalError, Message: "Internal error: the device failed while running " + name}
 		}
 	}()
 	v, err := h.call(ctx, name, params)
@@ -408,12 +414,12 @@ func (h *handler) invoke(ctx context.Context, name string, params json.RawMessag
 			c.Message = withDetails(c.Message, c.Data)
 			return nil, &c
 		}
-		return nil, &RPCError{Code: CodeServerError, Message: err.Error()}
+		return nil, &RPCError{Code: protocol.CodeServerError, Message: err.Error()}
 	}
 	raw, err := encodeJSON(v)
 	if err != nil {
 		h.log.Error("call result is not JSON", "method", name, "err", err)
-		return nil, &RPCError{Code: CodeInternalError, Message: "Internal error: the result of " + name + " could not be encoded as JSON"}
+		return nil, &RPCError{Code: protocol.CodeInternalError, Message: "Internal error: the result of " + name + " could not be encoded as JSON"}
 	}
 	raw = bytes.TrimSpace(raw)
 	if string(raw) == "null" {
@@ -438,7 +444,7 @@ func (h *handler) writeResponse(w http.ResponseWriter, status int, resp *respons
 		// Only an id or result that is not JSON could get here, and both
 		// were checked; still, the client must get an answer.
 		h.log.Error("encoding a call answer failed", "err", err)
-		b = []byte(`{"jsonrpc":"2.0","result":{},"error":{"code":-32603,"message":"Internal error"},"id":null}` + "\n")
+		b = []byte(internalErrorAnswer)
 	}
 	b = validUTF8(b)
 	w.Header().Set("Content-Type", "application/json")
@@ -477,13 +483,13 @@ type request struct {
 func parseRequest(body []byte) (request, *RPCError) {
 	req := request{version: version20}
 	if !json.Valid(body) {
-		return req, &RPCError{Code: CodeParseError, Message: "Parse error: the body is not valid JSON"}
+		return req, &RPCError{Code: protocol.CodeParseError, Message: "Parse error: the body is not valid JSON"}
 	}
 	// JSON text must be UTF-8 (RFC 8259), and encoding/json does not check:
 	// an id echoed as sent would make the answer invalid too, and a tool
 	// would get params it cannot print.
 	if !utf8.Valid(body) {
-		return req, &RPCError{Code: CodeParseError, Message: "Parse error: the body is not valid UTF-8"}
+		return req, &RPCError{Code: protocol.CodeParseError, Message: "Parse error: the body is not valid UTF-8"}
 	}
 	switch k := kindOf(body); k {
 	case kindObject:
@@ -496,7 +502,7 @@ func parseRequest(body []byte) (request, *RPCError) {
 	// regard to case, and "Method" is not "method".
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(body, &fields); err != nil {
-		return req, &RPCError{Code: CodeParseError, Message: "Parse error: " + err.Error()}
+		return req, &RPCError{Code: protocol.CodeParseError, Message: "Parse error: " + err.Error()}
 	}
 
 	// The seed makes the id required, and JSON-RPC would call a request
@@ -562,5 +568,5 @@ func validUTF8(b []byte) []byte {
 }
 
 func invalid(why string) *RPCError {
-	return &RPCError{Code: CodeInvalidRequest, Message: "Invalid Request: " + why}
+	return &RPCError{Code: protocol.CodeInvalidRequest, Message: "Invalid Request: " + why}
 }

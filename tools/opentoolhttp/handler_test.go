@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools/opentoolhttp"
 )
 
@@ -562,7 +563,7 @@ func TestHandlerLogsPanic(t *testing.T) {
 		Logger: slog.New(slog.NewTextHandler(&logs, nil)),
 	})
 	a := postCall(t, srv, `{"jsonrpc":"2.0","method":"count","id":"1"}`)
-	if r := decodeResponse(t, a.body); r.Error == nil || r.Error.Code != opentoolhttp.CodeInternalError {
+	if r := decodeResponse(t, a.body); r.Error == nil || r.Error.Code != protocol.CodeInternalError {
 		t.Errorf("answer %s, want a -32603 error", a.body)
 	}
 	for _, want := range []string{"call panicked", "method=count", `panic="index out of range"`, "TestHandlerLogsPanic"} {

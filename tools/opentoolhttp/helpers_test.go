@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/devicectl/devicectl/internal/testing/leakcheck"
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools/opentoolhttp"
 )
 
@@ -149,6 +150,6 @@ func counter() func(ctx context.Context, name string, params json.RawMessage) (a
 		case "fail":
 			return nil, errors.New("the motor stalled")
 		}
-		return nil, &opentoolhttp.RPCError{Code: opentoolhttp.CodeMethodNotFound, Message: "Method not found: " + name}
+		return nil, &opentoolhttp.RPCError{Code: protocol.CodeMethodNotFound, Message: "Method not found: " + name}
 	}
 }

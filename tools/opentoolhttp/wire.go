@@ -21,17 +21,6 @@ const (
 	Prefix = "/opentool"
 )
 
-// JSON-RPC 2.0 error codes this package sends. Call may return any code in
-// an *RPCError; these are the ones with a fixed meaning.
-const (
-	CodeParseError     = -32700 // the body is not JSON
-	CodeInvalidRequest = -32600 // JSON, but not a request this server takes
-	CodeMethodNotFound = -32601 // no such tool (HandlerOptions.Call is nil)
-	CodeInvalidParams  = -32602 // for Call implementations that check params
-	CodeInternalError  = -32603 // the handler failed: a panic, a result that is not JSON
-	CodeServerError    = -32000 // Call returned an error that is not an *RPCError
-)
-
 // The "jsonrpc" values accepted in a request. The seed and the Dart SDK send
 // "2.0"; the TypeScript SDK sends "2.0.0". An answer carries the value its
 // request used, so each SDK sees what it sent.

@@ -14,10 +14,12 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"testing"
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/transport"
 )
 
@@ -45,12 +47,6 @@ type Options struct {
 	PingInterval time.Duration
 }
 
-// AIMessage is one mcp/ai/message the device received.
-type AIMessage struct {
-	Type    string `json:"type"`
-	Content string `json:"content"`
-}
-
 // Device is one test device on one line.
 type Device struct {
 	s      *transport.Stream
@@ -62,7 +58,7 @@ type Device struct {
 	mu      sync.Mutex
 	waiting map[string]chan *transport.Message // registrations awaiting their answer, by id
 
-	messages chan AIMessage
+	messages chan protocol.AIMessage
 	calls    atomic.Int64
 	wg       sync.WaitGroup
 }
@@ -89,7 +85,7 @@ func Dial(ctx context.Context, url string, o *Options) (*Device, error) {
 		s:        s,
 		handle:   opts.Handle,
 		waiting:  make(map[string]chan *transport.Message),
-		messages: make(chan AIMessage, 1024),
+		messages: make(chan protocol.AIMessage, 1024),
 	}
 	if d.handle == nil {
 		d.handle = Echo
@@ -97,6 +93,33 @@ func Dial(ctx context.Context, url string, o *Options) (*Device, error) {
 	d.ctx, d.cancel = context.WithCancel(context.Background())
 	d.wg.Go(d.read)
 	return d, nil
+}
+
+// testWait bounds Connect's dial and MustRegister's registration: milliseconds on loopback.
+const testWait = 20 * time.Second
+
+// Connect dials url for test t, failing it if that fails, and closes the device when the test
+// ends (before what the test started earlier: cleanups run last first).
+func Connect(t testing.TB, url string, o *Options) *Device {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), testWait)
+	defer cancel()
+	d, err := Dial(ctx, url, o)
+	if err != nil {
+		t.Fatalf("hubtest: dial: %v", err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+// MustRegister registers Tools as mac, failing t when the registration is refused.
+func (d *Device) MustRegister(t testing.TB, mac string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), testWait)
+	defer cancel()
+	if _, err := d.Register(ctx, mac, Tools); err != nil {
+		t.Fatalf("hubtest: register %s: %v", mac, err)
+	}
 }
 
 // Echo answers every call with {"status":"success","tool":...,"input":...}.
@@ -122,7 +145,7 @@ func (d *Device) RegisterRaw(ctx context.Context, params json.RawMessage) (*tran
 	d.mu.Lock()
 	d.waiting[id] = ch
 	d.mu.Unlock()
-	if err := d.s.WriteRequest(json.RawMessage(id), "mcp/registerTools", params); err != nil {
+	if err := d.s.WriteRequest(json.RawMessage(id), protocol.MethodRegisterTools, params); err != nil {
 		return nil, err
 	}
 	select {
@@ -172,7 +195,7 @@ func data(e *jsonrpc2.Error) string {
 }
 
 // Messages delivers the mcp/ai/message notifications in arrival order.
-func (d *Device) Messages() <-chan AIMessage { return d.messages }
+func (d *Device) Messages() <-chan protocol.AIMessage { return d.messages }
 
 // Calls is how many mcp/tool/execute requests the device received.
 func (d *Device) Calls() int64 { return d.calls.Load() }
@@ -206,10 +229,10 @@ func (d *Device) read() {
 				ch <- m
 			}
 		case transport.KindNotification:
-			if m.Method != "mcp/ai/message" {
+			if m.Method != protocol.MethodAIMessage {
 				continue
 			}
-			var msg AIMessage
+			var msg protocol.AIMessage
 			if json.Unmarshal(m.Params, &msg) == nil {
 				select {
 				case d.messages <- msg:
@@ -217,21 +240,18 @@ func (d *Device) read() {
 				}
 			}
 		case transport.KindRequest:
-			if m.Method != "mcp/tool/execute" {
-				_ = d.s.WriteError(m.ID, -32601, "Method not found", nil)
+			if m.Method != protocol.MethodExecute {
+				_ = d.s.WriteError(m.ID, protocol.CodeMethodNotFound, "Method not found", nil)
 				continue
 			}
 			d.calls.Add(1)
-			var p struct {
-				Tool  string          `json:"tool_name"`
-				Input json.RawMessage `json:"tool_input"`
-			}
+			var p protocol.ExecuteParams
 			if err := json.Unmarshal(m.Params, &p); err != nil {
-				_ = d.s.WriteError(m.ID, -32602, "Invalid params", map[string]string{"details": err.Error()})
+				_ = d.s.WriteError(m.ID, protocol.CodeInvalidParams, "Invalid params", protocol.ErrorData{Details: err.Error()})
 				continue
 			}
 			d.wg.Go(func() {
-				res, rpcErr := d.handle(d.ctx, p.Tool, p.Input)
+				res, rpcErr := d.handle(d.ctx, p.ToolName, p.ToolInput)
 				if d.ctx.Err() != nil {
 					return // the device is closing: a dying device answers nothing
 				}

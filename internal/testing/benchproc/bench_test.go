@@ -23,6 +23,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/devicectl/devicectl/internal/testing/leakcheck"
 )
 
 const (
@@ -47,7 +49,7 @@ const (
 
 // TestMain removes the binaries the benchmarks built.
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := leakcheck.Main(m)
 	if built.dir != "" {
 		os.RemoveAll(built.dir)
 	}

@@ -2,22 +2,20 @@ package benchserve
 
 import (
 	"bufio"
-	"cmp"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/devicectl/devicectl/internal/swarm"
+	"github.com/devicectl/devicectl/internal/testing/leakcheck"
 	"github.com/devicectl/devicectl/internal/testing/serveproc"
 )
 
@@ -41,18 +39,10 @@ const (
 
 // TestMain removes the binary the benchmarks built.
 func TestMain(m *testing.M) {
-	code := m.Run()
-	if bin != "" {
-		os.RemoveAll(filepath.Dir(bin))
-	}
+	code := leakcheck.Main(m)
+	serveproc.Remove()
 	os.Exit(code)
 }
-
-var (
-	buildOnce sync.Once
-	bin       string // devicectl, built for this machine
-	buildErr  error
-)
 
 // setup builds devicectl once per test binary; it skips where there is no /proc.
 func setup(b *testing.B) string {
@@ -60,22 +50,7 @@ func setup(b *testing.B) string {
 	if runtime.GOOS != "linux" {
 		b.Skip("reads /proc/PID/stat and status")
 	}
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "benchserve")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		bin = filepath.Join(dir, "devicectl")
-		cmd := exec.Command(cmp.Or(os.Getenv("GO"), "go"), "build", "-o", bin, "github.com/devicectl/devicectl/cmd/devicectl")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build: %w\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		b.Fatal(buildErr)
-	}
-	return bin
+	return serveproc.Build(b)
 }
 
 // swarmProc is a `devicectl swarm` process whose status lines are read as they come.

@@ -13,8 +13,8 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/internal/testing/chaos"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // TestChaos runs a real agent against the hostile server for CHAOS_TIME (default 8s, 3s with
@@ -227,16 +227,16 @@ func (m *monkey) execs(ctx context.Context, l *chaos.Line) {
 		var err error
 		switch r := m.rng.IntN(20); {
 		case r == 0:
-			err = l.Execute(id, "fail", `{}`, chaos.Expect{Codes: []int64{device.CodeToolFailed, device.CodeBusy}})
+			err = l.Execute(id, "fail", `{}`, chaos.Expect{Codes: []int64{protocol.CodeServerError, protocol.CodeBusy}})
 		case r == 1:
-			err = l.Execute(id, chaos.EchoTool, `{"n":"not a number"}`, chaos.Expect{Codes: []int64{device.CodeInvalidParams}})
+			err = l.Execute(id, chaos.EchoTool, `{"n":"not a number"}`, chaos.Expect{Codes: []int64{protocol.CodeInvalidParams}})
 		case r == 2:
-			err = l.Execute(id, "no_such_tool", `{}`, chaos.Expect{Codes: []int64{device.CodeInvalidParams}})
+			err = l.Execute(id, "no_such_tool", `{}`, chaos.Expect{Codes: []int64{protocol.CodeInvalidParams}})
 		case r == 3:
-			err = l.Execute(id, chaos.EchoTool, "", chaos.Expect{Codes: []int64{device.CodeInvalidParams}}) // tool_input absent
+			err = l.Execute(id, chaos.EchoTool, "", chaos.Expect{Codes: []int64{protocol.CodeInvalidParams}}) // tool_input absent
 		default:
 			s, _ := json.Marshal(fmt.Sprintf("call %d · %s", i, strings.Repeat("x", m.rng.IntN(64))))
-			err = l.Execute(id, chaos.EchoTool, fmt.Sprintf(`{"n":%d,"s":%s}`, i, s), chaos.Expect{Codes: []int64{0, device.CodeBusy}})
+			err = l.Execute(id, chaos.EchoTool, fmt.Sprintf(`{"n":%d,"s":%s}`, i, s), chaos.Expect{Codes: []int64{0, protocol.CodeBusy}})
 		}
 		if err != nil {
 			return // the line is gone; the ledger has what was sent
@@ -254,14 +254,14 @@ func (m *monkey) chat(ctx context.Context, l *chaos.Line) {
 	for range n {
 		c := fmt.Sprintf("<%d é>", m.seq)
 		m.seq++
-		if l.Message(device.MessageChunk, c) != nil {
+		if l.Message(protocol.MessageChunk, c) != nil {
 			return
 		}
 		text.WriteString(c)
 		if m.rng.IntN(12) == 0 {
 			m.sendGarbage(l)
 		}
-		if m.rng.IntN(20) == 0 && l.Message(device.MessageThought, "thinking") != nil {
+		if m.rng.IntN(20) == 0 && l.Message(protocol.MessageThought, "thinking") != nil {
 			return
 		}
 	}
@@ -269,7 +269,7 @@ func (m *monkey) chat(ctx context.Context, l *chaos.Line) {
 		fmt.Fprintf(&text, "whole reply %d", m.seq)
 		m.seq++
 	}
-	if l.Message(device.MessageFinal, text.String()) != nil {
+	if l.Message(protocol.MessageFinal, text.String()) != nil {
 		return
 	}
 	m.sync(ctx, l)
@@ -316,7 +316,7 @@ func (m *monkey) flood(ctx context.Context, l *chaos.Line) {
 	ids := make([]json.RawMessage, 0, n)
 	for range n {
 		id := l.NewID(m.rng.IntN(2) == 0)
-		e := chaos.Expect{Kind: "flood", Codes: []int64{0, device.CodeBusy, device.CodeToolTimeout}, Tally: tally}
+		e := chaos.Expect{Kind: "flood", Codes: []int64{0, protocol.CodeBusy, protocol.CodeToolTimeout}, Tally: tally}
 		if l.Execute(id, "hold", fmt.Sprintf(`{"gate":%d}`, g.id), e) != nil {
 			return
 		}
@@ -325,10 +325,10 @@ func (m *monkey) flood(ctx context.Context, l *chaos.Line) {
 	// Refusals are answered inline and the admitted calls start on their own goroutines: wait
 	// until each call is one or the other.
 	err := awaitWithin(ctx, m.led, bounds().Due, func() bool {
-		return lineDown(l) || tally.Count(device.CodeBusy)+int(g.started.Load()) >= n
+		return lineDown(l) || tally.Count(protocol.CodeBusy)+int(g.started.Load()) >= n
 	})
 	if err == nil && !lineDown(l) {
-		busy, started := tally.Count(device.CodeBusy), int(g.started.Load())
+		busy, started := tally.Count(protocol.CodeBusy), int(g.started.Load())
 		if started > maxInFlight || busy < n-maxInFlight {
 			m.led.Violate("line %d: flood of %d calls with MaxInFlight %d: %d started, %d refused busy", l.ID(), n, maxInFlight, started, busy)
 		}
@@ -363,7 +363,7 @@ func (m *monkey) dropBeforeAnswer(ctx context.Context, l *chaos.Line) {
 	defer g.release()
 	id := l.NewID(false)
 	tally := &chaos.Tally{}
-	if l.Execute(id, "hold", fmt.Sprintf(`{"gate":%d}`, g.id), chaos.Expect{Kind: "held", Codes: []int64{0, device.CodeBusy, device.CodeToolTimeout}, Tally: tally}) != nil {
+	if l.Execute(id, "hold", fmt.Sprintf(`{"gate":%d}`, g.id), chaos.Expect{Kind: "held", Codes: []int64{0, protocol.CodeBusy, protocol.CodeToolTimeout}, Tally: tally}) != nil {
 		return
 	}
 	awaitWithin(ctx, m.led, bounds().Due, func() bool {
@@ -380,11 +380,11 @@ func (m *monkey) dropAfterAnswer(ctx context.Context, l *chaos.Line) {
 	g := m.gates.new()
 	defer g.release()
 	id := l.NewID(m.rng.IntN(2) == 0)
-	if l.Execute(id, chaos.EchoTool, `{"n":7}`, chaos.Expect{Codes: []int64{0, device.CodeBusy}}) != nil {
+	if l.Execute(id, chaos.EchoTool, `{"n":7}`, chaos.Expect{Codes: []int64{0, protocol.CodeBusy}}) != nil {
 		return
 	}
 	if m.rng.IntN(2) == 0 {
-		if l.Execute(l.NewID(false), "hold", fmt.Sprintf(`{"gate":%d}`, g.id), chaos.Expect{Kind: "held", Codes: []int64{0, device.CodeBusy, device.CodeToolTimeout}}) != nil {
+		if l.Execute(l.NewID(false), "hold", fmt.Sprintf(`{"gate":%d}`, g.id), chaos.Expect{Kind: "held", Codes: []int64{0, protocol.CodeBusy, protocol.CodeToolTimeout}}) != nil {
 			return
 		}
 	}
@@ -399,7 +399,7 @@ func (m *monkey) dropMidBurst(ctx context.Context, l *chaos.Line) {
 	const n = 10
 	tally := &chaos.Tally{}
 	for range n {
-		if l.Execute(m.id(l), chaos.EchoTool, `{"n":1}`, chaos.Expect{Codes: []int64{0, device.CodeBusy}, Tally: tally}) != nil {
+		if l.Execute(m.id(l), chaos.EchoTool, `{"n":1}`, chaos.Expect{Codes: []int64{0, protocol.CodeBusy}, Tally: tally}) != nil {
 			return
 		}
 	}
@@ -452,7 +452,7 @@ func regFault(f chaos.RegFault) func(m *monkey, ctx context.Context, l *chaos.Li
 // come back, never die of it.
 func (m *monkey) oversize(ctx context.Context, l *chaos.Line) {
 	l.ExpectDeviceClose()
-	big := `{"jsonrpc":"2.0","method":"` + device.MethodAIMessage + `","params":{"type":"chunk","content":"` + strings.Repeat("x", 3<<19) + `"}}`
+	big := `{"jsonrpc":"2.0","method":"` + protocol.MethodAIMessage + `","params":{"type":"chunk","content":"` + strings.Repeat("x", 3<<19) + `"}}`
 	l.Send(websocket.MessageText, []byte(big), chaos.Expect{Kind: "oversize"})
 	waitEnd(ctx, l, 15*time.Second)
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/internal/testing/chaos"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // FuzzDispatch sends any frame (text or binary) from the server to a registered agent over a real
@@ -89,7 +90,7 @@ func newFuzzHarness(f *testing.F, instant bool) *fuzzHarness {
 	// One call at a time: quiesce's local call can only start once the frame's call, if any, has
 	// finished running.
 	opts.MaxInFlight = 1
-	opts.Render = func(device.AIMessage) {}
+	opts.Render = func(protocol.AIMessage) {}
 	opts.Dial.PingInterval = -1 // the fuzz check reads the line itself: nobody answers pings in between
 	opts.OnCall = func(device.CallReport) {
 		h.mu.Lock()
@@ -197,7 +198,7 @@ func (h *fuzzHarness) check(t *testing.T, frame []byte, binary bool) {
 		}
 		var r fuzzResponse
 		json.Unmarshal(got[0], &r)
-		refused := string(r.ID) == "null" && r.Error != nil && r.Error.Code == device.CodeInvalidRequest
+		refused := string(r.ID) == "null" && r.Error != nil && r.Error.Code == protocol.CodeInvalidRequest
 		if !chaos.SameID(r.ID, want.id) && !(want.nullOK && refused) {
 			t.Errorf("%s with id %s: answered with id %s: %s", want.why, want.id, r.ID, got[0])
 		}
@@ -276,7 +277,7 @@ func (h *fuzzHarness) quiesce(ctx context.Context, t *testing.T) {
 	for {
 		_, err := h.agent.Call(ctx, chaos.EchoTool, json.RawMessage(`{"n":0}`))
 		var ce *device.CallError
-		if errors.As(err, &ce) && ce.Code == device.CodeBusy {
+		if errors.As(err, &ce) && ce.Code == protocol.CodeBusy {
 			// The call holding the slot reports once it has answered. (A report left over from an
 			// earlier call only costs another try.)
 			select {
@@ -328,10 +329,10 @@ type want struct {
 // (duplicate or odd members, odd ids) to "at most one answer".
 func classifyFrame(frame []byte, binary bool) want {
 	if binary {
-		return want{kind: wantNull, code: device.CodeInvalidRequest, why: "a binary frame"}
+		return want{kind: wantNull, code: protocol.CodeInvalidRequest, why: "a binary frame"}
 	}
 	if !json.Valid(frame) {
-		return want{kind: wantNull, code: device.CodeParseError, why: "not JSON"}
+		return want{kind: wantNull, code: protocol.CodeParseError, why: "not JSON"}
 	}
 	members, ok := objectMembers(frame)
 	if !ok {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // Garbage is a malformed or unexpected frame (or two) and what the device owes for it. The
@@ -56,16 +56,16 @@ var garbageMakers = map[string]garbageMaker{
 	},
 	"bad-utf8-method": func(rng *rand.Rand, l *Line) Garbage {
 		id := l.NewID(rng.IntN(2) == 0)
-		return text(answer(id, device.CodeMethodNotFound), []byte(`{"jsonrpc":"2.0","id":`+string(id)+",\"method\":\"mcp/\xff\xfe\",\"params\":{}}"))
+		return text(answer(id, protocol.CodeMethodNotFound), []byte(`{"jsonrpc":"2.0","id":`+string(id)+",\"method\":\"mcp/\xff\xfe\",\"params\":{}}"))
 	},
 	"bad-utf8-tool": func(rng *rand.Rand, l *Line) Garbage {
 		id := l.NewID(rng.IntN(2) == 0)
-		return text(answer(id, device.CodeInvalidParams), []byte(`{"jsonrpc":"2.0","id":`+string(id)+`,"method":"`+device.MethodExecute+"\",\"params\":{\"tool_name\":\"\xff\xfe\",\"tool_input\":{}}}"))
+		return text(answer(id, protocol.CodeInvalidParams), []byte(`{"jsonrpc":"2.0","id":`+string(id)+`,"method":"`+protocol.MethodExecute+"\",\"params\":{\"tool_name\":\"\xff\xfe\",\"tool_input\":{}}}"))
 	},
 	"bad-utf8-input": func(rng *rand.Rand, l *Line) Garbage {
 		// Valid for the schema (a string is a string): the tool runs and answers.
 		id := l.NewID(rng.IntN(2) == 0)
-		g := text(answer(id, 0, device.CodeBusy), ExecuteFrame(id, EchoTool, "{\"s\":\"\xff\xfe ok\"}"))
+		g := text(answer(id, 0, protocol.CodeBusy), ExecuteFrame(id, EchoTool, "{\"s\":\"\xff\xfe ok\"}"))
 		g.Expect.Call = true
 		return g
 	},
@@ -106,7 +106,7 @@ var garbageMakers = map[string]garbageMaker{
 		n := string(l.NewID(true))
 		ids := []string{n + "e400", "-" + n + "e400", strings.Repeat("9", 100) + n, "1" + strings.Repeat("0", 99) + n, n + ".5", "-" + n}
 		id := json.RawMessage(ids[rng.IntN(len(ids))])
-		g := text(answer(id, 0, device.CodeBusy), ExecuteFrame(id, EchoTool, `{"n":1}`))
+		g := text(answer(id, 0, protocol.CodeBusy), ExecuteFrame(id, EchoTool, `{"n":1}`))
 		g.Expect.Call = true
 		return g
 	},
@@ -118,23 +118,23 @@ var garbageMakers = map[string]garbageMaker{
 		return g
 	},
 	"huge-notification": func(rng *rand.Rand, _ *Line) Garbage {
-		return text(Expect{}, []byte(`{"jsonrpc":"2.0","method":"`+device.MethodAIMessage+`","params":{"type":"chunk","content":1e400}}`))
+		return text(Expect{}, []byte(`{"jsonrpc":"2.0","method":"`+protocol.MethodAIMessage+`","params":{"type":"chunk","content":1e400}}`))
 	},
 	"dup-id": func(rng *rand.Rand, l *Line) Garbage {
 		// Two requests with one id: the device does not track ids, so both are answered.
 		id := l.NewID(rng.IntN(2) == 0)
 		f := ExecuteFrame(id, EchoTool, `{"n":2}`)
-		g := Garbage{Type: websocket.MessageText, Frames: [][]byte{f, f}, Expect: answer(id, 0, device.CodeBusy)}
+		g := Garbage{Type: websocket.MessageText, Frames: [][]byte{f, f}, Expect: answer(id, 0, protocol.CodeBusy)}
 		g.Expect.Answers, g.Expect.Call = 2, true
 		return g
 	},
 	"dup-id-member": func(rng *rand.Rand, l *Line) Garbage {
 		a, b := l.NewID(false), l.NewID(true)
-		return text(nullAnswer(), []byte(`{"jsonrpc":"2.0","id":`+string(a)+`,"id":`+string(b)+`,"method":"`+device.MethodExecute+`","params":{"tool_name":"echo","tool_input":{}}}`))
+		return text(nullAnswer(), []byte(`{"jsonrpc":"2.0","id":`+string(a)+`,"id":`+string(b)+`,"method":"`+protocol.MethodExecute+`","params":{"tool_name":"echo","tool_input":{}}}`))
 	},
 	"dup-method-member": func(rng *rand.Rand, l *Line) Garbage {
 		id := l.NewID(rng.IntN(2) == 0)
-		return text(answer(id, device.CodeInvalidRequest), []byte(`{"jsonrpc":"2.0","id":`+string(id)+`,"method":"chaos/a","method":"`+device.MethodExecute+`","params":{"tool_name":"echo","tool_input":{}}}`))
+		return text(answer(id, protocol.CodeInvalidRequest), []byte(`{"jsonrpc":"2.0","id":`+string(id)+`,"method":"chaos/a","method":"`+protocol.MethodExecute+`","params":{"tool_name":"echo","tool_input":{}}}`))
 	},
 	"stray-response": func(rng *rand.Rand, l *Line) Garbage {
 		// Answers to requests the device never made: ignored, never answered.
@@ -156,7 +156,7 @@ var garbageMakers = map[string]garbageMaker{
 		return text(Expect{}, responseFrame(id, `{"status":"registered"}`))
 	},
 	"unknown-notification": func(rng *rand.Rand, _ *Line) Garbage {
-		methods := []string{"chaos/unknown", device.MethodExecute, device.MethodRegisterTools, "$/cancelRequest", ""}
+		methods := []string{"chaos/unknown", protocol.MethodExecute, protocol.MethodRegisterTools, "$/cancelRequest", ""}
 		m, _ := json.Marshal(methods[rng.IntN(len(methods))])
 		return text(Expect{}, []byte(`{"jsonrpc":"2.0","method":`+string(m)+`,"params":{"tool_name":"echo","tool_input":{}}}`))
 	},
@@ -168,18 +168,18 @@ var garbageMakers = map[string]garbageMaker{
 		if p == "null" {
 			e = nullAnswer() // params, when present, must be an object or an array: -32600
 		}
-		return text(e, []byte(`{"jsonrpc":"2.0","method":"`+device.MethodAIMessage+`","params":`+p+`}`))
+		return text(e, []byte(`{"jsonrpc":"2.0","method":"`+protocol.MethodAIMessage+`","params":`+p+`}`))
 	},
 	"unknown-method": func(rng *rand.Rand, l *Line) Garbage {
 		id := l.NewID(rng.IntN(2) == 0)
-		methods := []string{"chaos/unknown", device.MethodRegisterTools, device.MethodAIMessage, "rpc.discover"}
+		methods := []string{"chaos/unknown", protocol.MethodRegisterTools, protocol.MethodAIMessage, "rpc.discover"}
 		m, _ := json.Marshal(methods[rng.IntN(len(methods))])
-		return text(answer(id, device.CodeMethodNotFound), []byte(`{"jsonrpc":"2.0","id":`+string(id)+`,"method":`+string(m)+`,"params":{"type":"chunk","content":"never shown"}}`))
+		return text(answer(id, protocol.CodeMethodNotFound), []byte(`{"jsonrpc":"2.0","id":`+string(id)+`,"method":`+string(m)+`,"params":{"type":"chunk","content":"never shown"}}`))
 	},
 	"not-jsonrpc": func(rng *rand.Rand, l *Line) Garbage {
 		if rng.IntN(3) == 0 {
 			id := l.NewID(rng.IntN(2) == 0)
-			return text(answer(id, device.CodeInvalidRequest), []byte(`{"jsonrpc":"1.0","id":`+string(id)+`,"method":"`+device.MethodExecute+`"}`))
+			return text(answer(id, protocol.CodeInvalidRequest), []byte(`{"jsonrpc":"1.0","id":`+string(id)+`,"method":"`+protocol.MethodExecute+`"}`))
 		}
 		frames := []string{`{"foo":1}`, `null`, `[]`, `"jsonrpc"`, `42`, `{}`, `{"jsonrpc":"2.0"}`, ``, `   `}
 		return text(nullAnswer(), []byte(frames[rng.IntN(len(frames))]))

@@ -18,6 +18,7 @@ import (
 
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/internal/testing/chaos"
+	"github.com/devicectl/devicectl/internal/testing/devicerun"
 	"github.com/devicectl/devicectl/internal/testing/leakcheck"
 	"github.com/devicectl/devicectl/tools"
 	"github.com/devicectl/devicectl/transport"
@@ -224,27 +225,17 @@ func runAgent(t *testing.T, opts *device.Options, led *chaos.Ledger) (stop func(
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
+	run := devicerun.Start(t, a)
 	var once sync.Once
 	stop = func() {
 		once.Do(func() {
 			if led != nil {
 				led.Stopping()
 			}
-			cancel()
-			select {
-			case err := <-done:
-				if err != nil {
-					t.Errorf("Run returned %v after a stop, want nil", err)
-				}
-			case <-time.After(20 * time.Second):
-				t.Errorf("Run did not return within 20s of the stop")
-			}
+			run()
 		})
 	}
-	t.Cleanup(stop)
+	t.Cleanup(stop) // runs before devicerun's own, so the ledger hears of the stop first
 	return stop
 }
 

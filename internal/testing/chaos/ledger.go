@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // Bounds are the time limits a Ledger holds the device to. Compute them from the agent's options
@@ -270,11 +270,11 @@ func (l *Ledger) DeviceLineLost(error) {
 
 // Render is for the agent's Render option. Chunks and finals must be rendered in the order they
 // were sent, none skipped and none twice; other types (thoughts, unknown ones) are only counted.
-func (l *Ledger) Render(m device.AIMessage) {
+func (l *Ledger) Render(m protocol.AIMessage) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	defer l.fire()
-	if m.Type != device.MessageChunk && m.Type != device.MessageFinal {
+	if m.Type != protocol.MessageChunk && m.Type != protocol.MessageFinal {
 		l.st.OtherRendered++
 		return
 	}
@@ -661,7 +661,7 @@ func (l *Ledger) response(line int, rawID json.RawMessage, code int64, result bo
 		switch {
 		case result:
 			l.violate("line %d: a result with id null", line)
-		case code != device.CodeParseError && code != device.CodeInvalidRequest:
+		case code != protocol.CodeParseError && code != protocol.CodeInvalidRequest:
 			l.violate("line %d: error %d with id null; only -32700 and -32600 may have no id", line, code)
 		}
 		ll.nullGot++
@@ -688,7 +688,7 @@ func (l *Ledger) response(line int, rawID json.RawMessage, code int64, result bo
 	if r.e.Tally != nil {
 		r.e.Tally.add(outcome)
 	}
-	if outcome == device.CodeBusy && r.e.Call {
+	if outcome == protocol.CodeBusy && r.e.Call {
 		l.st.Busy++
 	}
 	if r.got < r.want {

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // The ledger is the suite's judge: each check must fail when the device breaks its rule, or the
@@ -43,13 +43,13 @@ func TestLedgerChecks(t *testing.T) {
 			l.expect(1, Expect{ID: id(`7`), Answers: 1}, false)
 			l.expect(1, Expect{ID: id(`7`), Answers: 1}, false)
 			l.response(1, id(`7`), 0, true)
-			l.response(1, id(`7`), device.CodeBusy, false)
+			l.response(1, id(`7`), protocol.CodeBusy, false)
 		}, ""},
 		{"one id, two requests, either outcome", func(l *Ledger) {
-			l.expect(1, Expect{ID: id(`0`), Answers: 1, Codes: []int64{device.CodeInvalidParams}}, false)
+			l.expect(1, Expect{ID: id(`0`), Answers: 1, Codes: []int64{protocol.CodeInvalidParams}}, false)
 			l.expect(1, Expect{ID: id(`0`), Answers: 1, Codes: []int64{0}}, false)
 			l.response(1, id(`0`), 0, true)
-			l.response(1, id(`0`), device.CodeInvalidParams, false)
+			l.response(1, id(`0`), protocol.CodeInvalidParams, false)
 		}, ""},
 		{"answer to an id never sent", func(l *Ledger) {
 			l.response(1, id(`"zz"`), 0, true)
@@ -63,8 +63,8 @@ func TestLedgerChecks(t *testing.T) {
 			l.response(1, id(`"é/"`), 0, true)
 		}, ""},
 		{"unacceptable code", func(l *Ledger) {
-			l.expect(1, Expect{Kind: "execute", ID: id(`"a"`), Answers: 1, Codes: []int64{0, device.CodeBusy}}, false)
-			l.response(1, id(`"a"`), device.CodeInternal, false)
+			l.expect(1, Expect{Kind: "execute", ID: id(`"a"`), Answers: 1, Codes: []int64{0, protocol.CodeBusy}}, false)
+			l.response(1, id(`"a"`), protocol.CodeInternalError, false)
 		}, "answered with error -32603"},
 		{"unanswered past due on a live line", func(l *Ledger) {
 			l.expect(1, Expect{Kind: "execute", ID: id(`"a"`), Answers: 1, Due: time.Millisecond}, false)
@@ -79,53 +79,53 @@ func TestLedgerChecks(t *testing.T) {
 		{"null answers add up at sync", func(l *Ledger) {
 			l.expect(1, Expect{Null: true}, false)
 			l.expect(1, Expect{ID: id(`"d"`), NullOK: true}, false)
-			l.response(1, id(`null`), device.CodeParseError, false)
-			l.response(1, id(`null`), device.CodeInvalidRequest, false)
+			l.response(1, id(`null`), protocol.CodeParseError, false)
+			l.response(1, id(`null`), protocol.CodeInvalidRequest, false)
 			l.expect(1, Expect{Kind: "sync", ID: id(`"s"`), Answers: 1}, true)
-			l.response(1, id(`"s"`), device.CodeMethodNotFound, false)
+			l.response(1, id(`"s"`), protocol.CodeMethodNotFound, false)
 		}, ""},
 		{"a null answer missing at sync", func(l *Ledger) {
 			l.expect(1, Expect{Null: true}, false)
 			l.expect(1, Expect{Null: true}, false)
-			l.response(1, id(`null`), device.CodeParseError, false)
+			l.response(1, id(`null`), protocol.CodeParseError, false)
 			l.expect(1, Expect{Kind: "sync", ID: id(`"s"`), Answers: 1}, true)
-			l.response(1, id(`"s"`), device.CodeMethodNotFound, false)
+			l.response(1, id(`"s"`), protocol.CodeMethodNotFound, false)
 		}, "1 answers with id null"},
 		{"a result with id null", func(l *Ledger) {
 			l.response(1, id(`null`), 0, true)
 		}, "a result with id null"},
 		{"chunks in order", func(l *Ledger) {
-			l.notification(1, device.MessageChunk, "a")
-			l.notification(1, device.MessageChunk, "b")
-			l.notification(1, device.MessageFinal, "ab")
-			l.Render(device.AIMessage{Type: device.MessageChunk, Content: "a"})
-			l.Render(device.AIMessage{Type: device.MessageChunk, Content: "b"})
-			l.Render(device.AIMessage{Type: "bogus", Content: "b"})
-			l.Render(device.AIMessage{Type: device.MessageFinal, Content: "ab"})
+			l.notification(1, protocol.MessageChunk, "a")
+			l.notification(1, protocol.MessageChunk, "b")
+			l.notification(1, protocol.MessageFinal, "ab")
+			l.Render(protocol.AIMessage{Type: protocol.MessageChunk, Content: "a"})
+			l.Render(protocol.AIMessage{Type: protocol.MessageChunk, Content: "b"})
+			l.Render(protocol.AIMessage{Type: "bogus", Content: "b"})
+			l.Render(protocol.AIMessage{Type: protocol.MessageFinal, Content: "ab"})
 		}, ""},
 		{"a chunk skipped", func(l *Ledger) {
-			l.notification(1, device.MessageChunk, "a")
-			l.notification(1, device.MessageChunk, "b")
-			l.Render(device.AIMessage{Type: device.MessageChunk, Content: "b"})
+			l.notification(1, protocol.MessageChunk, "a")
+			l.notification(1, protocol.MessageChunk, "b")
+			l.Render(protocol.AIMessage{Type: protocol.MessageChunk, Content: "b"})
 		}, "were skipped"},
 		{"chunks swapped", func(l *Ledger) {
-			l.notification(1, device.MessageChunk, "a")
-			l.notification(1, device.MessageChunk, "b")
-			l.Render(device.AIMessage{Type: device.MessageChunk, Content: "b"})
-			l.Render(device.AIMessage{Type: device.MessageChunk, Content: "a"})
+			l.notification(1, protocol.MessageChunk, "a")
+			l.notification(1, protocol.MessageChunk, "b")
+			l.Render(protocol.AIMessage{Type: protocol.MessageChunk, Content: "b"})
+			l.Render(protocol.AIMessage{Type: protocol.MessageChunk, Content: "a"})
 		}, "rendered after message 1"},
 		{"a chunk rendered twice", func(l *Ledger) {
-			l.notification(1, device.MessageChunk, "a")
-			l.Render(device.AIMessage{Type: device.MessageChunk, Content: "a"})
-			l.Render(device.AIMessage{Type: device.MessageChunk, Content: "a"})
+			l.notification(1, protocol.MessageChunk, "a")
+			l.Render(protocol.AIMessage{Type: protocol.MessageChunk, Content: "a"})
+			l.Render(protocol.AIMessage{Type: protocol.MessageChunk, Content: "a"})
 		}, "rendered twice"},
 		{"a chunk never sent", func(l *Ledger) {
-			l.Render(device.AIMessage{Type: device.MessageChunk, Content: "x"})
+			l.Render(protocol.AIMessage{Type: protocol.MessageChunk, Content: "x"})
 		}, "never sent"},
 		{"chunks not rendered by the sync's answer", func(l *Ledger) {
-			l.notification(1, device.MessageChunk, "a")
+			l.notification(1, protocol.MessageChunk, "a")
 			l.expect(1, Expect{Kind: "sync", ID: id(`"s"`), Answers: 1}, true)
-			l.response(1, id(`"s"`), device.CodeMethodNotFound, false)
+			l.response(1, id(`"s"`), protocol.CodeMethodNotFound, false)
 		}, "0 of the 1 ai messages"},
 		{"registered again in time", func(l *Ledger) {
 			l.cut(1, t0, false)

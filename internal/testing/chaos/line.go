@@ -11,7 +11,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // DropMode is how the server drops a line.
@@ -122,22 +122,22 @@ func ExecuteFrame(id json.RawMessage, tool, input string) []byte {
 		params += `,"tool_input":` + input
 	}
 	params += "}"
-	return []byte(`{"jsonrpc":"2.0","id":` + string(id) + `,"method":"` + device.MethodExecute + `","params":` + params + `}`)
+	return []byte(`{"jsonrpc":"2.0","id":` + string(id) + `,"method":"` + protocol.MethodExecute + `","params":` + params + `}`)
 }
 
 // Message sends one mcp/ai/message. Chunks and finals must be unique by type and content: the
 // ledger finds each one again by them when it is rendered.
 func (l *Line) Message(typ, content string) error {
-	if typ == device.MessageChunk || typ == device.MessageFinal {
+	if typ == protocol.MessageChunk || typ == protocol.MessageFinal {
 		if err := l.srv.led.notification(l.id, typ, content); err != nil {
 			return err
 		}
 	}
 	b, err := json.Marshal(struct {
-		JSONRPC string           `json:"jsonrpc"`
-		Method  string           `json:"method"`
-		Params  device.AIMessage `json:"params"`
-	}{"2.0", device.MethodAIMessage, device.AIMessage{Type: typ, Content: content}})
+		JSONRPC string             `json:"jsonrpc"`
+		Method  string             `json:"method"`
+		Params  protocol.AIMessage `json:"params"`
+	}{"2.0", protocol.MethodAIMessage, protocol.AIMessage{Type: typ, Content: content}})
 	if err != nil {
 		return err
 	}
@@ -148,7 +148,7 @@ func (l *Line) Message(typ, content string) error {
 // ledger then checks that everything sent before it and handled inline was handled.
 func (l *Line) Sync(ctx context.Context) error {
 	id := json.RawMessage(`"sync-` + strconv.FormatInt(l.seq.Add(1), 10) + `"`)
-	e := Expect{Kind: "sync", ID: id, Answers: 1, Codes: []int64{device.CodeMethodNotFound}}
+	e := Expect{Kind: "sync", ID: id, Answers: 1, Codes: []int64{protocol.CodeMethodNotFound}}
 	if err := l.srv.led.expect(l.id, e, true); err != nil {
 		return err
 	}

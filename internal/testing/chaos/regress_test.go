@@ -11,8 +11,8 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/internal/testing/chaos"
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // Regression tests for invariant violations the chaos run found. Each talks raw WebSocket to a
@@ -87,7 +87,7 @@ func writeFrame(t *testing.T, c *websocket.Conn, frame string) {
 func TestRegressionLoneSurrogateID(t *testing.T) {
 	checkLeaks(t)
 	c := rawLine(t)
-	writeFrame(t, c, `{"jsonrpc":"2.0","id":"\ud800x","method":"`+device.MethodExecute+`","params":{"tool_name":"echo","tool_input":{"n":1}}}`)
+	writeFrame(t, c, `{"jsonrpc":"2.0","id":"\ud800x","method":"`+protocol.MethodExecute+`","params":{"tool_name":"echo","tool_input":{"n":1}}}`)
 	b := readFrame(t, c)
 	var resp struct {
 		ID    json.RawMessage
@@ -97,7 +97,7 @@ func TestRegressionLoneSurrogateID(t *testing.T) {
 		t.Fatalf("answer %s: %v", b, err)
 	}
 	exact := strings.EqualFold(string(resp.ID), `"\ud800x"`)
-	refused := string(resp.ID) == "null" && resp.Error != nil && resp.Error.Code == device.CodeInvalidRequest
+	refused := string(resp.ID) == "null" && resp.Error != nil && resp.Error.Code == protocol.CodeInvalidRequest
 	if !exact && !refused {
 		t.Errorf(`request with id "\ud800x" answered with id %s (%s); want that id echoed exactly, or -32600 with id null`, resp.ID, b)
 	}

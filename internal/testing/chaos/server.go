@@ -16,7 +16,8 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/protocol"
+	"github.com/devicectl/devicectl/tools"
 )
 
 // Options configure a Server.
@@ -308,7 +309,7 @@ func (s *Server) receive(l *Line, typ websocket.MessageType, data []byte) {
 	}
 	switch {
 	case m.Method != nil:
-		if *m.Method != device.MethodRegisterTools || m.ID == nil {
+		if *m.Method != protocol.MethodRegisterTools || m.ID == nil {
 			s.led.deviceProblem(l.id, "the device sent an unexpected request or notification: %s", clipText(string(data)))
 			return
 		}
@@ -327,7 +328,7 @@ func (s *Server) receive(l *Line, typ websocket.MessageType, data []byte) {
 // register answers a registration request as the next queued policy says.
 func (s *Server) register(l *Line, m wireMsg) {
 	s.led.registration(l.id, time.Now())
-	var p device.RegisterParams
+	var p protocol.RegisterParams[[]tools.Declaration]
 	if err := json.Unmarshal(m.Params, &p); err != nil || p.MAC == "" || len(p.Tools) == 0 {
 		s.led.deviceProblem(l.id, "registration params without a MAC or tools: %s", clipText(string(m.Params)))
 	}

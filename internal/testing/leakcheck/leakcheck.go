@@ -69,16 +69,11 @@ func lasting(stack string) bool {
 }
 
 func check(t testing.TB, grace time.Duration) {
-	before := stacks()
+	before := Now()
 	t.Cleanup(func() {
 		deadline := time.Now().Add(grace)
 		for {
-			var leaked []string
-			for id, stack := range stacks() {
-				if _, ok := before[id]; !ok && !runtimeOnly(stack) {
-					leaked = append(leaked, stack)
-				}
-			}
+			leaked := before.Started()
 			if len(leaked) == 0 {
 				return
 			}
@@ -89,6 +84,25 @@ func check(t testing.TB, grace time.Duration) {
 			time.Sleep(5 * time.Millisecond) // goroutines end asynchronously
 		}
 	})
+}
+
+// Mark is the set of goroutines running at one moment, for a test that asks what a call started
+// while the test still runs (Check and Main look only once it is over).
+type Mark struct{ running map[string]string }
+
+// Now marks the goroutines running now.
+func Now() Mark { return Mark{running: stacks()} }
+
+// Started returns the stacks of the goroutines started since m and running now, the runtime's and
+// the testing package's aside. It does not wait: a goroutine on its way out still counts.
+func (m Mark) Started() []string {
+	var started []string
+	for id, stack := range stacks() {
+		if _, ok := m.running[id]; !ok && !runtimeOnly(stack) {
+			started = append(started, stack)
+		}
+	}
+	return started
 }
 
 // stacks returns every goroutine's stack by goroutine id.

@@ -73,3 +73,21 @@ func TestMainPassesWhenGoroutinesEnd(t *testing.T) {
 		t.Errorf("a failed run gave code %d; want its own 3", code)
 	}
 }
+
+func TestStartedNamesWhatRunsSinceTheMark(t *testing.T) {
+	stop := make(chan struct{})
+	running := make(chan struct{})
+	go func() { close(running); <-stop }() // before the mark: not counted
+	<-running
+	m := Now()
+	if s := m.Started(); len(s) != 0 {
+		t.Errorf("Started right after the mark = %q, want none", s)
+	}
+	done := make(chan struct{})
+	go func() { <-stop; close(done) }()
+	if s := m.Started(); len(s) != 1 || !strings.Contains(s[0], "TestStartedNamesWhatRunsSinceTheMark") {
+		t.Errorf("Started = %q, want the one goroutine started since the mark", s)
+	}
+	close(stop)
+	<-done
+}

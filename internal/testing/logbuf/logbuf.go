@@ -5,6 +5,7 @@ package logbuf
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"regexp"
@@ -53,6 +54,26 @@ func (b *Buffer) Logger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(b, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
+// JSONLogger logs everything, debug included, as JSON lines into b, for tests that read the
+// records back with Records.
+func (b *Buffer) JSONLogger() *slog.Logger {
+	return slog.New(slog.NewJSONHandler(b, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// Records decodes every line written so far as a JSON log record; a line that is not one fails t.
+func (b *Buffer) Records(t testing.TB) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for line := range strings.Lines(b.String()) {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		out = append(out, rec)
+	}
+	return out
+}
+
 // Count returns how many lines hold every one of subs.
 func (b *Buffer) Count(subs ...string) int {
 	n := 0
@@ -80,7 +101,19 @@ func (b *Buffer) WaitFor(t testing.TB, what string, ok func(string) bool) string
 // returns the text then, and whether ok holds for it.
 func (b *Buffer) WaitUntil(t testing.TB, what string, gone <-chan struct{}, ok func(string) bool) (string, bool) {
 	t.Helper()
-	timer := time.NewTimer(Wait)
+	return b.wait(t, what, Wait, gone, ok)
+}
+
+// WaitWithin is WaitFor for what is due later than Wait: a reminder set for a time to come.
+func (b *Buffer) WaitWithin(t testing.TB, what string, d time.Duration, ok func(string) bool) string {
+	t.Helper()
+	text, _ := b.wait(t, what, d, nil, ok)
+	return text
+}
+
+func (b *Buffer) wait(t testing.TB, what string, d time.Duration, gone <-chan struct{}, ok func(string) bool) (string, bool) {
+	t.Helper()
+	timer := time.NewTimer(d)
 	defer timer.Stop()
 	for {
 		b.mu.Lock()
@@ -99,7 +132,7 @@ func (b *Buffer) WaitUntil(t testing.TB, what string, gone <-chan struct{}, ok f
 			text = b.String()
 			return text, ok(text)
 		case <-timer.C:
-			t.Fatalf("no %s within %s:\n%s", what, Wait, text)
+			t.Fatalf("no %s within %s:\n%s", what, d, text)
 		}
 	}
 }

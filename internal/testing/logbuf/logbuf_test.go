@@ -33,3 +33,14 @@ func TestWaitUntilGone(t *testing.T) {
 		t.Errorf("WaitUntil = %q, %v; want the text and false", text, ok)
 	}
 }
+
+// Records reads back what JSONLogger wrote, one map a record.
+func TestRecords(t *testing.T) {
+	var b Buffer
+	b.JSONLogger().Debug("first", "n", 1)
+	b.JSONLogger().Warn("second")
+	recs := b.Records(t)
+	if len(recs) != 2 || recs[0]["msg"] != "first" || recs[0]["n"] != float64(1) || recs[0]["level"] != "DEBUG" || recs[1]["level"] != "WARN" {
+		t.Errorf("Records = %v", recs)
+	}
+}

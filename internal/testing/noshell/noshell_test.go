@@ -33,12 +33,18 @@ var reviewed = map[string]string{
 		"hardware.speech.command or DefaultCommand's espeak-ng. The reply text goes to stdin only.",
 	"internal/mixerexec/run.go:Run:command": "command is Run's parameter; Run is itself a checked sink " +
 		"(sinks below), so each of its callers is reviewed for it.",
-	"hal/alsa/alsa.go:(*Speaker).amixer:s.command": "s.command is Options.Command, default \"amixer\"; devicectl " +
+	"hal/alsa/alsa.go:(*control).amixer:c.command": "c.command is Options.Command, default \"amixer\"; devicectl " +
 		"never sets it (only tests do, with a fake). Arguments: hardware.speaker.device and control, and the volume as a number.",
-	"hal/pulse/pulse.go:(*Speaker).run:s.command": "s.command is Options.Command (devicectl never sets it), default Options.Tool, which " +
+	"hal/pulse/pulse.go:(*sink).run:k.command": "k.command is Options.Command (devicectl never sets it), default Options.Tool, which " +
 		"New limits to pactl or wpctl (hardware.speaker.tool). Arguments: hardware.speaker.device and the volume as a number.",
-	"internal/testing/pulsetest/pulsetest.go:Start:bin": "a test helper: bin is exec.LookPath(\"pulseaudio\").",
-	"internal/testing/serveproc/serveproc.go:Start:bin": "a test helper: bin is the devicectl binary the test built.",
+	"internal/testing/pulsetest/pulsetest.go:Start:bin":        "a test helper: bin is exec.LookPath(\"pulseaudio\").",
+	"internal/testing/serveproc/serveproc.go:StartLogging:bin": "a test helper: bin is the devicectl binary the test built.",
+	"internal/testing/serveproc/serveproc.go:Build:cmp.Or(os.Getenv(\"GO\"), \"go\")": "a test helper: the go command " +
+		"($GO, else go on PATH) building devicectl for the test.",
+	"internal/testing/pgtest/pgtest.go:start:filepath.Join(bin, \"postgres\")": "a test helper: bin is binDir(), the directory " +
+		"of postgres on PATH or Debian's /usr/lib/postgresql/VERSION/bin; the arguments are fixed but for its temporary directory.",
+	"internal/testing/pgtest/pgtest.go:(*server).run:program": "a test helper: program is initdb in binDir() (see start), its " +
+		"arguments fixed but for its temporary directory.",
 	"hal/mic/pipe.go:Start:path": "path is exec.LookPath(argv[0]), argv being parec's or arecord's fixed argv (PulseCommand, " +
 		"ALSACommand: hardware.microphone.device as one argument) or hardware.microphone.command. The server sends nothing to it.",
 	"voice/spotter.go:NewPocketSphinx:path": "path is exec.LookPath(o.Program), pocketsphinx_continuous unless a test names another; " +

@@ -4,18 +4,64 @@ package serveproc
 
 import (
 	"bufio"
+	"cmp"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 )
+
+var (
+	buildOnce sync.Once
+	bin       string // devicectl, built for this machine
+	buildErr  error
+)
+
+// Build builds devicectl for this machine once per test binary ($GO, else go, builds it) and
+// returns its path. Call Remove from TestMain once the tests are done.
+func Build(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "devicectl-test")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		bin = filepath.Join(dir, "devicectl")
+		cmd := exec.Command(cmp.Or(os.Getenv("GO"), "go"), "build", "-o", bin, "github.com/devicectl/devicectl/cmd/devicectl")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build: %w\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return bin
+}
+
+// Remove deletes what Build built.
+func Remove() {
+	if bin != "" {
+		os.RemoveAll(filepath.Dir(bin))
+	}
+}
 
 // Start runs `bin serve --listen 127.0.0.1:0 --log-level error` with args after them until the
 // test ends, and returns the process and the devices' ws:// URL from its banner. Its stdin stays
 // open and silent (serve keeps serving until it closes); its output past the banner is discarded.
 func Start(t testing.TB, bin string, args ...string) (*os.Process, string) {
+	t.Helper()
+	return StartLogging(t, bin, io.Discard, args...)
+}
+
+// StartLogging is Start with serve's stderr but the banner copied to log, for a test that shows
+// the server's log when it fails.
+func StartLogging(t testing.TB, bin string, log io.Writer, args ...string) (*os.Process, string) {
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"serve", "--listen", "127.0.0.1:0", "--log-level", "error"}, args...)...)
 	stdin, err := cmd.StdinPipe()
@@ -36,11 +82,14 @@ func Start(t testing.TB, bin string, args ...string) (*os.Process, string) {
 		cmd.Wait()
 	})
 	errs := bufio.NewReader(stderr)
-	banner, err := errs.ReadString('\n')
-	if err != nil {
-		t.Fatalf("serve: %v", err)
+	var banner string
+	for !strings.Contains(banner, "listening at ") { // log lines may come first, at --log-level info
+		io.WriteString(log, banner)
+		if banner, err = errs.ReadString('\n'); err != nil {
+			t.Fatalf("serve: %v", err)
+		}
 	}
-	go io.Copy(io.Discard, errs)
+	go io.Copy(log, errs)
 	_, url, _ := strings.Cut(banner, "listening at ")
 	url, _, _ = strings.Cut(url, ";")
 	if !strings.HasPrefix(url, "ws://") {

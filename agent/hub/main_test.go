@@ -1,0 +1,10 @@
+package hub_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/devicectl/devicectl/internal/testing/pgtest"
+)
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m, (*testing.M).Run)) }

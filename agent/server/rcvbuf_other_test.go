@@ -1,6 +1,0 @@
-//go:build !unix
-
-package server
-
-// setRecvBuffer leaves the buffer as it is: a stalled reader then takes more data to block.
-func setRecvBuffer(uintptr, int) error { return nil }

@@ -1,0 +1,463 @@
+package clustere2e
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2aclient"
+	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
+
+	"github.com/devicectl/devicectl/internal/testing/leakcheck"
+	"github.com/devicectl/devicectl/internal/testing/logbuf"
+	"github.com/devicectl/devicectl/internal/testing/natstest"
+	"github.com/devicectl/devicectl/internal/testing/serveproc"
+)
+
+const (
+	nodes       = 3
+	perSwarm    = 100 // devices per swarm; a swarm a node, 300 in all
+	failoverMax = 5 * time.Second
+	// callers send tasks to node 1 while node 2 is killed.
+	callers = 6
+)
+
+var bin string // devicectl, built for this machine
+
+// TestMain removes the binary the test built.
+func TestMain(m *testing.M) {
+	code := leakcheck.Main(m)
+	serveproc.Remove()
+	os.Exit(code)
+}
+
+// node is one serve process.
+type node struct {
+	name string
+	proc *os.Process
+	ws   string // the devices' ws:// URL
+	http string // http://ADDR
+	log  logbuf.Buffer
+}
+
+// swarm is one swarm process and what its status lines say.
+type swarm struct {
+	index int // its MACs are 02-DC-0index-00-00-NN
+	cmd   *exec.Cmd
+	mu    sync.Mutex
+	lines []statusLine
+	seen  chan struct{} // a token per status line
+	done  chan struct{} // closed when its output ends
+}
+
+type statusLine struct {
+	at         time.Time
+	registered int
+}
+
+func swarmMAC(index, i int) string { return fmt.Sprintf("02-DC-%02X-00-00-%02X", index, i) }
+
+// sharedStore is the agent section's database: one agent.db the three processes share.
+// SQLite locks it across processes.
+func sharedStore(t *testing.T) string {
+	return "  state_dir: " + t.TempDir() + "\n"
+}
+
+func writeFile(t *testing.T, name, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func startNodes(t *testing.T, natsURL string) []*node {
+	t.Helper()
+	store := sharedStore(t)
+	var ns []*node
+	for i := 1; i <= nodes; i++ {
+		n := &node{name: fmt.Sprintf("node-%d", i)}
+		cfg := writeFile(t, "serve.yaml", "agent:\n"+store+"  cluster:\n    nats: "+natsURL+"\n    node: "+n.name+"\n")
+		n.proc, n.ws = serveproc.StartLogging(t, bin, &n.log, "--config", cfg, "--log-level", "info")
+		n.http = "http://" + strings.TrimSuffix(strings.TrimPrefix(n.ws, "ws://"), "/")
+		ns = append(ns, n)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, n := range ns {
+				t.Logf("%s's log:\n%s", n.name, n.log.String())
+			}
+		}
+	})
+	return ns
+}
+
+// servers lists the nodes' URLs starting at first, the order a device tries them in.
+func servers(ns []*node, first int) string {
+	var urls []string
+	for i := range ns {
+		urls = append(urls, ns[(first+i)%len(ns)].ws)
+	}
+	return strings.Join(urls, ",")
+}
+
+var statusRE = regexp.MustCompile(`registered (\d+)/(\d+)`)
+
+func startSwarm(t *testing.T, index int, urls string) *swarm {
+	t.Helper()
+	s := &swarm{index: index, seen: make(chan struct{}, 4096), done: make(chan struct{})}
+	s.cmd = exec.Command(bin, "swarm", "-n", strconv.Itoa(perSwarm), "--mac-prefix", fmt.Sprintf("02-DC-%02X", index),
+		"--servers", urls, "--interval", "100ms", "--ramp", "500ms")
+	out, err := s.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr logbuf.Buffer
+	s.cmd.Stderr = &stderr
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		defer close(s.done)
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			m := statusRE.FindStringSubmatch(sc.Text())
+			if m == nil {
+				continue
+			}
+			n, _ := strconv.Atoi(m[1])
+			s.mu.Lock()
+			s.lines = append(s.lines, statusLine{time.Now(), n})
+			s.mu.Unlock()
+			select {
+			case s.seen <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		s.cmd.Process.Signal(syscall.SIGTERM)
+		<-s.done
+		if err := s.cmd.Wait(); err != nil {
+			t.Errorf("swarm %d: %v\n%s", index, err, stderr.String())
+		}
+	})
+	return s
+}
+
+// waitLine waits for a status line at or after since for which ok holds, and returns it.
+func (s *swarm) waitLine(t *testing.T, since time.Time, within time.Duration, what string, ok func(statusLine) bool) statusLine {
+	t.Helper()
+	timeout := time.After(within)
+	next := 0
+	for {
+		s.mu.Lock()
+		lines := s.lines[next:]
+		next = len(s.lines)
+		s.mu.Unlock()
+		for _, l := range lines {
+			if !l.at.Before(since) && ok(l) {
+				return l
+			}
+		}
+		select {
+		case <-s.seen:
+		case <-s.done:
+			t.Fatalf("swarm %d ended while waiting for %s", s.index, what)
+		case <-timeout:
+			t.Fatalf("swarm %d: no %s within %s", s.index, what, within)
+		}
+	}
+}
+
+// seedTask is what tasks/send and GET /tasks/{id} answer, as compared across nodes.
+type seedTask struct {
+	ID     string `json:"id"`
+	Status struct {
+		State   string `json:"state"`
+		Message *struct {
+			Parts []struct {
+				Text string `json:"text"`
+			} `json:"parts"`
+		} `json:"message"`
+	} `json:"status"`
+	Artifacts []struct {
+		Parts []struct {
+			Text string `json:"text"`
+		} `json:"parts"`
+	} `json:"artifacts"`
+}
+
+// why is a failed task's status message.
+func (s seedTask) why() string {
+	var b strings.Builder
+	if m := s.Status.Message; m != nil {
+		for _, p := range m.Parts {
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String()
+}
+
+func (s seedTask) reply() string {
+	var b strings.Builder
+	for _, a := range s.Artifacts {
+		for _, p := range a.Parts {
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String()
+}
+
+var client = &http.Client{Timeout: 90 * time.Second}
+
+// send posts tasks/send to n and returns the task, or the JSON-RPC error.
+func send(ctx context.Context, n *node, id, mac, userID, text string) (seedTask, error) {
+	meta := map[string]string{"mac": mac}
+	if userID != "" {
+		meta["user_id"] = userID
+	}
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tasks/send", "params": map[string]any{
+		"id": id, "message": map[string]any{"role": "user", "parts": []any{map[string]string{"type": "text", "text": text}}}, "metadata": meta}})
+	req, err := http.NewRequestWithContext(ctx, "POST", n.http+"/tasks/send", strings.NewReader(string(body)))
+	if err != nil {
+		return seedTask{}, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		return seedTask{}, err
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Result seedTask        `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		return seedTask{}, fmt.Errorf("%s: %w", resp.Status, err)
+	}
+	if out.Error != nil {
+		return seedTask{}, fmt.Errorf("tasks/send %q: %s", text, out.Error)
+	}
+	return out.Result, nil
+}
+
+func mustSend(t *testing.T, n *node, id, mac, userID, text string) seedTask {
+	t.Helper()
+	task, err := send(t.Context(), n, id, mac, userID, text)
+	if err != nil {
+		t.Fatalf("%s: %v", n.name, err)
+	}
+	if task.Status.State != "completed" {
+		t.Fatalf("%s: task %s (%q to %s) is %s: %q", n.name, id, text, mac, task.Status.State, task.reply())
+	}
+	return task
+}
+
+func get(t *testing.T, n *node, id string) seedTask {
+	t.Helper()
+	resp, err := client.Get(n.http + "/tasks/" + id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	var task seedTask
+	if err := json.Unmarshal(b, &task); err != nil || task.ID != id {
+		t.Fatalf("%s: GET /tasks/%s: %s %s", n.name, id, resp.Status, b)
+	}
+	return task
+}
+
+var registeredRE = regexp.MustCompile(`msg=registered [^\n]*server=(\S+)`)
+
+// lastRegistration is the server the run device's log says it registered with last.
+func lastRegistration(log string) string {
+	m := registeredRE.FindAllStringSubmatch(log, -1)
+	if len(m) == 0 {
+		return ""
+	}
+	return m[len(m)-1][1]
+}
+
+// answer is one task of the load and what it was answered.
+type answer struct {
+	id, mac string
+	swarm   int
+	sent    time.Time
+	task    seedTask
+	err     error
+}
+
+func TestCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs three servers and 301 devices")
+	}
+	bin = serveproc.Build(t)
+	nats := natstest.Start(t)
+	ns := startNodes(t, nats.URL())
+	one, two, three := ns[0], ns[1], ns[2]
+
+	// Swarm i's devices try node i first, then the next ones.
+	var swarms []*swarm
+	for i := range nodes {
+		swarms = append(swarms, startSwarm(t, i+1, servers(ns, i)))
+	}
+	for _, s := range swarms {
+		s.waitLine(t, time.Time{}, 60*time.Second, "line with every device registered", func(l statusLine) bool { return l.registered == perSwarm })
+	}
+
+	// A device that prints what it is told, on node 2 first: the reminder's.
+	const speaker = "02-DD-00-00-00-01"
+	devCfg := writeFile(t, "run.yaml", "server:\n  urls: ['"+strings.ReplaceAll(servers(ns, 1), ",", "', '")+"']\ndevice:\n  mac: "+speaker+"\n  state_dir: "+t.TempDir()+
+		"\nhardware:\n  mode: sim\nlog:\n  level: info\n")
+	dev := exec.Command(bin, "run", "--config", devCfg)
+	var devOut, devErr logbuf.Buffer
+	dev.Stdout, dev.Stderr = &devOut, &devErr
+	if err := dev.Start(); err != nil {
+		t.Fatal(err)
+	}
+	devExited := make(chan struct{})
+	go func() {
+		dev.Wait()
+		close(devExited)
+	}()
+	t.Cleanup(func() {
+		dev.Process.Signal(syscall.SIGTERM)
+		<-devExited
+		if t.Failed() {
+			t.Logf("the run device's stderr:\n%s", devErr.String())
+		}
+	})
+	devErr.WaitFor(t, "registration of the run device on node 2", func(s string) bool { return lastRegistration(s) == two.ws })
+
+	// Tasks sent to node 1 reach devices on nodes 2 and 3: seed 004's route and A2A 1.0.
+	for _, mac := range []string{swarmMAC(2, 7), swarmMAC(3, 9)} {
+		mustSend(t, one, "reach-volume-"+mac, mac, "", "把音量调到37")
+		if task := mustSend(t, one, "reach-status-"+mac, mac, "", "你现在状态怎么样"); !strings.Contains(task.reply(), "37") {
+			t.Errorf("the status of %s through node 1: %q; want volume 37", mac, task.reply())
+		}
+	}
+	card, err := agentcard.DefaultResolver.Resolve(t.Context(), one.http)
+	if err != nil {
+		t.Fatalf("node 1's agent card: %v", err)
+	}
+	a2aClient, err := a2aclient.NewFromCard(t.Context(), card, a2aclient.WithJSONRPCTransport(&http.Client{Timeout: 30 * time.Second}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a2aClient.Destroy()
+	for _, mac := range []string{swarmMAC(2, 11), swarmMAC(3, 12)} {
+		msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("你现在状态怎么样"))
+		msg.Metadata = map[string]any{"mac": mac}
+		res, err := a2aClient.SendMessage(t.Context(), &a2a.SendMessageRequest{Message: msg})
+		if task, ok := res.(*a2a.Task); err != nil || !ok || task.Status.State != a2a.TaskStateCompleted {
+			t.Fatalf("A2A SendMessage through node 1 to %s: %#v, %v", mac, res, err)
+		}
+	}
+
+	// A memory kept through node 1, and a reminder for the device on node 2, due after the kill.
+	mustSend(t, one, "memory-set", swarmMAC(1, 1), "user-e2e", "记住我喜欢科技")
+	mustSend(t, one, "reminder-set", speaker, "user-e2e", "20秒后提醒我喝水")
+	reminderDue := time.Now().Add(20 * time.Second)
+
+	// Tasks flow to node 1 for devices of every node; node 2 is killed meanwhile.
+	ctx, stopLoad := context.WithCancel(t.Context())
+	var (
+		mu      sync.Mutex
+		answers []answer
+		load    sync.WaitGroup
+	)
+	for c := range callers {
+		load.Go(func() {
+			for i := 0; ctx.Err() == nil; i++ {
+				sw := (c+i)%nodes + 1
+				a := answer{id: fmt.Sprintf("load-%d-%d", c, i), mac: swarmMAC(sw, (c*7+i)%perSwarm), swarm: sw, sent: time.Now()}
+				a.task, a.err = send(context.Background(), one, a.id, a.mac, "", "你现在状态怎么样")
+				mu.Lock()
+				answers = append(answers, a)
+				mu.Unlock()
+			}
+		})
+	}
+	swarms[1].waitLine(t, time.Now().Add(time.Second), 10*time.Second, "line a second into the load", func(statusLine) bool { return true })
+	killed := time.Now()
+	if err := two.proc.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	swarms[1].waitLine(t, killed, 5*time.Second, "line with node 2's devices gone", func(l statusLine) bool { return l.registered < perSwarm })
+	back := swarms[1].waitLine(t, killed, 30*time.Second, "line with node 2's devices back", func(l statusLine) bool { return l.registered == perSwarm })
+	failover := back.at.Sub(killed)
+	t.Logf("node 2's %d devices were registered on nodes 1 and 3 %s after its SIGKILL", perSwarm, failover.Round(10*time.Millisecond))
+	if failover > failoverMax {
+		t.Errorf("node 2's devices took %s to register elsewhere; want under %s", failover, failoverMax)
+	}
+	devErr.WaitFor(t, "the run device registered on node 3", func(s string) bool { return lastRegistration(s) == three.ws })
+	// Tasks after the devices are back, then the load stops.
+	swarms[1].waitLine(t, time.Now().Add(2*time.Second), 10*time.Second, "line two seconds after", func(statusLine) bool { return true })
+	stopLoad()
+	load.Wait()
+
+	// Every task has one answer, the same on every node left; only those for node 2's devices
+	// sent before they were back may have failed, and then because the device was gone.
+	var completed, failed int
+	for _, a := range answers {
+		if a.err != nil {
+			t.Errorf("task %s to %s: %v", a.id, a.mac, a.err)
+			continue
+		}
+		switch a.task.Status.State {
+		case "completed":
+			completed++
+		case "failed":
+			failed++
+			if a.swarm != 2 || a.sent.After(back.at) || !strings.Contains(a.task.why(), "device") {
+				t.Errorf("task %s to %s (swarm %d, sent %s after the kill) failed: %q", a.id, a.mac, a.swarm, a.sent.Sub(killed).Round(time.Millisecond), a.task.why())
+			} else if failed == 1 {
+				t.Logf("a task that failed: %q", a.task.why())
+			}
+		default:
+			t.Errorf("task %s ended %s", a.id, a.task.Status.State)
+		}
+		for _, n := range []*node{one, three} {
+			if got := get(t, n, a.id); got.Status.State != a.task.Status.State || got.reply() != a.task.reply() {
+				t.Errorf("%s reads task %s as %s %q; it was answered %s %q", n.name, a.id, got.Status.State, got.reply(), a.task.Status.State, a.task.reply())
+			}
+		}
+	}
+	t.Logf("%d tasks during the kill: %d completed, %d failed (node 2's devices, before they were back)", len(answers), completed, failed)
+	if completed == 0 {
+		t.Error("no task completed during the kill")
+	}
+
+	// The memory reads the same from node 3.
+	if task := mustSend(t, three, "memory-get", swarmMAC(3, 2), "user-e2e", "我喜欢什么"); !strings.Contains(task.reply(), "科技") {
+		t.Errorf("node 3 recalls %q; want 科技, kept through node 1", task.reply())
+	}
+
+	// The reminder is said once, on node 3, where its device is now. A second one set through
+	// node 3 after it is said shows nothing more of the first came meanwhile.
+	devOut.WaitWithin(t, "the reminder on the run device", time.Until(reminderDue)+15*time.Second, func(s string) bool {
+		return strings.Contains(s, "提醒：喝水")
+	})
+	mustSend(t, three, "reminder-later", speaker, "user-e2e", "3秒后提醒我吃药")
+	devOut.WaitWithin(t, "the second reminder", 20*time.Second, func(s string) bool { return strings.Contains(s, "提醒：吃药") })
+	if n := strings.Count(devOut.String(), "提醒：喝水"); n != 1 {
+		t.Errorf("the reminder was said %d times; want once:\n%s", n, devOut.String())
+	}
+}
