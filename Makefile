@@ -11,7 +11,7 @@
 #   make feature-sizes  what each feature of BOARD_TAGS costs the armv6 binary, in bytes
 #   make bench   the benchmarks, with allocations, against the targets in docs/design.md
 #   make fuzz    every fuzz target for FUZZTIME each
-#   make chaos   the chaos suite: an agent against a hostile server for CHAOS_TIME (30s), under -race
+#   make chaos   the chaos suite: an agent against a hostile server for CHAOS_TIME (30s) on each kind of tool, under -race
 #   make netfault  the device across a veth pair into a network namespace, the link cut (root)
 #   make lint    go vet, gofmt and the board build's dependencies (no agent package)
 #   make test-arm  the tests under qemu as an ARMv6 (Pi Zero) and an ARM64 board run them

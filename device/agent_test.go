@@ -277,12 +277,15 @@ func TestStreamedChunksRenderInOrder(t *testing.T) {
 	waitRendered(t, &out, want.String(), "300 chunks")
 }
 
+// A slow tool holds up neither the line's messages nor other tools: the reader, which runs a call
+// that starts at once itself, hands the reading to another goroutine within a tick or two.
 func TestSlowToolDelaysNeitherMessagesNorOtherTools(t *testing.T) {
 	checkLeaks(t)
 	srv := standin.Start(t, nil)
-	release := make(chan struct{})
+	running, release := make(chan struct{}), make(chan struct{})
 	reg := seedRegistry(t, sim.NewSpeaker(nil), sim.NewFace(nil))
 	if err := reg.Add(testTool(t, "stuck", time.Minute, []string{"motor"}, func(ctx context.Context, _ json.RawMessage) (any, error) {
+		close(running)
 		select {
 		case <-release:
 			return "done", nil
@@ -300,6 +303,7 @@ func TestSlowToolDelaysNeitherMessagesNorOtherTools(t *testing.T) {
 
 	stuck := make(chan *jsonrpc2.Response, 1)
 	go func() { stuck <- standin.Execute(t, d, "stuck", `{}`) }()
+	<-running // on the reader, which started it with nothing ahead of it
 	if resp := standin.Execute(t, d, "amplify_volume", `{"level":5}`); resp.Error != nil {
 		t.Fatalf("another tool while one is stuck: %v", resp.Error)
 	}

@@ -109,18 +109,23 @@ func startFloor(b *testing.B, out io.Writer) client {
 	return client{conn: c, stop: func() { cancel(); c.CloseNow(); wg.Wait() }}
 }
 
-func startDevice(b *testing.B, out io.Writer) client {
-	return startDeviceInstant(b, out, true)
-}
+// path is how a device runs its calls: on worker goroutines, as a board's parts (which may block)
+// have them run, or inline on the line's reader, as the instant parts of --hardware sim allow.
+type path bool
 
-// startDeviceInstant starts a device on the built-in tools and simulated parts, as `devicectl run
-// --hardware sim` builds them: declared instant, so their calls may run inline (instant false
-// hands every call to a worker, as for a part that may block).
-func startDeviceInstant(b *testing.B, out io.Writer, instant bool) client {
+const (
+	workers path = false
+	inline  path = true
+)
+
+// startDevice starts a device on the built-in tools and simulated parts, as `devicectl run
+// --hardware sim` builds them: with --sim-latency 0s (parts that count as real ones, their calls
+// on the workers) for workers, without for inline.
+func startDevice(b *testing.B, out io.Writer, p path) client {
 	s := newBenchServer(b)
 	r := device.NewRenderer(out, io.Discard, nil)
 	reg := tools.NewRegistry()
-	if err := builtin.Register(reg, &builtin.Options{Speaker: sim.NewSpeaker(nil), Face: sim.NewFace(nil), Instant: instant}); err != nil {
+	if err := builtin.Register(reg, &builtin.Options{Speaker: sim.NewSpeaker(nil), Face: sim.NewFace(nil), Instant: bool(p)}); err != nil {
 		b.Fatal(err)
 	}
 	// A query on no part: calls of it run side by side, none waits for another or is superseded.
@@ -129,6 +134,7 @@ func startDeviceInstant(b *testing.B, out io.Writer, instant bool) client {
 		v, err := speaker.Volume(ctx)
 		return protocol.ExecuteResult{Status: "success", Message: strconv.Itoa(v)}, err
 	})
+	echo.Inline = bool(p)
 	if err := reg.Add(echo); err != nil {
 		b.Fatal(err)
 	}
@@ -290,17 +296,18 @@ func compare(b *testing.B, floor, dev client, measure func(*testing.B, client, i
 	b.ReportMetric(float64(b.N)/td.Seconds(), "ops/s")
 }
 
-// BenchmarkExecuteRoundTrip: one execute at a time, server to device and back (target <= 1.25x).
-// Besides the mean (x-floor) it reports the median and the 99th percentile of each side's round
-// trips (p50-ns, p99-ns, floor-p50-ns, floor-p99-ns) and their ratios (p50-x-floor, p99-x-floor).
+// BenchmarkExecuteRoundTrip: one execute at a time, server to device and back, through the
+// workers a board's calls take (target <= 1.15x). Besides the mean (x-floor) it reports the
+// median and the 99th percentile of each side's round trips (p50-ns, p99-ns, floor-p50-ns,
+// floor-p99-ns) and their ratios (p50-x-floor, p99-x-floor).
 func BenchmarkExecuteRoundTrip(b *testing.B) {
-	benchRoundTrips(b, startDevice(b, io.Discard))
+	benchRoundTrips(b, startDevice(b, io.Discard, workers))
 }
 
-// BenchmarkExecuteRoundTripWorkers: as BenchmarkExecuteRoundTrip, with parts not declared instant,
-// so every call is handed to a worker goroutine: what running instant calls inline saves.
-func BenchmarkExecuteRoundTripWorkers(b *testing.B) {
-	benchRoundTrips(b, startDeviceInstant(b, io.Discard, false))
+// BenchmarkExecuteRoundTripInline: as BenchmarkExecuteRoundTrip, on the instant parts of
+// --hardware sim, whose calls run on the line's reader.
+func BenchmarkExecuteRoundTripInline(b *testing.B) {
+	benchRoundTrips(b, startDevice(b, io.Discard, inline))
 }
 
 func benchRoundTrips(b *testing.B, dev client) {
@@ -318,10 +325,19 @@ func benchRoundTrips(b *testing.B, dev client) {
 	reportLatency(b, *lat[dev.conn], *lat[floor.conn])
 }
 
-// BenchmarkExecutePipelined: executes kept pipelineWindow deep, answers read concurrently (target:
-// the device's rate >= 0.75x the floor's, i.e. x-floor <= 1.33).
+// BenchmarkExecutePipelined: executes kept pipelineWindow deep, answers read concurrently,
+// through the workers (target: the device's rate >= 0.85x the floor's, i.e. x-floor <= 1.18).
 func BenchmarkExecutePipelined(b *testing.B) {
-	floor, dev := startFloor(b, io.Discard), startDevice(b, io.Discard)
+	benchPipelined(b, workers)
+}
+
+// BenchmarkExecutePipelinedInline: as BenchmarkExecutePipelined, on instant parts.
+func BenchmarkExecutePipelinedInline(b *testing.B) {
+	benchPipelined(b, inline)
+}
+
+func benchPipelined(b *testing.B, p path) {
+	floor, dev := startFloor(b, io.Discard), startDevice(b, io.Discard, p)
 	defer floor.stop()
 	defer dev.stop()
 	compare(b, floor, dev, pipelined)
@@ -331,7 +347,7 @@ func BenchmarkExecutePipelined(b *testing.B) {
 // seed's amplify_volume calls queue on the speaker, and a waiting one is superseded (answered at
 // once without running) by the next; these all run, up to MaxInFlight at once.
 func BenchmarkExecutePipelinedNoPart(b *testing.B) {
-	floor, dev := startFloor(b, io.Discard), startDevice(b, io.Discard)
+	floor, dev := startFloor(b, io.Discard), startDevice(b, io.Discard, workers)
 	defer floor.stop()
 	defer dev.stop()
 	compare(b, floor, dev, func(b *testing.B, c client, n int) time.Duration {
@@ -376,7 +392,7 @@ func newPipeSink(b *testing.B) *pipeSink {
 // floor writes each chunk's text with no turn logic).
 func BenchmarkRenderChunks(b *testing.B) {
 	floorSink, devSink := newPipeSink(b), newPipeSink(b)
-	floor, dev := startFloor(b, floorSink.w), startDevice(b, devSink.w)
+	floor, dev := startFloor(b, floorSink.w), startDevice(b, devSink.w, workers)
 	defer floor.stop()
 	defer dev.stop()
 	sinks := map[*websocket.Conn]*pipeSink{floor.conn: floorSink, dev.conn: devSink}

@@ -15,11 +15,11 @@ import (
 	"github.com/devicectl/devicectl/tools"
 )
 
-// dispatcher runs the calls of the server and of Agent.Call. The line's read loop hands it the
-// server's executes (see line.execute) and must never block on a tool that can wait: executes are
-// admitted, queued or refused at once (submit) and run on worker goroutines the dispatcher owns,
-// but for an instant tool (tools.Tool.Inline) with nothing ahead of it, which submit runs on the
-// caller's goroutine, the read loop's for the server's calls.
+// dispatcher runs the calls of the server and of Agent.Call. Calls are admitted, queued or refused
+// at once (accept), never waiting for a tool. A call that starts at once with nothing ahead of it
+// runs on the goroutine that asked: the line's reader, which a watch relieves of the reading if
+// the call takes long (line_watch.go), or a local caller for an instant tool (tools.Tool.Inline).
+// Every other call runs on worker goroutines the dispatcher owns.
 //
 // Who runs when is queue.go's: calls on the same part run one at a time in arrival order, at most
 // maxInFlight run at once, and up to maxQueued wait. The deadlines of all calls are watched by one
@@ -126,10 +126,42 @@ type call struct {
 	timeout  time.Duration
 	deadline time.Time // admission plus timeout: waiting counts against it
 
+	// The context its tool runs with, set when it starts (fill) unless the tool is instant:
+	// the asker's, and cancelled by the deadline watcher once the deadline passes.
+	runCtx callContext
+	stop   context.CancelCauseFunc // cancels runCtx; nil for an instant tool
+
 	// Guarded by dispatcher.mu.
-	state callState
-	due   time.Time // when the deadline watcher must look at it next
-	index int       // in dispatcher.deadlines; -1 when not there
+	state   callState
+	due     time.Time // when the deadline watcher must look at it next
+	index   int       // in dispatcher.deadlines; -1 when not there
+	expired bool      // running past its deadline: its context is cancelled, its answer due after the grace
+}
+
+// callContext is the context a call's tool runs with: the asker's, cancelled also when the call's
+// deadline passes, like context.WithDeadline's, but by the deadline watcher's one timer instead
+// of a timer per call. Its Err is context.DeadlineExceeded then; a context a tool derives from it
+// reports context.Canceled, with context.DeadlineExceeded as its cause.
+type callContext struct {
+	ctx      context.Context // context.WithCancelCause of the asker's
+	deadline time.Time
+}
+
+func (c *callContext) Done() <-chan struct{} { return c.ctx.Done() }
+func (c *callContext) Value(key any) any     { return c.ctx.Value(key) }
+func (c *callContext) Deadline() (time.Time, bool) {
+	if d, ok := c.ctx.Deadline(); ok && d.Before(c.deadline) {
+		return d, true
+	}
+	return c.deadline, true
+}
+
+func (c *callContext) Err() error {
+	err := c.ctx.Err()
+	if err != nil && context.Cause(c.ctx) == context.DeadlineExceeded {
+		return context.DeadlineExceeded
+	}
+	return err
 }
 
 // callState is where a call is in its life.
@@ -162,6 +194,17 @@ var errNotSent = errors.New("nobody to answer")
 // ctx is the asker's: cancelling it cancels the tool's context, and drops the call if it has not
 // started yet.
 func (d *dispatcher) submit(ctx context.Context, set *dispatchSettings, name string, input json.RawMessage, via string, reply replier) *CallError {
+	own, refused := d.accept(ctx, set, name, input, via, reply, false)
+	if own != nil {
+		d.runHere(own)
+	}
+	return refused
+}
+
+// accept is submit, except that the call it admits is returned as own, not run, when admit says
+// the caller may run it (mine: any call that starts at once; else an instant tool's). The caller
+// must then run it, with runHere or run.
+func (d *dispatcher) accept(ctx context.Context, set *dispatchSettings, name string, input json.RawMessage, via string, reply replier, mine bool) (own *call, refused *CallError) {
 	reg := d.registry.Load()
 	prepared, err := reg.Prepare(name, input)
 	if err != nil {
@@ -170,7 +213,7 @@ func (d *dispatcher) submit(ctx context.Context, set *dispatchSettings, name str
 		if errors.As(err, &pe) {
 			details = pe.Details
 		}
-		return &CallError{Code: protocol.CodeInvalidParams, Message: "Invalid params", Details: details}
+		return nil, &CallError{Code: protocol.CodeInvalidParams, Message: "Invalid params", Details: details}
 	}
 	tool := prepared.Tool
 	c := &call{name: tool.Name, tool: tool, prepared: prepared, input: input, reg: reg, set: set, via: via, reply: reply, ctx: ctx, index: -1}
@@ -184,10 +227,19 @@ func (d *dispatcher) submit(ctx context.Context, set *dispatchSettings, name str
 	if set.onCall != nil {
 		c.start = now
 	}
-	if why := d.admit(c); why != "" {
-		return &CallError{Code: protocol.CodeBusy, Message: "device busy", Details: why}
+	own, why := d.admit(c, mine)
+	if why != "" {
+		return nil, &CallError{Code: protocol.CodeBusy, Message: "device busy", Details: why}
 	}
-	return nil
+	return own, nil
+}
+
+// runHere runs c, which accept returned, on the caller's goroutine, and hands the call its end
+// started, if any, to a worker.
+func (d *dispatcher) runHere(c *call) {
+	if next := d.run(c); next != nil {
+		d.launch([]*call{next})
+	}
 }
 
 // run executes a started call and answers it exactly once: with the tool's result or error, with
@@ -198,6 +250,11 @@ func (d *dispatcher) submit(ctx context.Context, set *dispatchSettings, name str
 // reading the answer finds room for it. run returns the next call for its worker to run, if any.
 func (d *dispatcher) run(c *call) (next *call) {
 	log := c.set.log
+	var ctx context.Context = c.ctx
+	if c.stop != nil {
+		ctx = &c.runCtx
+		defer c.stop(context.Canceled) // after the answer: a replier may still use ctx
+	}
 	if c.ctx.Err() != nil {
 		// The asker left (the line closed, the local caller gave up) while the call waited: it is
 		// not run, and its answer goes nowhere.
@@ -212,13 +269,6 @@ func (d *dispatcher) run(c *call) (next *call) {
 		if p, err := reg.Prepare(c.name, c.input); err == nil {
 			c.tool, c.prepared = p.Tool, p
 		}
-	}
-	ctx := c.ctx
-	if !c.tool.Inline {
-		// An instant tool returns before any deadline could matter: it is spared the timer.
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(c.ctx, c.deadline)
-		defer cancel() // after the answer: a replier may still use ctx
 	}
 	result, err := d.invoke(ctx, c)
 	timedOut := err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded)

@@ -3,6 +3,7 @@ package device
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -373,6 +374,53 @@ func TestQueueHungPart(t *testing.T) {
 		synctest.Wait()
 		if a := h.onlyAnswer(30); a.result != `"shown"` {
 			t.Errorf("face call after the hung one returned: %+v", a)
+		}
+	})
+}
+
+// A running call's context carries its deadline and ends with context.DeadlineExceeded when it
+// passes, from the deadline watcher's timer; a context the tool derives from it ends then too,
+// with that cause. A tool that honours it is answered -32001 at once, not after the grace.
+func TestRunningCallDeadline(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		type seen struct {
+			deadline   time.Time
+			ok         bool
+			err, child error
+			cause      error
+			ended      time.Time
+		}
+		got := make(chan seen, 1)
+		h := newHarness(t, Options{ToolTimeout: 2 * time.Second},
+			testTool(t, "wait", tools.Query, []string{"arm"}, func(ctx context.Context, _ json.RawMessage) (any, error) {
+				d, ok := ctx.Deadline()
+				child, cancel := context.WithCancel(ctx)
+				defer cancel()
+				<-child.Done()
+				got <- seen{deadline: d, ok: ok, err: ctx.Err(), child: child.Err(), cause: context.Cause(child), ended: time.Now()}
+				return nil, ctx.Err()
+			}))
+		start := time.Now()
+		if err := h.submit(context.Background(), "wait", 0); err != nil {
+			t.Fatal(err)
+		}
+		s := <-got
+		synctest.Wait()
+		due := start.Add(2 * time.Second)
+		if !s.ok || !s.deadline.Equal(due) {
+			t.Errorf("Deadline() = %v, %v; want %v, true", s.deadline, s.ok, due)
+		}
+		if !s.ended.Equal(due) {
+			t.Errorf("the context ended %v after admission, want 2s", s.ended.Sub(start))
+		}
+		if s.err != context.DeadlineExceeded || !errors.Is(s.cause, context.DeadlineExceeded) || s.child == nil {
+			t.Errorf("Err() = %v; derived: Err() = %v, Cause() = %v; want %v, an error, %v", s.err, s.child, s.cause, context.DeadlineExceeded, context.DeadlineExceeded)
+		}
+		if a := h.onlyAnswer(0); a.code != protocol.CodeToolTimeout {
+			t.Errorf("answer %+v, want -32001", a)
+		}
+		if since := time.Since(start); since != 2*time.Second {
+			t.Errorf("answered %v after admission, want 2s", since)
 		}
 	})
 }

@@ -20,11 +20,13 @@
 //
 // # The line
 //
-// Each connection has one read loop (line.go), the only reader of the stream. The server's
-// executes go to the dispatcher, which admits or refuses them at once and runs them on its
-// workers, so the loop waits for no tool that can block; an instant tool (tools.Tool.Inline)
-// with nothing ahead of it runs right on the loop, which costs less than waking a worker and
-// holds the loop no longer than the hand-off would. Unknown methods are answered -32601;
+// Each connection has one reader (line.go), the only reader of the stream. The server's executes
+// go to the dispatcher, which admits or refuses them at once. A call that starts at once with
+// nothing ahead of it runs right on the reader, which costs less than waking a worker; if it is
+// still running a tick or two later (0.5 to 1 ms), a watch (line_watch.go) starts another
+// goroutine reading the line, and the one running the call serves as a worker once it returns.
+// So no tool holds up the line for longer. Calls that wait their turn run on the dispatcher's
+// workers. Unknown methods are answered -32601;
 // notifications are handled right there, so AI messages render strictly in arrival order, never
 // two at once; answers to the device's own requests go to whoever waits for them, found by the
 // id's raw bytes. Ids are echoed as received,
@@ -36,7 +38,7 @@
 // # Calls
 //
 // An execute is validated against the tool's schema (-32602 with data.details on failure), then
-// admitted: up to MaxInFlight calls run at once on worker goroutines, and up to MaxQueued more wait
+// admitted: up to MaxInFlight calls run at once, and up to MaxQueued more wait
 // in arrival order (past that, -32002 at once). Calls that drive the same part (the tool's
 // resources) run one at a time in the order they arrived, and a call waiting for its part takes no
 // slot, so a hung part holds up only its own queue. A waiting control call that a later call to the

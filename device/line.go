@@ -16,12 +16,14 @@ import (
 	"github.com/devicectl/devicectl/transport"
 )
 
-// line is one connection to the server, from a completed dial to its close. Its read loop is the
-// only reader of the stream: it hands the server's executes to the dispatcher (which runs an
-// instant tool with nothing ahead of it on the loop, and every other on a worker), renders
-// mcp/ai/message notifications inline, so in arrival order and never two at once, and passes the
-// answers to the device's own requests (mcp/registerTools) to whoever waits for them. The agent's session goroutine owns the line: it starts the loop, sends the device's
-// requests, and closes the line, which waits for the loop to return.
+// line is one connection to the server, from a completed dial to its close. Its reader is the
+// only reader of the stream: it hands the server's executes to the dispatcher and runs those that
+// start at once itself, instead of waking a worker (a call that takes longer than a tick or two
+// is left to finish on that goroutine while another takes over the reading: line_watch.go); it
+// renders mcp/ai/message notifications inline, so in arrival order and never two at once, and
+// passes the answers to the device's own requests (mcp/registerTools) to whoever waits for them.
+// One goroutine reads at a time. The agent's session goroutine owns the line: it starts the reader,
+// sends the device's requests, and closes the line, which waits for the reading to end.
 type line struct {
 	stream *transport.Stream
 	disp   *dispatcher
@@ -41,8 +43,10 @@ type line struct {
 	mu      sync.Mutex
 	pending map[string]*request // the device's requests waiting for an answer, by the id's raw bytes
 
-	done chan struct{} // closed when the read loop has returned
-	err  error         // why the loop returned; written before done is closed
+	watch *readerWatch // hands the reading over when the reader runs a call too long
+
+	done chan struct{} // closed when the reading has ended
+	err  error         // why it ended; written before done is closed
 }
 
 // newLine starts the read loop of stream; the caller must close the line.
@@ -57,6 +61,7 @@ func newLine(stream *transport.Stream, disp *dispatcher, log *slog.Logger) *line
 		pending: make(map[string]*request),
 		done:    make(chan struct{}),
 	}
+	l.watch = newReaderWatch(func() { go l.readLoop() })
 	go l.readLoop()
 	return l
 }
@@ -132,9 +137,9 @@ func (l *line) lost() error {
 	return l.err
 }
 
+// readLoop reads the line until it is lost, or until the watch has handed the reading to another
+// goroutine while this one ran a call: then it serves as a worker instead.
 func (l *line) readLoop() {
-	defer close(l.done)
-	defer l.cancel()
 	for {
 		m, err := l.stream.Read()
 		if err != nil {
@@ -144,14 +149,31 @@ func (l *line) readLoop() {
 				err = cause
 			}
 			l.err = err
+			l.watch.stop()
+			l.cancel()
+			close(l.done)
 			return
 		}
-		l.handle(m)
+		var r handled
+		l.handle(m, &r)
+		if r.handedOver {
+			l.disp.work(r.next)
+			return
+		}
+		if r.next != nil {
+			l.disp.launch([]*call{r.next})
+		}
 	}
 }
 
-// handle deals with one message without waiting for any tool.
-func (l *line) handle(m *transport.Message) {
+// handled is what handling a message left the reader to do.
+type handled struct {
+	handedOver bool  // the reader ran a call long enough that another goroutine reads now
+	next       *call // a call the end of the reader's call started, for a worker
+}
+
+// handle deals with one message; it waits for no tool that takes long.
+func (l *line) handle(m *transport.Message, r *handled) {
 	set := l.disp.settings.Load()
 	defer func() {
 		if p := recover(); p != nil {
@@ -167,7 +189,7 @@ func (l *line) handle(m *transport.Message) {
 			l.replyError(m.ID, protocol.CodeMethodNotFound, "Method not found", fmt.Sprintf("method %q is not served by this device", m.Method))
 			return
 		}
-		l.execute(set, m)
+		l.execute(set, m, r)
 	case transport.KindNotification:
 		l.notification(set, m)
 	case transport.KindResponse:
@@ -175,15 +197,31 @@ func (l *line) handle(m *transport.Message) {
 	}
 }
 
-func (l *line) execute(set *dispatchSettings, m *transport.Message) {
+func (l *line) execute(set *dispatchSettings, m *transport.Message, r *handled) {
 	p, err := parseExecute(m.Params)
 	if err != nil {
 		l.replyError(m.ID, protocol.CodeInvalidParams, "Invalid params", err.Error())
 		return
 	}
-	if refused := l.disp.submit(l.ctx, set, p.ToolName, p.ToolInput, ViaServer, lineReply{l, m.ID}); refused != nil {
+	own, refused := l.disp.accept(l.ctx, set, p.ToolName, p.ToolInput, ViaServer, lineReply{l, m.ID}, true)
+	if refused != nil {
 		l.replyError(m.ID, refused.Code, refused.Message, refused.Details)
+		return
 	}
+	if own == nil {
+		return
+	}
+	if own.tool.Inline {
+		// An instant tool: it returns before any watch could matter.
+		r.next = l.disp.run(own)
+		return
+	}
+	n := l.watch.start()
+	defer func() {
+		// Deferred, so that a panic cannot leave the watch believing this goroutine reads.
+		r.handedOver = !l.watch.finish(n)
+	}()
+	r.next = l.disp.run(own)
 }
 
 func parseExecute(raw json.RawMessage) (protocol.ExecuteParams, error) {

@@ -40,12 +40,15 @@ type claim struct {
 
 // admit takes c in, or says why not: the device is stopping, or c would have to wait and the
 // queue is full. A local call does not depend on the line, so only the agent's end refuses it.
-// An admitted call starts at once or waits its turn.
-func (d *dispatcher) admit(c *call) (refused string) {
+// An admitted call starts at once or waits its turn. When it starts at once with nothing ahead of
+// it and no other call started with it, and it is an instant tool's or mine says the caller can
+// run any, admit returns it as own, for the caller to run on its own goroutine (d.run) instead of
+// waking a worker.
+func (d *dispatcher) admit(c *call, mine bool) (own *call, refused string) {
 	d.mu.Lock()
 	if d.closed || (d.stopping && c.via != ViaLocal) {
 		d.mu.Unlock()
-		return "the device is shutting down"
+		return nil, "the device is shutting down"
 	}
 	c.parts = d.partsOf(c.tool)
 	prev := d.superseded(c)
@@ -64,7 +67,7 @@ func (d *dispatcher) admit(c *call) (refused string) {
 				why = "its hardware is busy with another call, and no call may wait"
 			}
 			d.mu.Unlock()
-			return why
+			return nil, why
 		}
 	}
 	if prev != nil {
@@ -83,16 +86,11 @@ func (d *dispatcher) admit(c *call) (refused string) {
 		d.answerSuperseded(prev)
 		d.done()
 	}
-	if len(start) == 1 && start[0] == c && c.tool.Inline {
-		// An instant tool with nothing ahead of it: running it here costs less than waking a
-		// worker, and nothing waits behind it for longer than the hand-off would have taken.
-		if next := d.run(c); next != nil {
-			d.launch([]*call{next})
-		}
-		return ""
+	if len(start) == 1 && start[0] == c && (c.tool.Inline || mine) {
+		return c, ""
 	}
 	d.launch(start)
-	return ""
+	return nil, ""
 }
 
 // startsNow reports whether c would start at once: a slot is free with nobody waiting for one,
@@ -219,7 +217,12 @@ func (d *dispatcher) fill() {
 		c.state = running
 		d.inFlight++
 		d.waiting--
-		d.track(c, c.deadline.Add(timeoutGrace))
+		if !c.tool.Inline {
+			// An instant tool returns before any deadline could matter: its context is the asker's.
+			// The watcher, which tracks the call at its deadline from admission, cancels this one then.
+			ctx, stop := context.WithCancelCause(c.ctx)
+			c.runCtx, c.stop = callContext{ctx, c.deadline}, stop
+		}
 		d.startable = append(d.startable, c)
 	}
 }

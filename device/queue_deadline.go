@@ -2,14 +2,15 @@ package device
 
 import (
 	"container/heap"
+	"context"
 	"time"
 )
 
-// One timer watches the deadlines of every admitted call, instead of two timers per call. A call
-// is tracked from admission: until it starts, its due time is its deadline, and the watcher
-// answers it -32001 and takes it out of the queues if it is still waiting then. Once it runs, the
-// tool's context carries the deadline, and the call is due timeoutGrace later: a tool stuck where
-// no context reaches (a hung bus transfer) is answered for then, while it keeps its slot and parts.
+// One timer watches the deadlines of every admitted call, instead of timers per call. A call is
+// tracked from admission, due at its deadline. If it is still waiting then, the watcher answers it
+// -32001 and takes it out of the queues. If it runs, the watcher cancels its tool's context (see
+// callContext) and looks again timeoutGrace later: a tool stuck where no context reaches (a hung
+// bus transfer) is answered for then, while it keeps its slot and parts.
 //
 // The timer is armed for the earliest due time. It is only moved earlier, never later, and it is
 // not stopped when the last call finishes: with one ToolTimeout, each new call is due after those
@@ -83,7 +84,8 @@ func (d *dispatcher) arm() {
 }
 
 // expire runs when the timer fires: calls still waiting at their deadline leave the queues and are
-// answered -32001; running calls past the grace are answered -32001 while their tools go on.
+// answered -32001; running calls at their deadline have their contexts cancelled, and those past
+// the grace are answered -32001 while their tools go on.
 func (d *dispatcher) expire() {
 	now := time.Now()
 	var late, overdue []*call
@@ -92,11 +94,20 @@ func (d *dispatcher) expire() {
 	d.expiring = true
 	for len(d.deadlines) > 0 && !d.deadlines[0].due.After(now) {
 		c := heap.Pop(&d.deadlines).(*call)
-		if c.state == running {
-			overdue = append(overdue, c)
-		} else {
+		switch {
+		case c.state != running:
 			d.abandon(c)
 			late = append(late, c)
+		case !c.expired:
+			// Cancelling takes only the context's own lock; what a tool set to run on it runs on
+			// goroutines of its own (context.AfterFunc).
+			c.expired = true
+			if c.stop != nil {
+				c.stop(context.DeadlineExceeded)
+			}
+			d.track(c, c.deadline.Add(timeoutGrace)) // popped again below if that has passed too
+		default:
+			overdue = append(overdue, c)
 		}
 	}
 	d.expiring = false

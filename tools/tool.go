@@ -65,9 +65,10 @@ type Tool struct {
 	// it never skips a call of a Relative tool.
 	Relative bool
 	// Inline says the handler returns at once: it only touches memory, never does I/O or waits
-	// (a simulated part). A device may run such a call on the goroutine that received it when
-	// nothing is ahead of it, instead of handing it to a worker. A handler that can block must
-	// leave it false, or it holds up every call behind it.
+	// (a simulated part). A device may run such a call on the goroutine that received it, as it
+	// runs any call with nothing ahead of it, but without watching how long it takes and without
+	// a deadline in its context. A handler that can block must leave it false, or it holds up
+	// every call behind it.
 	Inline bool
 	// Handler is only ever called with input that validated against
 	// Parameters.

@@ -37,7 +37,6 @@ A bad flag or config value exits 2 with a message naming it.`,
 			if err != nil {
 				return err
 			}
-			daemon.TuneGC()
 			d := daemon.New(c, &daemon.Options{
 				Stdout:  cmd.OutOrStdout(),
 				Stderr:  cmd.ErrOrStderr(),
@@ -49,7 +48,7 @@ A bad flag or config value exits 2 with a message naming it.`,
 	}
 	cmd.Flags().StringVar(&configPath, "config", "", "config file (default "+config.DefaultPath+" when it exists)")
 	config.BindFlags(cmd.Flags(), config.Defaults(),
-		"server", "servers", "mac", "interface", "state-dir", "language", "hardware",
+		"server", "servers", "mac", "interface", "state-dir", "language", "hardware", "sim-latency",
 		"ping-interval", "show-thoughts", "color", "log-level", "log-format")
 	return cmd
 }

@@ -10,6 +10,10 @@
 // Expression) but must not change it (SetVolume, SetExpression, Halt): that
 // would wait for itself.
 //
+// By default every method returns at once. SpeakerOptions.Latency and FaceOptions.Latency make
+// a part take time, as a real one on a bus does: the device then runs its calls as a real
+// board's (see tools.Tool.Inline).
+//
 // Halt means "go inert", as in periph: the speaker mutes (volume 0) and the
 // face shows hal.Idle. Neither is broken by Halt; a later set works again.
 package sim

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/devicectl/devicectl/hal"
 )
@@ -16,11 +17,15 @@ type FaceOptions struct {
 	// OnChange, if non-nil, is called with the new expression after each
 	// successful SetExpression, and after a Halt that changed it.
 	OnChange func(hal.Expression)
+	// Latency is how long SetExpression and Expression take, as a real display's bus transfer
+	// does; see SpeakerOptions.Latency.
+	Latency time.Duration
 }
 
 // Face is a simulated hal.Face.
 type Face struct {
 	onChange func(hal.Expression)
+	latency  time.Duration
 
 	// setMu serialises changes together with their callbacks, as Speaker's
 	// does; expr guards the expression alone, so a callback can read it.
@@ -39,7 +44,7 @@ func NewFace(opts *FaceOptions) *Face {
 	if !o.Expression.Valid() {
 		o.Expression = hal.Idle
 	}
-	f := &Face{onChange: o.OnChange}
+	f := &Face{onChange: o.OnChange, latency: max(o.Latency, 0)}
 	f.expr.Set(o.Expression)
 	return f
 }
@@ -69,6 +74,9 @@ func (f *Face) SetExpression(ctx context.Context, e hal.Expression) error {
 	}
 	f.setMu.Lock()
 	defer f.setMu.Unlock()
+	if err := take(ctx, f.latency); err != nil {
+		return err
+	}
 	f.expr.Set(e)
 	if f.onChange != nil {
 		f.onChange(e)
@@ -78,5 +86,8 @@ func (f *Face) SetExpression(ctx context.Context, e hal.Expression) error {
 
 // Expression returns the expression shown.
 func (f *Face) Expression(ctx context.Context) (hal.Expression, error) {
+	if err := take(ctx, f.latency); err != nil {
+		return "", err
+	}
 	return f.expr.Get(ctx)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/devicectl/devicectl/hal"
 )
@@ -19,11 +20,16 @@ type SpeakerOptions struct {
 	// OnChange, if non-nil, is called with the new volume after each
 	// successful SetVolume, and after a Halt that changed the volume.
 	OnChange func(percent int)
+	// Latency is how long SetVolume and Volume take, as a real amplifier's bus transfer or mixer
+	// program does: each waits that long (or until its context is done) before it acts, and
+	// changes wait for each other. 0: no wait. Halt never waits.
+	Latency time.Duration
 }
 
 // Speaker is a simulated hal.Speaker.
 type Speaker struct {
 	onChange func(int)
+	latency  time.Duration
 
 	// setMu serialises changes together with their callbacks, so callbacks
 	// arrive in the order of the changes; mu guards the state alone, so a
@@ -44,7 +50,7 @@ func NewSpeaker(opts *SpeakerOptions) *Speaker {
 	if o.Volume == 0 {
 		o.Volume = DefaultVolume
 	}
-	return &Speaker{onChange: o.OnChange, volume: min(max(o.Volume, 0), 100)}
+	return &Speaker{onChange: o.OnChange, latency: max(o.Latency, 0), volume: min(max(o.Volume, 0), 100)}
 }
 
 // String returns "sim-speaker".
@@ -75,6 +81,9 @@ func (s *Speaker) SetVolume(ctx context.Context, percent int) error {
 	}
 	s.setMu.Lock()
 	defer s.setMu.Unlock()
+	if err := take(ctx, s.latency); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	s.volume = percent
 	s.mu.Unlock()
@@ -86,7 +95,7 @@ func (s *Speaker) SetVolume(ctx context.Context, percent int) error {
 
 // Volume returns the current volume.
 func (s *Speaker) Volume(ctx context.Context) (int, error) {
-	if err := ctx.Err(); err != nil {
+	if err := take(ctx, s.latency); err != nil {
 		return 0, err
 	}
 	s.mu.Lock()

@@ -158,6 +158,7 @@ render:
   show_thoughts: true
 hardware:
   mode: sim
+  sim_latency: 0s
   speaker: {driver: max9744, bus: "1", address: 0x4a, optional: true}
   face:
     driver: command
@@ -184,6 +185,7 @@ log:
 	want.Execution.ToolTimeouts = map[string]time.Duration{"get_device_status": 2 * time.Second, "amplify_volume": 1500 * time.Millisecond}
 	want.Render.ShowThoughts = true
 	want.Hardware.Mode = "sim"
+	want.Hardware.SimLatency = new(time.Duration(0)) // set, and zero: not the same as unset
 	want.Hardware.Speaker = SpeakerConfig{Driver: "max9744", Control: "Master", Tool: "pactl", Bus: "1", Address: 0x4A, Start: 40, Optional: true}
 	want.Hardware.Face.Driver = "command"
 	want.Hardware.Face.Command = []string{"/usr/local/bin/show-face", "--fade", "200"}
@@ -239,6 +241,8 @@ func TestBadValues(t *testing.T) {
 		{"render.show_thoughts", "yes", `"yes" is not true or false`}, // YAML 1.1's yes is not YAML 1.2's
 		{"render.color", "blue", `"blue" is not one of auto, always, never`},
 		{"hardware.mode", "real", `"real" is not one of config, sim`},
+		{"hardware.sim_latency", "2", `"2" is not a duration`},
+		{"hardware.sim_latency", "-1ms", `"-1ms" is negative`},
 		{"hardware.speaker.driver", "oss", `"oss" is not one of sim, alsa, pulse, max9744`},
 		{"hardware.speaker.device", "[hw:0]", "want a single value, got a list"},
 		{"hardware.speaker.control", "{a: b}", "want a single value"},

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/devicectl/devicectl/hal/driverreg"
 )
@@ -15,7 +16,11 @@ import (
 // flag) replaces every part with its simulation, whatever the parts say, so a config written for a
 // board still runs on a laptop.
 type HardwareConfig struct {
-	Mode       string // "config": each part as configured; "sim": everything simulated, no speech
+	Mode string // "config": each part as configured; "sim": everything simulated, no speech
+	// SimLatency, with Mode "sim", is how long each read or change of a simulated part takes;
+	// set (0 too), the parts count as real ones, whose calls run as a board's do. nil: the parts
+	// are instant.
+	SimLatency *time.Duration
 	Speaker    SpeakerConfig
 	Face       FaceConfig
 	Speech     SpeechConfig
@@ -56,6 +61,7 @@ func partSettings() []setting {
 	fc := func(c *Config) *FaceConfig { return &c.Hardware.Face }
 	return []setting{
 		enumKey("hardware.mode", "hardware", "config: each part as the config file's hardware section says; sim: every part simulated and no speech, whatever the parts say", func(c *Config) *string { return &c.Hardware.Mode }, "config", "sim"),
+		simLatencyKey(),
 
 		oneOfKey("hardware.speaker.driver", "", "the speaker whose volume amplify_volume sets", func(c *Config) *string { return &sp(c).Driver }, driverreg.Default.SpeakerNames),
 		stringKey("hardware.speaker.device", "", "alsa: the ALSA device (amixer -D), e.g. default, hw:0, pulse; pulse: the sink (pactl) or node (wpctl); empty: the default one", func(c *Config) *string { return &sp(c).Device }, nil),
@@ -80,6 +86,34 @@ func partSettings() []setting {
 		enumKey("hardware.speech.driver", "", "speak AI replies: none, or command", func(c *Config) *string { return &c.Hardware.Speech.Driver }, "none", "command"),
 		listKey("hardware.speech.command", "command: the program that reads the text on stdin and speaks it, as a list (no shell); empty: espeak-ng in device.language", func(c *Config) *[]string { return &c.Hardware.Speech.Command }),
 		boolKey("hardware.speech.sentences", "", "speak each sentence as soon as the chunks complete it (the first is heard before the reply ends); false: the whole reply at its end", func(c *Config) *bool { return &c.Hardware.Speech.Sentences }),
+	}
+}
+
+// simLatencyKey is hardware.sim_latency: empty (instant parts) or a duration, 0 included.
+func simLatencyKey() setting {
+	return setting{key: "hardware.sim_latency", flag: "sim-latency", typ: "duration",
+		usage: "with hardware.mode sim: how long each read or change of a part takes (e.g. 2ms); set, 0s too, the parts count as real ones; empty: instant",
+		get: func(c *Config) string {
+			if c.Hardware.SimLatency == nil {
+				return ""
+			}
+			return c.Hardware.SimLatency.String()
+		},
+		set: func(c *Config, v string) error {
+			if v == "" {
+				c.Hardware.SimLatency = nil
+				return nil
+			}
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				return fmt.Errorf("%q is not a duration (e.g. 0s, 2ms)", v)
+			}
+			if d < 0 {
+				return fmt.Errorf("%q is negative", v)
+			}
+			c.Hardware.SimLatency = &d
+			return nil
+		},
 	}
 }
 

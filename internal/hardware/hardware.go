@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/devicectl/devicectl/hal"
 	"github.com/devicectl/devicectl/hal/driverreg"
@@ -39,6 +40,9 @@ type Speech interface {
 type SimHooks struct {
 	OnVolume     func(percent int)
 	OnExpression func(e hal.Expression)
+	// Latency, when set, is how long each read and change of a part takes
+	// (hardware.sim_latency): the parts then count as real ones, even with 0.
+	Latency *time.Duration
 }
 
 // Sim is every part simulated, no speech: --hardware sim, devicectl sim, call and tools.
@@ -47,11 +51,15 @@ func Sim(hooks *SimHooks) *Hardware {
 	if hooks != nil {
 		h = *hooks
 	}
+	var wait time.Duration
+	if h.Latency != nil {
+		wait = *h.Latency
+	}
 	return &Hardware{
-		// With no hooks, the parts only touch memory: their calls may run inline.
-		Instant: h.OnVolume == nil && h.OnExpression == nil,
-		Speaker: sim.NewSpeaker(&sim.SpeakerOptions{OnChange: h.OnVolume}),
-		Face:    sim.NewFace(&sim.FaceOptions{OnChange: h.OnExpression}),
+		// With no hooks and no latency, the parts only touch memory: their calls may run inline.
+		Instant: h.OnVolume == nil && h.OnExpression == nil && h.Latency == nil,
+		Speaker: sim.NewSpeaker(&sim.SpeakerOptions{OnChange: h.OnVolume, Latency: wait}),
+		Face:    sim.NewFace(&sim.FaceOptions{OnChange: h.OnExpression, Latency: wait}),
 	}
 }
 
@@ -59,7 +67,7 @@ func Sim(hooks *SimHooks) *Hardware {
 // it is optional: then the device starts without it, and says so.
 func Open(ctx context.Context, c *config.Config, log *slog.Logger) (*Hardware, error) {
 	if c.Hardware.Mode == "sim" {
-		return Sim(nil), nil
+		return Sim(&SimHooks{Latency: c.Hardware.SimLatency}), nil
 	}
 	hw := &Hardware{buses: &hostbus.Buses{}}
 	env := &driverreg.Env{Buses: hw.buses, Logger: log}

@@ -178,6 +178,40 @@ func TestOpenSim(t *testing.T) {
 	}
 }
 
+// hardware.sim_latency makes the simulated parts count as real ones, their tools not inline,
+// and take the latency; unset, they are instant.
+func TestOpenSimLatency(t *testing.T) {
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	for _, latency := range []*time.Duration{nil, new(time.Duration(0)), new(30 * time.Millisecond)} {
+		c := config.Defaults()
+		c.Hardware.Mode = "sim"
+		c.Hardware.SimLatency = latency
+		hw, err := Open(t.Context(), c, log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reg, err := NewRegistry(hw, c, "v1", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tool := range reg.Tools() {
+			if tool.Inline != (latency == nil) {
+				t.Errorf("latency %v: %s inline = %v", latency, tool.Name, tool.Inline)
+			}
+		}
+		start := time.Now()
+		if err := hw.Speaker.SetVolume(t.Context(), 20); err != nil {
+			t.Fatal(err)
+		}
+		if latency != nil && time.Since(start) < *latency {
+			t.Errorf("latency %v: SetVolume took %v", *latency, time.Since(start))
+		}
+		if err := hw.Halt(); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
 // The tools are those of the parts there are, with their timeouts from the config.
 func TestNewRegistry(t *testing.T) {
 	c := config.Defaults()

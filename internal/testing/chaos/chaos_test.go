@@ -20,8 +20,15 @@ import (
 // TestChaos runs a real agent against the hostile server for CHAOS_TIME (default 8s, 3s with
 // -short), injecting faults at seeded random points between normal traffic, and fails on any
 // violation of the ledger's invariants (see package chaos) or a leaked goroutine. CHAOS_SEED
-// replays a run's sequence of actions; timing, and so the exact interleaving, still varies.
+// replays a run's sequence of actions; timing, and so the exact interleaving, still varies. It
+// runs once on tools that may block and once on instant ones (parts), each for CHAOS_TIME.
 func TestChaos(t *testing.T) {
+	for _, p := range parts {
+		t.Run(p.name, func(t *testing.T) { chaosRun(t, p.instant) })
+	}
+}
+
+func chaosRun(t *testing.T, instant bool) {
 	checkLeaks(t)
 	def := 8 * time.Second
 	if testing.Short() {
@@ -40,7 +47,7 @@ func TestChaos(t *testing.T) {
 	led := chaos.NewLedger(bounds())
 	srv := startServer(t, led)
 	gs := newGates(led)
-	stop := runAgent(t, agentOptions(srv.URL(), chaosRegistry(t, gs, nil), led), led)
+	stop := runAgent(t, agentOptions(srv.URL(), chaosRegistry(t, gs, nil, instant), led), led)
 
 	m := &monkey{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), srv: srv, led: led, gates: gs}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -34,15 +34,23 @@ import (
 //
 // An answer may come from a call the frame started, after the agent has answered later frames;
 // so each input ends by waiting until no such call is left (see quiesce) before it counts.
+//
+// Each input goes to two agents: one whose tools may block and one whose tools are instant
+// (parts), so both ways a call can run see it.
 func FuzzDispatch(f *testing.F) {
-	h := newFuzzHarness(f)
+	var hs []*fuzzHarness
+	for _, p := range parts {
+		hs = append(hs, newFuzzHarness(f, p.instant))
+	}
 	f.Add([]byte(`{"jsonrpc":"2.0","id":"a","method":"mcp/tool/execute","params":{"tool_name":"echo","tool_input":{"n":1}}}`), false)
 	f.Add([]byte(`{"jsonrpc":"2.0","method":"mcp/ai/message","params":{"type":"chunk","content":"hi"}}`), false)
 	f.Add([]byte(`{"jsonrpc":"2.0","id":7,"result":{}}`), false)
 	f.Add([]byte(`not json`), false)
 	f.Add([]byte(`{"jsonrpc":"2.0","id":"b","method":"x"}`), true)
 	f.Fuzz(func(t *testing.T, frame []byte, binary bool) {
-		h.check(t, frame, binary)
+		for _, h := range hs {
+			h.check(t, frame, binary)
+		}
 	})
 }
 
@@ -59,7 +67,7 @@ type fuzzHarness struct {
 	errs     []string // error-level log records
 }
 
-func newFuzzHarness(f *testing.F) *fuzzHarness {
+func newFuzzHarness(f *testing.F, instant bool) *fuzzHarness {
 	h := &fuzzHarness{report: make(chan struct{}, 1)}
 	conns := make(chan *websocket.Conn, 1)
 	hold := make(chan struct{})
@@ -76,7 +84,7 @@ func newFuzzHarness(f *testing.F) *fuzzHarness {
 			c.CloseNow()
 		}
 	}))
-	reg := chaosRegistry(f, nil, &h.invoked)
+	reg := chaosRegistry(f, nil, &h.invoked, instant)
 	led := chaos.NewLedger(bounds()) // only for Render: the oracle here is the fuzz check's
 	opts := agentOptions("ws"+strings.TrimPrefix(srv.URL, "http")+"/", reg, led)
 	// One call at a time: quiesce's local call can only start once the frame's call, if any, has

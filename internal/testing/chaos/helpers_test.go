@@ -106,10 +106,19 @@ func (gs *gates) releaseAll() {
 	}
 }
 
+// parts are the two ways a device runs its calls, and the chaos tests run on both: tools that may
+// block, as a board's parts are (a call runs on the line's reader, watched, or on a worker), and
+// instant tools, as --hardware sim's parts are (tools.Tool.Inline: run on the reader, unwatched).
+var parts = []struct {
+	name    string
+	instant bool
+}{{"board", false}, {"instant", true}}
+
 // chaosRegistry declares the tools the chaos server calls: echo (returns its input, decoded as a
 // real tool would), fail (a domain failure, -32000) and hold (runs until its gate opens or its
-// context ends). invoked, when not nil, counts every tool call that started.
-func chaosRegistry(t testing.TB, gs *gates, invoked *atomic.Int64) *tools.Registry {
+// context ends). instant declares echo and fail instant (hold blocks: never). invoked, when not
+// nil, counts every tool call that started.
+func chaosRegistry(t testing.TB, gs *gates, invoked *atomic.Int64, instant bool) *tools.Registry {
 	t.Helper()
 	count := func() {
 		if invoked != nil {
@@ -120,7 +129,7 @@ func chaosRegistry(t testing.TB, gs *gates, invoked *atomic.Int64) *tools.Regist
 	add := func(name string, schema *jsonschema.Schema, fn tools.Handler) {
 		t.Helper()
 		decl := tools.Declaration{Name: name, Description: "chaos test tool " + name, MainType: tools.Remote, SubType: tools.Query, Parameters: schema}
-		if err := reg.Add(&tools.Tool{Declaration: decl, Handler: fn}); err != nil {
+		if err := reg.Add(&tools.Tool{Declaration: decl, Handler: fn, Inline: instant && name != "hold"}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -32,7 +32,7 @@ func TestChaosMemory(t *testing.T) {
 	led := chaos.NewLedger(bounds())
 	srv := startServer(t, led)
 	const batch = 64 // in flight at once: the agent's bound, so none is refused
-	opts := agentOptions(srv.URL(), chaosRegistry(t, nil, nil), led)
+	opts := agentOptions(srv.URL(), chaosRegistry(t, nil, nil, false), led)
 	opts.MaxInFlight = batch
 	stop := runAgent(t, opts, led)
 	// One bound for the whole run: a batch that is never answered fails it, with the ledger's

@@ -38,7 +38,7 @@ func rawLine(t *testing.T) *websocket.Conn {
 	t.Cleanup(func() { close(hold); srv.Close() })
 
 	led := chaos.NewLedger(bounds())
-	runAgent(t, agentOptions("ws"+strings.TrimPrefix(srv.URL, "http")+"/", chaosRegistry(t, nil, nil), led), nil)
+	runAgent(t, agentOptions("ws"+strings.TrimPrefix(srv.URL, "http")+"/", chaosRegistry(t, nil, nil, false), led), nil)
 	var c *websocket.Conn
 	select {
 	case c = <-conns:
