@@ -7,7 +7,8 @@ import (
 
 // rebind rewrites SQLite's '?' placeholders to PostgreSQL's $1, $2, ... in order. A '?' inside a
 // string ('...', E'...', $tag$...$tag$), a quoted identifier ("...") or a comment (-- and /* */,
-// which nest in PostgreSQL) is left alone. A query without '?' comes back as it was.
+// which nest in PostgreSQL) is left alone. A query without '?' comes back as it was. SQLite's
+// numbered ?NNN keeps its number, and a bare '?' after it takes the next one, as SQLite counts.
 func rebind(q string) string {
 	if !strings.Contains(q, "?") {
 		return q
@@ -19,10 +20,21 @@ func rebind(q string) string {
 		c := q[i]
 		switch {
 		case c == '?':
-			n++
-			b.WriteByte('$')
-			b.WriteString(strconv.Itoa(n))
-			i++
+			j := i + 1
+			for j < len(q) && q[j] >= '0' && q[j] <= '9' {
+				j++
+			}
+			if k, err := strconv.Atoi(q[i+1 : j]); err == nil && j > i+1 {
+				// Writing a bare '?' as $n followed by the digits would read as another number.
+				n = max(n, k)
+				b.WriteByte('$')
+				b.WriteString(strconv.Itoa(k))
+			} else {
+				n++
+				b.WriteByte('$')
+				b.WriteString(strconv.Itoa(n))
+			}
+			i = j
 			continue
 		case c == '\'':
 			backslash := i > 0 && (q[i-1] == 'E' || q[i-1] == 'e') && (i < 2 || !isIdentByte(q[i-2]))

@@ -22,6 +22,9 @@ func TestRebind(t *testing.T) {
 		{`SELECT ?::tsvector, CAST(? AS tsquery)`, `SELECT $1::tsvector, CAST($2 AS tsquery)`},
 		{`SELECT '?`, `SELECT '?`}, // unterminated: left as it is, for the server to refuse
 		{`SELECT 1 /* ?`, `SELECT 1 /* ?`},
+		{`SELECT ?0`, `SELECT $0`},                // SQLite's numbered form keeps its number
+		{`SELECT ?2, ?, ?1`, `SELECT $2, $3, $1`}, // a bare ? after ?2 is the third, as in SQLite
+		{`SELECT ?, ?1`, `SELECT $1, $1`},
 	} {
 		if got := rebind(tc.in); got != tc.want {
 			t.Errorf("rebind(%q) = %q; want %q", tc.in, got, tc.want)
@@ -37,15 +40,17 @@ func FuzzRebind(f *testing.F) {
 		got := rebind(q)
 		// Only placeholders change: taking every $N back to ? gives q again when q held no $
 		// followed by a digit of its own.
-		if !containsDollarDigit(q) && undo(got) != q {
+		if !containsDollarDigit(q) && !containsDigitAfter(q, '?') && undo(got) != q {
 			t.Errorf("rebind(%q) = %q", q, got)
 		}
 	})
 }
 
-func containsDollarDigit(s string) bool {
+func containsDollarDigit(s string) bool { return containsDigitAfter(s, '$') }
+
+func containsDigitAfter(s string, c byte) bool {
 	for i := 0; i+1 < len(s); i++ {
-		if s[i] == '$' && s[i+1] >= '0' && s[i+1] <= '9' {
+		if s[i] == c && s[i+1] >= '0' && s[i+1] <= '9' {
 			return true
 		}
 	}
