@@ -22,6 +22,7 @@ import (
 	"github.com/devicectl/devicectl/internal/testing/logbuf"
 	"github.com/devicectl/devicectl/internal/testing/poll"
 	"github.com/devicectl/devicectl/internal/testing/pulsetest"
+	"github.com/devicectl/devicectl/internal/testing/serveproc"
 )
 
 // The whole loop, for real: an A2A message 把音量调到30 (a2a-go's client) goes to devicectl serve,
@@ -36,7 +37,7 @@ func TestAgentLoopOnPulse(t *testing.T) {
 	pactl := pulsetest.Need(t, "pactl", "pulseaudio-utils")
 	// Built before pulsetest.Start moves HOME, which would give the build an empty module and
 	// build cache of its own: minutes of downloads and compiles instead of seconds.
-	bin := buildHostBinary(t)
+	bin := serveproc.Build(t)
 	pulsetest.Start(t)
 	const mac = "02-00-00-00-00-30"
 

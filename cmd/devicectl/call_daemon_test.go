@@ -14,6 +14,7 @@ import (
 
 	"github.com/devicectl/devicectl/internal/testing/logbuf"
 	"github.com/devicectl/devicectl/internal/testing/pulsetest"
+	"github.com/devicectl/devicectl/internal/testing/serveproc"
 	"github.com/devicectl/devicectl/internal/testing/standin"
 )
 
@@ -157,7 +158,7 @@ func TestCallSocketRefused(t *testing.T) {
 	var code int
 	var stderr string
 	if os.Geteuid() == 0 {
-		bin := buildHostBinary(t)
+		bin := serveproc.Build(t)
 		// nobody may reach the binary, the config and the socket's directory, not the socket.
 		shared := filepath.Join(dir, "devicectl.yaml")
 		b, err := os.ReadFile(config)

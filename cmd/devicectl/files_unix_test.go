@@ -14,6 +14,7 @@ import (
 
 	"github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/internal/testing/logbuf"
+	"github.com/devicectl/devicectl/internal/testing/serveproc"
 	"github.com/devicectl/devicectl/internal/testing/standin"
 )
 
@@ -83,7 +84,7 @@ func TestRunSIGHUPWithFIFOConfig(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := buildHostBinary(t)
+	bin := serveproc.Build(t)
 	srv := standin.Start(t, nil)
 	configPath := filepath.Join(t.TempDir(), "devicectl.yaml")
 	if err := os.WriteFile(configPath, []byte(standin.BaseConfig(t, srv.URL())), 0o600); err != nil {

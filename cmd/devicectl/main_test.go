@@ -12,11 +12,16 @@ import (
 
 	"github.com/devicectl/devicectl/internal/buildfeatures"
 	"github.com/devicectl/devicectl/internal/testing/leakcheck"
+	"github.com/devicectl/devicectl/internal/testing/serveproc"
 )
 
 // TestMain fails the package if a test leaves goroutines behind: every goroutine a command starts
 // must be gone once it has returned.
-func TestMain(m *testing.M) { os.Exit(leakcheck.Main(m)) }
+func TestMain(m *testing.M) {
+	code := leakcheck.Main(m)
+	serveproc.Remove()
+	os.Exit(code)
+}
 
 // result is what one in-process run of devicectl gave.
 type result struct {

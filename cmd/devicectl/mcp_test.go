@@ -21,6 +21,7 @@ import (
 	"github.com/devicectl/devicectl/internal/config"
 	devhw "github.com/devicectl/devicectl/internal/hardware"
 	"github.com/devicectl/devicectl/internal/simdevice"
+	"github.com/devicectl/devicectl/internal/testing/serveproc"
 	"github.com/devicectl/devicectl/internal/testing/servetest"
 )
 
@@ -75,7 +76,7 @@ func TestMCPCommandInspector(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "inspector", "package.json")); err != nil {
 		t.Fatalf("DEVICECTL_MCP_INSPECTOR=1 but the Inspector is not installed (run scripts/mcp-inspector.sh): %v", err)
 	}
-	bin := buildHostBinary(t)
+	bin := serveproc.Build(t)
 
 	const mac = "02-00-00-00-00-31"
 	c := config.Defaults()

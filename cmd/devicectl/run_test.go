@@ -16,6 +16,7 @@ import (
 	"github.com/devicectl/devicectl/device/agenttest"
 	"github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/internal/testing/logbuf"
+	"github.com/devicectl/devicectl/internal/testing/serveproc"
 	"github.com/devicectl/devicectl/internal/testing/standin"
 )
 
@@ -112,7 +113,7 @@ func TestRunSIGTERM(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := buildHostBinary(t)
+	bin := serveproc.Build(t)
 	srv, err := agenttest.Start(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -158,38 +159,13 @@ func TestRunSIGTERM(t *testing.T) {
 	}
 }
 
-// buildHostBinary builds devicectl for the machine the test runs on, which is not runtime.GOARCH
-// when this test binary is cross-compiled and run under qemu (make test-armv6).
-func buildHostBinary(t *testing.T) string {
-	t.Helper()
-	hostEnv, err := exec.CommandContext(waitCtx(t), "go", "env", "GOHOSTOS", "GOHOSTARCH").Output()
-	if err != nil {
-		t.Fatalf("go env: %v", err)
-	}
-	host := strings.Fields(string(hostEnv))
-	if len(host) != 2 {
-		t.Fatalf("go env GOHOSTOS GOHOSTARCH printed %q", hostEnv)
-	}
-	bin := filepath.Join(t.TempDir(), "devicectl")
-	// A build is not a wait for something that takes milliseconds: on a loaded 2-core machine it
-	// takes far more than waitCtx's 10s.
-	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
-	defer cancel()
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, ".")
-	build.Env = append(os.Environ(), "GOOS="+host[0], "GOARCH="+host[1])
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // The real binary catches SIGHUP (whose default would end it) and reloads: the changed tools are
 // registered again on the same line, and the process goes on until SIGTERM.
 func TestRunSIGHUP(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := buildHostBinary(t)
+	bin := serveproc.Build(t)
 	srv := standin.Start(t, nil)
 	configPath := filepath.Join(t.TempDir(), "devicectl.yaml")
 	cfg := standin.BaseConfig(t, srv.URL())

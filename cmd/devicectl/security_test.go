@@ -37,6 +37,7 @@ import (
 	"github.com/devicectl/devicectl/device/agenttest"
 	"github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/internal/testing/logbuf"
+	"github.com/devicectl/devicectl/internal/testing/serveproc"
 	"github.com/devicectl/devicectl/internal/testing/standin"
 	"github.com/devicectl/devicectl/internal/testing/testca"
 	"github.com/devicectl/devicectl/protocol"
@@ -198,7 +199,7 @@ func TestRunTLS(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := buildHostBinary(t)
+	bin := serveproc.Build(t)
 	ca := testca.New(t, "devicectl-test-ca")
 	stranger := testca.New(t, "someone-else")
 	byIP, _, _ := ca.Issue(t, "server-ip", x509.ExtKeyUsageServerAuth, "127.0.0.1")
@@ -292,7 +293,7 @@ func TestRunWarnsLooseTokenFile(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := buildHostBinary(t)
+	bin := serveproc.Build(t)
 	for _, mode := range []os.FileMode{0o644, 0o640, 0o604, 0o600} {
 		t.Run(mode.String(), func(t *testing.T) {
 			t.Parallel()
@@ -338,7 +339,7 @@ func TestRunKeepsTokenHidden(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := buildHostBinary(t)
+	bin := serveproc.Build(t)
 	for _, tc := range []struct{ source, format string }{
 		{"env", "text"}, {"file", "json"}, {"env", "human"}, {"file", "auto"},
 	} {

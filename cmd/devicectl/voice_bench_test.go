@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/devicectl/devicectl/internal/testing/pulsetest"
+	"github.com/devicectl/devicectl/internal/testing/serveproc"
 )
 
 // benchCommands are 20 different things said to the device, and what the rule planner must do
@@ -53,7 +54,7 @@ func TestVoiceBench(t *testing.T) {
 		t.Skip("the voice benchmark: DEVICECTL_VOICE_BENCH=1 (make bench) runs it")
 	}
 	needVoice(t)
-	bin := buildHostBinary(t)
+	bin := serveproc.Build(t)
 	pulsetest.Start(t, micSink)
 	r := startVoiceRig(t, bin, "{driver: pulse, device: "+micSink+".monitor}", "{listen: vad}")
 	var stages []benchStage

@@ -21,6 +21,7 @@ import (
 	"github.com/devicectl/devicectl/internal/testing/logbuf"
 	"github.com/devicectl/devicectl/internal/testing/poll"
 	"github.com/devicectl/devicectl/internal/testing/pulsetest"
+	"github.com/devicectl/devicectl/internal/testing/serveproc"
 )
 
 // The voice loop end to end, with no network and no sound card: flite speaks a command into the
@@ -309,7 +310,7 @@ func checkLoop(t *testing.T, r *voiceRig, rec *recorder) {
 
 func TestVoiceLoopVAD(t *testing.T) {
 	needVoice(t)
-	bin := buildHostBinary(t)
+	bin := serveproc.Build(t)
 	pulsetest.Start(t, micSink)
 	setSinkVolume(t, 63)
 	r := startVoiceRig(t, bin, "{driver: pulse, device: "+micSink+".monitor}", "{listen: vad}")
@@ -321,7 +322,7 @@ func TestVoiceLoopVAD(t *testing.T) {
 
 func TestVoiceLoopFile(t *testing.T) {
 	needVoice(t)
-	bin := buildHostBinary(t)
+	bin := serveproc.Build(t)
 	pulsetest.Start(t, micSink)
 	setSinkVolume(t, 63)
 	dir := t.TempDir()

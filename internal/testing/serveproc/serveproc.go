@@ -22,18 +22,33 @@ var (
 	buildErr  error
 )
 
-// Build builds devicectl for this machine once per test binary ($GO, else go, builds it) and
-// returns its path. Call Remove from TestMain once the tests are done.
+// Build builds devicectl for the machine the test runs on once per test binary ($GO, else go,
+// builds it) and returns its path. That is not runtime.GOARCH when the test binary is
+// cross-compiled and run under qemu (make test-arm): the processes a test starts run natively,
+// and the code in them is tested on ARM by the package tests. Call Remove from TestMain once the
+// tests are done.
 func Build(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
+		gobin := cmp.Or(os.Getenv("GO"), "go")
+		host, err := exec.Command(gobin, "env", "GOHOSTOS", "GOHOSTARCH").Output()
+		if err != nil {
+			buildErr = fmt.Errorf("go env: %w", err)
+			return
+		}
+		osArch := strings.Fields(string(host))
+		if len(osArch) != 2 {
+			buildErr = fmt.Errorf("go env GOHOSTOS GOHOSTARCH printed %q", host)
+			return
+		}
 		dir, err := os.MkdirTemp("", "devicectl-test")
 		if err != nil {
 			buildErr = err
 			return
 		}
 		bin = filepath.Join(dir, "devicectl")
-		cmd := exec.Command(cmp.Or(os.Getenv("GO"), "go"), "build", "-o", bin, "github.com/devicectl/devicectl/cmd/devicectl")
+		cmd := exec.Command(gobin, "build", "-o", bin, "github.com/devicectl/devicectl/cmd/devicectl")
+		cmd.Env = append(os.Environ(), "GOOS="+osArch[0], "GOARCH="+osArch[1])
 		if out, err := cmd.CombinedOutput(); err != nil {
 			buildErr = fmt.Errorf("go build: %w\n%s", err, out)
 		}
