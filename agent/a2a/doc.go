@@ -130,8 +130,8 @@
 // message, the reply): past either, -32600 naming the limit. Close ends the turns still running
 // failed ("The server is shutting down") and returns once they are stored. Finished tasks
 // (completed, canceled, failed) are deleted past Options.TasksKeepAge and, oldest first, past
-// Options.TasksKeepCount, checked as tasks are created (the age at most once a minute); a running
-// task never is. With Options.Token set, every route but the two cards requires
+// Options.TasksKeepCount (down to a percent under it, so that a full table deletes in batches),
+// checked as tasks are created (the age at most once a minute); a running task never is. With Options.Token set, every route but the two cards requires
 // "Authorization: Bearer <token>" and answers 401 otherwise. The card does not declare the
 // scheme: a2a-go v2.3.1's 1.0 card parser cannot read a union card that has security schemes.
 package a2a

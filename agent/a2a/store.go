@@ -64,7 +64,8 @@ type taskStore interface {
 // keepCount tasks in all, deleting the oldest finished ones past it; a task still running is
 // never deleted. Pruning runs as tasks are created: the count check costs nothing (the row count
 // is kept in memory), the age check runs at most once per agePruneEvery; both delete through
-// the index on updated_ns.
+// the index on updated_ns. Past keepCount, the oldest are deleted down to a percent under it
+// (pruneBatch), so that a store at the count deletes in batches, not a task per new one.
 type sqlTaskStore struct {
 	db        *sql.DB   // reads
 	get       *sql.Stmt // Get's, prepared once: a task is read a few times per turn
@@ -92,6 +93,11 @@ type liveTask struct {
 // agePruneEvery spaces the deletions of tasks past keepAge: a task may outlive it by as much.
 const agePruneEvery = time.Minute
 
+// pruneBatch is how many tasks below keepCount a pruning past it leaves room for: a percent of
+// it, so that a store at the count deletes a batch every so many new tasks rather than a task
+// with each (1 for a count under 200: exactly the count is kept).
+func pruneBatch(keepCount int) int { return max(1, keepCount/100) }
+
 var _ taskStore = (*sqlTaskStore)(nil)
 
 // finishedStates are the states a task no longer leaves, the only ones pruning deletes.
@@ -99,6 +105,12 @@ var finishedStates = []any{string(a2a.TaskStateCompleted), string(a2a.TaskStateF
 	string(a2a.TaskStateCanceled), string(a2a.TaskStateRejected)}
 
 const finishedIn = "state IN (?, ?, ?, ?)"
+
+// pruneCountQuery deletes the oldest finished tasks, as many as its last argument says. Ordered
+// by updated_ns alone, they are read off the index on (updated_ns, state) and the scan stops at
+// the limit; a tie-break on id would read and sort the whole table for each pruning.
+const pruneCountQuery = `DELETE FROM a2a_tasks WHERE id IN
+	(SELECT id FROM a2a_tasks WHERE ` + finishedIn + ` ORDER BY updated_ns LIMIT ?)`
 
 func newSQLTaskStore(ctx context.Context, db *store.DB, now func() time.Time, keepAge time.Duration, keepCount int, log *slog.Logger) (*sqlTaskStore, error) {
 	if db.Dialect() == store.SQLite {
@@ -323,9 +335,7 @@ func (s *sqlTaskStore) pruneLocked(ctx context.Context, now time.Time) error {
 		}
 	}
 	if s.keepCount > 0 && s.rows > s.keepCount {
-		res, err := s.w.execLocked(ctx, `DELETE FROM a2a_tasks WHERE id IN
-			(SELECT id FROM a2a_tasks WHERE `+finishedIn+` ORDER BY updated_ns, id LIMIT ?)`,
-			slices.Concat(finishedStates, []any{s.rows - s.keepCount})...)
+		res, err := s.w.execLocked(ctx, pruneCountQuery, slices.Concat(finishedStates, []any{s.rows - s.keepCount + pruneBatch(s.keepCount) - 1})...)
 		if err != nil {
 			return fmt.Errorf("a2a: deleting the tasks past agent.tasks.keep.count %d: %w", s.keepCount, err)
 		}
