@@ -296,27 +296,14 @@ func (s *sqlTaskStore) setLive(id a2a.TaskID, lt *liveTask) {
 }
 
 // liveCopy is a copy of the task's newest version when it is live; callers may change it.
-func (s *sqlTaskStore) liveCopy(id a2a.TaskID) (*a2a.Task, int64, bool, error) {
+func (s *sqlTaskStore) liveCopy(id a2a.TaskID) (*a2a.Task, int64, bool) {
 	s.liveMu.Lock()
 	lt := s.live[id]
 	s.liveMu.Unlock()
 	if lt == nil {
-		return nil, 0, false, nil
+		return nil, 0, false
 	}
-	t, err := copyTask(lt.task)
-	return t, lt.version, true, err
-}
-
-func copyTask(t *a2a.Task) (*a2a.Task, error) {
-	b, err := json.Marshal(t)
-	if err != nil {
-		return nil, fmt.Errorf("a2a: copying task %s: %w", t.ID, err)
-	}
-	var c a2a.Task
-	if err := json.Unmarshal(b, &c); err != nil {
-		return nil, fmt.Errorf("a2a: copying task %s: %w", t.ID, err)
-	}
-	return &c, nil
+	return cloneTask(lt.task), lt.version, true
 }
 
 // pruneLocked deletes the finished tasks past keepAge (at most once per agePruneEvery) and the
@@ -442,10 +429,7 @@ func (s *sqlTaskStore) writeLocked(ctx context.Context, task *a2a.Task, version 
 }
 
 func (s *sqlTaskStore) Get(ctx context.Context, id a2a.TaskID) (*taskstore.StoredTask, error) {
-	if t, version, ok, err := s.liveCopy(id); ok || err != nil {
-		if err != nil {
-			return nil, err
-		}
+	if t, version, ok := s.liveCopy(id); ok {
 		return &taskstore.StoredTask{Task: t, Version: taskstore.TaskVersion(version)}, nil
 	}
 	var version int64
@@ -549,9 +533,7 @@ func (s *sqlTaskStore) List(ctx context.Context, req *a2a.ListTasksRequest) (*a2
 			return nil, fmt.Errorf("a2a: decoding a listed task: %w", err)
 		}
 		// A running task's newest pieces are in memory.
-		if lt, _, ok, err := s.liveCopy(t.ID); err != nil {
-			return nil, err
-		} else if ok {
+		if lt, _, ok := s.liveCopy(t.ID); ok {
 			t = *lt
 		}
 		if !req.IncludeArtifacts {
