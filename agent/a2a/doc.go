@@ -54,8 +54,11 @@
 // refuses gets the same error with the task put back as it was.
 //
 // Turns are bounded by the agent (agent.Options.MaxTurns, agent.limits.turns, every front door
-// together) and, at the same number, a2a-go's executions by its limiter, which refuses a message
-// before a2a-go sets anything up for it; both answer -32603 with the same details.
+// together), which gives a turn's slot back before its answer goes out, and, at twice the
+// number, a2a-go's executions by its limiter, which refuses a message before a2a-go sets
+// anything up for it but lets go of an execution only after its caller has the answer (at the
+// same number, a caller that sends again at once could be refused for its own finished turn);
+// both answer -32603 with the same details.
 //
 // # The seed stream
 //
