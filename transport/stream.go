@@ -50,10 +50,19 @@ type Stream struct {
 	lastMethod string       // the last method name Read decoded, reused (see methodName)
 
 	// Writes run without deadlines of their own (a per-write timer costs
-	// more than the rest of the write path); watchWrites enforces
-	// WriteTimeout from these counters.
+	// more than the rest of the write path); the write watch (keepalive.go)
+	// enforces WriteTimeout from these counters.
 	writesPending atomic.Int64
 	writesDone    atomic.Uint64
+	writeWatched  atomic.Bool   // the write watch is armed
+	writeLast     atomic.Uint64 // writesDone at its last look
+	writeStalled  atomic.Int64  // unix nanoseconds since which it has seen no write complete
+
+	// The watchdogs' timers (keepalive.go); timedMu orders their functions with teardown.
+	pingTimer    *time.Timer // nil without keepalive
+	writeTimer   *time.Timer
+	timedMu      sync.Mutex
+	timedStopped bool
 
 	lastHeard atomic.Int64 // unix nanoseconds of the last frame or pong from the peer
 	goingAway atomic.Bool  // Shutdown: close with 1001, not 1000
@@ -62,8 +71,8 @@ type Stream struct {
 	cause    error          // why the line is gone; written before done closes
 	closeErr error          // what Close reports; written before done closes
 	done     chan struct{}  // closed at the end of teardown
-	stop     chan struct{}  // closed by teardown: the goroutines return
-	workers  sync.WaitGroup // keepalive and watchWrites
+	stop     chan struct{}  // closed by teardown
+	workers  sync.WaitGroup // the watchdogs' functions running
 }
 
 var _ jsonrpc2.ObjectStream = (*Stream)(nil)
@@ -78,9 +87,10 @@ func newStream(conn *websocket.Conn, cfg streamConfig, log *slog.Logger) *Stream
 		stop: make(chan struct{}),
 	}
 	s.heard()
-	s.workers.Go(s.watchWrites)
+	s.writeTimer = time.AfterFunc(s.writeQuarter(), s.checkWrites)
+	s.writeTimer.Stop() // armed by the first write
 	if cfg.pingInterval > 0 {
-		s.workers.Go(s.keepalive)
+		s.pingTimer = time.AfterFunc(cfg.pingInterval, s.ping)
 	}
 	return s
 }
@@ -297,6 +307,7 @@ func (s *Stream) WriteObject(obj any) error {
 
 func (s *Stream) write(b []byte) error {
 	s.writesPending.Add(1)
+	s.watchWrites()
 	err := s.conn.Write(context.Background(), websocket.MessageText, b)
 	s.writesDone.Add(1)
 	s.writesPending.Add(-1)
@@ -314,7 +325,7 @@ func (s *Stream) write(b []byte) error {
 
 // Close sends a close frame (1000, normal closure), waits for the peer's
 // reply (bounded by coder/websocket: 5s to write, 5s to wait), releases the
-// connection and waits for the Stream's goroutines to return. It is safe to
+// connection and waits for its watchdogs (a ping in flight) to return. It is safe to
 // call more than once and concurrently; every call returns the first one's
 // result. Close after the line is already gone returns nil.
 func (s *Stream) Close() error {
@@ -367,11 +378,12 @@ func (s *Stream) Err() error {
 
 // teardown ends the Stream once: it records cause, closes the connection
 // (gracefully with a close handshake, or at once), which ends every pending
-// read, write and ping, tells the goroutines to stop and closes done. Later
+// read, write and ping, stops the watchdogs' timers and closes done. Later
 // calls wait for the first to finish and change nothing. It does not wait for
-// the goroutines, which call it; Close does.
+// the watchdogs, which call it; Close does.
 func (s *Stream) teardown(cause error, graceful bool) {
 	s.once.Do(func() {
+		s.stopTimers()
 		s.cause = cause
 		var err error
 		if graceful && s.goingAway.Load() {
