@@ -23,9 +23,8 @@ var ErrPingTimeout = errors.New("transport: no pong within the ping timeout")
 // errClosed is Err after Close: the line was closed on this side.
 var errClosed = fmt.Errorf("transport: stream closed: %w", net.ErrClosed)
 
-// keptBufferCap is the largest buffer a Stream keeps between messages; a
-// bigger one (after a big message) is dropped so an idle device does not hold
-// the read limit's worth of memory.
+// keptBufferCap is the largest buffer the pool of frame buffers keeps; a
+// bigger one (after a big message) is dropped.
 const keptBufferCap = 64 << 10
 
 // Stream is one JSON-RPC 2.0 line over one WebSocket: one message per text
@@ -46,8 +45,8 @@ type Stream struct {
 	cfg  streamConfig
 	log  *slog.Logger
 
-	rbuf       bytes.Buffer // Read's and ReadObject's frame buffer, reused across frames
-	lastMethod string       // the last method name Read decoded, reused (see methodName)
+	rbuf       *bytes.Buffer // the frame Read or ReadObject is at, from bufs; nil between frames
+	lastMethod string        // the last method name Read decoded, reused (see methodName)
 
 	// Writes run without deadlines of their own (a per-write timer costs
 	// more than the rest of the write path); the write watch (keepalive.go)
@@ -126,7 +125,10 @@ func (s *Stream) Read() (*Message, error) {
 	}
 }
 
-// readFrame reads the next frame into rbuf. On error the Stream is torn down.
+// readFrame reads the next frame into rbuf, a buffer of the pool shared by the
+// Streams, taken once a frame has come: a line waiting for its next frame
+// holds none, and a server holds thousands of lines that wait. On error the
+// Stream is torn down.
 func (s *Stream) readFrame() (websocket.MessageType, []byte, error) {
 	// No deadline and no cancellation: coder/websocket closes the socket
 	// when a read's context ends, and teardown closes the connection
@@ -134,8 +136,10 @@ func (s *Stream) readFrame() (websocket.MessageType, []byte, error) {
 	typ, r, err := s.conn.Reader(context.Background())
 	if err == nil {
 		s.heard()
-		s.rbuf.Reset()
-		_, err = s.rbuf.ReadFrom(r)
+		s.rbuf = getBuf()
+		if _, err = s.rbuf.ReadFrom(r); err != nil {
+			s.releaseFrame()
+		}
 	}
 	if err != nil {
 		err = fmt.Errorf("transport: read: %w", err)
@@ -151,12 +155,11 @@ func (s *Stream) readFrame() (websocket.MessageType, []byte, error) {
 	return typ, s.rbuf.Bytes(), nil
 }
 
-// releaseFrame ends the use of the frame readFrame returned, dropping the
-// buffer when a big message grew it.
+// releaseFrame ends the use of the frame readFrame returned: its buffer goes
+// back to the pool (unless a big message grew it).
 func (s *Stream) releaseFrame() {
-	if s.rbuf.Cap() > keptBufferCap {
-		s.rbuf = bytes.Buffer{}
-	}
+	putBuf(s.rbuf)
+	s.rbuf = nil
 }
 
 // frameVerdict classifies one frame of any type.
@@ -219,15 +222,15 @@ func (s *Stream) handle(typ websocket.MessageType, data []byte, v any) bool {
 	return false
 }
 
-// encodeBufs pools the writers' encode buffers.
-var encodeBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+// bufs pools the frame buffers: the writers' encode buffers and the frames read.
+var bufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
-func getBuf() *bytes.Buffer { return encodeBufs.Get().(*bytes.Buffer) }
+func getBuf() *bytes.Buffer { return bufs.Get().(*bytes.Buffer) }
 
 func putBuf(buf *bytes.Buffer) {
 	if buf.Cap() <= keptBufferCap {
 		buf.Reset()
-		encodeBufs.Put(buf)
+		bufs.Put(buf)
 	}
 }
 
