@@ -2,9 +2,9 @@
 // devices at once, each known by its MAC address.
 //
 // A Hub is an http.Handler: a WebSocket upgrade on any path becomes a device line. Each line has
-// one read loop (the handler's own goroutine) that answers mcp/registerTools and hands tool-call
-// answers to whoever waits for them; nothing else reads the line. The rest of the server talks to
-// devices through the Hub:
+// one read loop (a goroutine of the hub's; the handler returns once the line is open) that
+// answers mcp/registerTools and hands tool-call answers to whoever waits for them; nothing else
+// reads the line. The rest of the server talks to devices through the Hub:
 //
 //   - Call sends mcp/tool/execute and waits for the answer or the context; CallRaw also keeps the
 //     answer's frame for a console that prints it as received.

@@ -194,7 +194,8 @@ func New(o *Options) *Hub {
 	return h
 }
 
-// ServeHTTP accepts a device's WebSocket on any path and serves the line until it closes.
+// ServeHTTP accepts a device's WebSocket on any path; the line is served until it closes, on a
+// goroutine of the hub's (Close waits for it), after ServeHTTP has returned.
 func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !h.authorized(r) {
 		h.log.Warn("device refused: no valid bearer token", "remote", r.RemoteAddr)
@@ -242,9 +243,14 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.wg.Go(l.userLoop)
 	}
 	h.mu.Unlock()
-	defer h.wg.Done()
 	h.log.Debug("line open", "remote", l.remote)
-	l.serve()
+	// The read loop runs on a goroutine of its own and the handler returns: net/http has nothing
+	// left to do for a hijacked connection, and its goroutine, with the request and its headers,
+	// would otherwise be held for the line's life.
+	go func() {
+		defer h.wg.Done()
+		l.serve()
+	}()
 }
 
 // authorized reports whether r carries one of the accepted tokens, or none is asked for. Tokens
