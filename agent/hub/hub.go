@@ -224,10 +224,6 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	l := &line{h: h, s: s, remote: r.RemoteAddr, clientID: r.Header.Get("Client-Id"), tokenOK: len(h.tokens) > 0,
 		pending: make(map[uint64]chan reply), registered: make(chan struct{})}
 	l.ctx, l.cancel = context.WithCancel(context.Background())
-	if h.opts.Listener != nil {
-		l.userq = make(chan userJob, h.opts.UserQueue)
-		l.slots = make(chan struct{}, h.opts.UserQueue)
-	}
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
@@ -238,9 +234,6 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.wg.Add(1)
 	if d := h.opts.RegisterTimeout; d > 0 {
 		h.wg.Go(func() { l.awaitRegistration(d) })
-	}
-	if l.userq != nil {
-		h.wg.Go(l.userLoop)
 	}
 	h.mu.Unlock()
 	h.log.Debug("line open", "remote", l.remote)
