@@ -368,6 +368,7 @@ func BenchmarkServeRSSPerDevice(b *testing.B) {
 		at1k := rss(b, serve.Pid)
 		saveProfile(b, prof, "heap", "heap-devices-1k.pprof")
 		saveProfile(b, prof, "goroutine", "goroutine-devices-1k.pprof")
+		saveProfile(b, prof, "heap?debug=1", "memstats-devices-1k.txt") // ends with runtime.MemStats
 		b.ReportMetric(float64(idle)/1024, "idle-KiB")
 		b.ReportMetric(float64(at1k-idle)/1024/1000, "KiB/device-1k")
 
@@ -392,6 +393,7 @@ func BenchmarkServeRSSPerDevice(b *testing.B) {
 		at16k := rss(b, serve.Pid)
 		saveProfile(b, prof, "heap", "heap-devices-16k.pprof")
 		saveProfile(b, prof, "goroutine", "goroutine-devices-16k.pprof")
+		saveProfile(b, prof, "heap?debug=1", "memstats-devices-16k.txt") // ends with runtime.MemStats
 		b.ReportMetric(float64(at16k-idle)/1024/(1000+more), "KiB/device-16k")
 		second.stop()
 		first.stop()
