@@ -70,17 +70,17 @@ func (s *Stream) ping() {
 			return
 		default:
 		}
-		if errors.Is(err, context.DeadlineExceeded) {
-			s.log.Warn("no pong from the peer: closing the connection", "timeout", s.cfg.pingTimeout)
-			s.teardown(fmt.Errorf("%w (%s): %w", ErrPingTimeout, s.cfg.pingTimeout, err), false)
-			return
-		}
 		if errors.Is(err, net.ErrClosed) {
 			// Closed under the ping by whoever saw why first (the reader, a writer); it
 			// records the cause.
 			return
 		}
-		s.teardown(fmt.Errorf("transport: ping: %w", err), false)
+		cause := fmt.Errorf("transport: ping: %w", err)
+		if errors.Is(err, context.DeadlineExceeded) {
+			s.log.Warn("no pong from the peer: closing the connection", "timeout", s.cfg.pingTimeout)
+			cause = fmt.Errorf("%w (%s): %w", ErrPingTimeout, s.cfg.pingTimeout, err)
+		}
+		s.teardown(cause, false)
 		return
 	}
 	s.heard()

@@ -41,6 +41,7 @@ const keptBufferCap = 64 << 10
 // keepalive pongs are only seen while reading; use one or the other on a
 // Stream, not both.
 type Stream struct {
+	_    [0]func() // not comparable: a Stream is used by pointer, and == would be code for nothing
 	conn *websocket.Conn
 	cfg  streamConfig
 	log  *slog.Logger
@@ -383,7 +384,11 @@ func (s *Stream) Err() error {
 // (gracefully with a close handshake, or at once), which ends every pending
 // read, write and ping, stops the watchdogs' timers and closes done. Later
 // calls wait for the first to finish and change nothing. It does not wait for
-// the watchdogs, which call it; Close does.
+// the watchdogs, which call it; Close does. It is not inlined: each of its
+// callers would carry a copy of the function it runs once (some 800 bytes of
+// the board binary each), to save a call on a path taken once a line.
+//
+//go:noinline
 func (s *Stream) teardown(cause error, graceful bool) {
 	s.once.Do(func() {
 		s.stopTimers()
