@@ -164,17 +164,19 @@ func (a *Agent) isLocal(name string) bool {
 // only one registered. done is closed when that device's registration ends; mac "" (done nil) is a
 // turn with the local tools only.
 func (a *Agent) pick(asked string) (mac string, done <-chan struct{}, err error) {
+	if asked != "" && a.opts.Hub != nil {
+		if m, perr := protocol.ParseMAC(asked); perr == nil {
+			if done, ok := a.opts.Hub.Done(m); ok {
+				return m, done, nil
+			}
+		}
+	}
+	// The list of every device, sorted, only when the turn did not name a registered one.
 	var macs []string
 	if a.opts.Hub != nil {
 		macs = a.opts.Hub.MACs()
 	}
 	if asked != "" {
-		m, perr := protocol.ParseMAC(asked)
-		if perr == nil && a.opts.Hub != nil {
-			if done, ok := a.opts.Hub.Done(m); ok {
-				return m, done, nil
-			}
-		}
 		if len(macs) == 0 {
 			return "", nil, fmt.Errorf("%w (asked for %s)", ErrNoDevice, asked)
 		}

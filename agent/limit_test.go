@@ -112,3 +112,27 @@ func TestTurnLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestTurnSlotFreeAtFinal: a turn gives its slot back before its final goes out, so that a caller
+// that has its answer and asks again at once is not refused for its own finished turn.
+func TestTurnSlotFreeAtFinal(t *testing.T) {
+	leakcheck.Check(t)
+	a, _, url := setup(t, planFunc(func(ctx context.Context, tc agent.TurnContext) error {
+		tc.Chunk("ok")
+		return nil
+	}), &agent.Options{MaxTurns: 1})
+	device(t, url, macA, nil)
+	finals := 0
+	for e := range a.Turn(ctxFor(t), agent.Request{Text: "first"}) {
+		if e.Kind != agent.EventFinal {
+			continue
+		}
+		finals++
+		if next := last(collect(t, a, ctxFor(t), agent.Request{Text: "second"})); next.Kind != agent.EventFinal {
+			t.Errorf("a turn asked for on the first's final: %v %v, want final", next.Kind, next.Err)
+		}
+	}
+	if finals != 1 {
+		t.Fatalf("%d finals, want 1", finals)
+	}
+}

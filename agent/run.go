@@ -45,7 +45,10 @@ func (a *Agent) run(ctx context.Context, r Request, yield func(Event) bool) {
 		yield(Event{Kind: EventError, Err: fmt.Errorf("%w: %d already, the most agent.limits.turns allows; try again when one has finished", ErrTurnLimit, a.opts.MaxTurns)})
 		return
 	}
-	defer a.release()
+	// The slot is given back before the terminal event goes out, by then the turn's goroutines
+	// have ended: a caller that has its answer and sends again at once finds it free.
+	release := sync.OnceFunc(a.release)
+	defer release()
 	mac, deviceDone, err := a.pick(r.MAC)
 	if err != nil {
 		a.log.Info("turn refused", "mac", r.MAC, "err", err)
@@ -138,6 +141,7 @@ func (a *Agent) run(ctx context.Context, r Request, yield func(Event) bool) {
 			t.finishDevice()
 		}
 		if reading {
+			release()
 			yield(*terminal)
 		}
 	}
@@ -198,6 +202,7 @@ func (a *Agent) run(ctx context.Context, r Request, yield func(Event) bool) {
 	}
 	text := t.reply()
 	a.history.add(r.SessionID, Exchange{User: r.Text, Reply: text})
+	release()
 	yield(Event{Kind: EventFinal, Text: text})
 }
 

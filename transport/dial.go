@@ -98,14 +98,15 @@ func (e *HandshakeError) Error() string {
 // Accept upgrades an HTTP request to a WebSocket and returns the Stream over
 // it: the server side of Dial. On failure Accept has already written an HTTP
 // error response. Cross-origin requests from browsers are refused
-// (coder/websocket's default); devices send no Origin header.
+// (coder/websocket's default); devices send no Origin header. The line reads
+// and writes through buffers smaller than net/http's (hijack.go).
 func Accept(w http.ResponseWriter, r *http.Request, opts *AcceptOptions) (*Stream, error) {
 	var o AcceptOptions
 	if opts != nil {
 		o = *opts
 	}
 	cfg := newStreamConfig(o.ReadLimit, o.PingInterval, o.PingTimeout, o.WriteTimeout, o.Logger)
-	conn, err := websocket.Accept(w, r, nil)
+	conn, err := websocket.Accept(smallBuffers{w}, r, nil)
 	if err != nil {
 		return nil, fmt.Errorf("transport: accept from %s: %w", r.RemoteAddr, err)
 	}

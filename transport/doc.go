@@ -53,12 +53,13 @@
 // seen while someone reads, so Read (or ReadObject) must run continuously.
 //
 // Writes carry no deadline each (a runtime timer per write costs more than
-// the rest of the write path); a watchdog goroutine closes the line when
-// writes have been pending for WriteTimeout without one completing.
+// the rest of the write path); a watchdog closes the line when writes have
+// been pending for WriteTimeout without one completing. Both watchdogs are
+// timers, not goroutines: an idle line costs its reader's goroutine only.
 //
 // Done is closed once the line is gone, for whatever reason; Err says why.
 // Close sends a close frame (1000), waits a bounded time for the peer's reply
-// and for the Stream's goroutines. A message over ReadLimit (1 MiB by default)
+// and for a ping in flight. A message over ReadLimit (1 MiB by default)
 // closes the connection with 1009; the process carries on and the caller
 // reconnects.
 //

@@ -23,9 +23,8 @@ var ErrPingTimeout = errors.New("transport: no pong within the ping timeout")
 // errClosed is Err after Close: the line was closed on this side.
 var errClosed = fmt.Errorf("transport: stream closed: %w", net.ErrClosed)
 
-// keptBufferCap is the largest buffer a Stream keeps between messages; a
-// bigger one (after a big message) is dropped so an idle device does not hold
-// the read limit's worth of memory.
+// keptBufferCap is the largest buffer the pool of frame buffers keeps; a
+// bigger one (after a big message) is dropped.
 const keptBufferCap = 64 << 10
 
 // Stream is one JSON-RPC 2.0 line over one WebSocket: one message per text
@@ -42,18 +41,28 @@ const keptBufferCap = 64 << 10
 // keepalive pongs are only seen while reading; use one or the other on a
 // Stream, not both.
 type Stream struct {
+	_    [0]func() // not comparable: a Stream is used by pointer, and == would be code for nothing
 	conn *websocket.Conn
 	cfg  streamConfig
 	log  *slog.Logger
 
-	rbuf       bytes.Buffer // Read's and ReadObject's frame buffer, reused across frames
-	lastMethod string       // the last method name Read decoded, reused (see methodName)
+	rbuf       *bytes.Buffer // the frame Read or ReadObject is at, from bufs; nil between frames
+	lastMethod string        // the last method name Read decoded, reused (see methodName)
 
 	// Writes run without deadlines of their own (a per-write timer costs
-	// more than the rest of the write path); watchWrites enforces
-	// WriteTimeout from these counters.
+	// more than the rest of the write path); the write watch (keepalive.go)
+	// enforces WriteTimeout from these counters.
 	writesPending atomic.Int64
 	writesDone    atomic.Uint64
+	writeWatched  atomic.Bool   // the write watch is armed
+	writeLast     atomic.Uint64 // writesDone at its last look
+	writeStalled  atomic.Int64  // unix nanoseconds since which it has seen no write complete
+
+	// The watchdogs' timers (keepalive.go); timedMu orders their functions with teardown.
+	pingTimer    *time.Timer // nil without keepalive
+	writeTimer   *time.Timer
+	timedMu      sync.Mutex
+	timedStopped bool
 
 	lastHeard atomic.Int64 // unix nanoseconds of the last frame or pong from the peer
 	goingAway atomic.Bool  // Shutdown: close with 1001, not 1000
@@ -62,8 +71,8 @@ type Stream struct {
 	cause    error          // why the line is gone; written before done closes
 	closeErr error          // what Close reports; written before done closes
 	done     chan struct{}  // closed at the end of teardown
-	stop     chan struct{}  // closed by teardown: the goroutines return
-	workers  sync.WaitGroup // keepalive and watchWrites
+	stop     chan struct{}  // closed by teardown
+	workers  sync.WaitGroup // the watchdogs' functions running
 }
 
 var _ jsonrpc2.ObjectStream = (*Stream)(nil)
@@ -78,9 +87,10 @@ func newStream(conn *websocket.Conn, cfg streamConfig, log *slog.Logger) *Stream
 		stop: make(chan struct{}),
 	}
 	s.heard()
-	s.workers.Go(s.watchWrites)
+	s.writeTimer = time.AfterFunc(s.writeQuarter(), s.checkWrites)
+	s.writeTimer.Stop() // armed by the first write
 	if cfg.pingInterval > 0 {
-		s.workers.Go(s.keepalive)
+		s.pingTimer = time.AfterFunc(cfg.pingInterval, s.ping)
 	}
 	return s
 }
@@ -116,7 +126,10 @@ func (s *Stream) Read() (*Message, error) {
 	}
 }
 
-// readFrame reads the next frame into rbuf. On error the Stream is torn down.
+// readFrame reads the next frame into rbuf, a buffer of the pool shared by the
+// Streams, taken once a frame has come: a line waiting for its next frame
+// holds none, and a server holds thousands of lines that wait. On error the
+// Stream is torn down.
 func (s *Stream) readFrame() (websocket.MessageType, []byte, error) {
 	// No deadline and no cancellation: coder/websocket closes the socket
 	// when a read's context ends, and teardown closes the connection
@@ -124,8 +137,10 @@ func (s *Stream) readFrame() (websocket.MessageType, []byte, error) {
 	typ, r, err := s.conn.Reader(context.Background())
 	if err == nil {
 		s.heard()
-		s.rbuf.Reset()
-		_, err = s.rbuf.ReadFrom(r)
+		s.rbuf = getBuf()
+		if _, err = s.rbuf.ReadFrom(r); err != nil {
+			s.releaseFrame()
+		}
 	}
 	if err != nil {
 		err = fmt.Errorf("transport: read: %w", err)
@@ -141,12 +156,11 @@ func (s *Stream) readFrame() (websocket.MessageType, []byte, error) {
 	return typ, s.rbuf.Bytes(), nil
 }
 
-// releaseFrame ends the use of the frame readFrame returned, dropping the
-// buffer when a big message grew it.
+// releaseFrame ends the use of the frame readFrame returned: its buffer goes
+// back to the pool (unless a big message grew it).
 func (s *Stream) releaseFrame() {
-	if s.rbuf.Cap() > keptBufferCap {
-		s.rbuf = bytes.Buffer{}
-	}
+	putBuf(s.rbuf)
+	s.rbuf = nil
 }
 
 // frameVerdict classifies one frame of any type.
@@ -209,15 +223,15 @@ func (s *Stream) handle(typ websocket.MessageType, data []byte, v any) bool {
 	return false
 }
 
-// encodeBufs pools the writers' encode buffers.
-var encodeBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+// bufs pools the frame buffers: the writers' encode buffers and the frames read.
+var bufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
-func getBuf() *bytes.Buffer { return encodeBufs.Get().(*bytes.Buffer) }
+func getBuf() *bytes.Buffer { return bufs.Get().(*bytes.Buffer) }
 
 func putBuf(buf *bytes.Buffer) {
 	if buf.Cap() <= keptBufferCap {
 		buf.Reset()
-		encodeBufs.Put(buf)
+		bufs.Put(buf)
 	}
 }
 
@@ -297,6 +311,7 @@ func (s *Stream) WriteObject(obj any) error {
 
 func (s *Stream) write(b []byte) error {
 	s.writesPending.Add(1)
+	s.watchWrites()
 	err := s.conn.Write(context.Background(), websocket.MessageText, b)
 	s.writesDone.Add(1)
 	s.writesPending.Add(-1)
@@ -314,7 +329,7 @@ func (s *Stream) write(b []byte) error {
 
 // Close sends a close frame (1000, normal closure), waits for the peer's
 // reply (bounded by coder/websocket: 5s to write, 5s to wait), releases the
-// connection and waits for the Stream's goroutines to return. It is safe to
+// connection and waits for its watchdogs (a ping in flight) to return. It is safe to
 // call more than once and concurrently; every call returns the first one's
 // result. Close after the line is already gone returns nil.
 func (s *Stream) Close() error {
@@ -367,11 +382,16 @@ func (s *Stream) Err() error {
 
 // teardown ends the Stream once: it records cause, closes the connection
 // (gracefully with a close handshake, or at once), which ends every pending
-// read, write and ping, tells the goroutines to stop and closes done. Later
+// read, write and ping, stops the watchdogs' timers and closes done. Later
 // calls wait for the first to finish and change nothing. It does not wait for
-// the goroutines, which call it; Close does.
+// the watchdogs, which call it; Close does. It is not inlined: each of its
+// callers would carry a copy of the function it runs once (some 800 bytes of
+// the board binary each), to save a call on a path taken once a line.
+//
+//go:noinline
 func (s *Stream) teardown(cause error, graceful bool) {
 	s.once.Do(func() {
+		s.stopTimers()
 		s.cause = cause
 		var err error
 		if graceful && s.goingAway.Load() {

@@ -532,3 +532,33 @@ func TestKeepaliveDisabled(t *testing.T) {
 		t.Errorf("keepalive goroutine running with PingInterval < 0:\n%s", stacks)
 	}
 }
+
+// A line waiting for its next frame holds no read buffer: the frame's comes from the pool the
+// Streams share and goes back after it, whatever its size.
+func TestNoReadBufferBetweenFrames(t *testing.T) {
+	l := newPipeLine(t, DialOptions{PingInterval: -1}, nil)
+	l.server.CloseRead(context.Background()) // the server answers the device's close
+	defer l.device.Close()
+	pads := []int{100, 20 << 10, 100}
+	go func() {
+		for _, pad := range pads {
+			frame := `{"jsonrpc":"2.0","method":"note","params":{"pad":"` + strings.Repeat("x", pad) + `"}}`
+			if err := l.server.Write(context.Background(), websocket.MessageText, []byte(frame)); err != nil {
+				t.Errorf("server write: %v", err)
+				return
+			}
+		}
+	}()
+	for _, pad := range pads {
+		m, err := l.device.Read()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(m.Params) != pad+len(`{"pad":""}`) {
+			t.Errorf("params of %d bytes, want the frame's", len(m.Params))
+		}
+		if l.device.rbuf != nil {
+			t.Errorf("after a frame of %d bytes: a read buffer of %d bytes held", pad, l.device.rbuf.Cap())
+		}
+	}
+}

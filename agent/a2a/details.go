@@ -106,7 +106,7 @@ func (d *detailer) detailsOf(err error, payload any) string {
 	case errors.Is(err, a2a.ErrInvalidParams) && strings.HasPrefix(err.Error(), "message is required"):
 		return "Missing required parameter: message"
 	case strings.Contains(err.Error(), "concurrency quota exceeded"):
-		// a2a-go's limiter, at the agent's own turn limit.
+		// a2a-go's limiter, at twice the agent's own turn limit.
 		return turnLimitDetails(d.maxTurns)
 	}
 	return err.Error()

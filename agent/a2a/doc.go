@@ -54,8 +54,11 @@
 // refuses gets the same error with the task put back as it was.
 //
 // Turns are bounded by the agent (agent.Options.MaxTurns, agent.limits.turns, every front door
-// together) and, at the same number, a2a-go's executions by its limiter, which refuses a message
-// before a2a-go sets anything up for it; both answer -32603 with the same details.
+// together), which gives a turn's slot back before its answer goes out, and, at twice the
+// number, a2a-go's executions by its limiter, which refuses a message before a2a-go sets
+// anything up for it but lets go of an execution only after its caller has the answer (at the
+// same number, a caller that sends again at once could be refused for its own finished turn);
+// both answer -32603 with the same details.
 //
 // # The seed stream
 //
@@ -133,8 +136,9 @@
 // message, the reply): past either, -32600 naming the limit. Close ends the turns still running
 // failed ("The server is shutting down") and returns once they are stored. Finished tasks
 // (completed, canceled, failed) are deleted past Options.TasksKeepAge and, oldest first, past
-// Options.TasksKeepCount, checked as tasks are created (the age at most once a minute); a running
-// task never is. With Options.Token set, every route but the two cards requires "Authorization:
-// Bearer <token>" and answers 401 otherwise. The card does not declare the scheme: a2a-go v2.3.1's
-// 1.0 card parser cannot read a union card that has security schemes.
+// Options.TasksKeepCount (down to a percent under it, so that a full table deletes in batches),
+// checked as tasks are created (the age at most once a minute); a running task never is. With
+// Options.Token set, every route but the two cards requires "Authorization: Bearer <token>" and
+// answers 401 otherwise. The card does not declare the scheme: a2a-go v2.3.1's 1.0 card parser
+// cannot read a union card that has security schemes.
 package a2a

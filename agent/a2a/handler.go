@@ -29,8 +29,10 @@ import (
 // Runner is the part of the agent the front door drives. *agent.Agent satisfies it.
 //
 // A Runner that also has MaxTurns() int, as *agent.Agent does, has the A2A executions bounded
-// at that number too, by a2a-go's limiter: a message past it is refused before a2a-go sets
-// anything up for it.
+// at twice that number too, by a2a-go's limiter: a message past it is refused before a2a-go sets
+// anything up for it. Twice, because a2a-go lets go of an execution only after its caller has
+// the answer: at the same number, a caller that sends again at once could be refused for the
+// turn it has just finished. The Runner's own limit is the exact one.
 type Runner interface {
 	// Turn runs one turn; it always ends with one EventFinal or EventError. A turn that starts
 	// with EventStarted is answered at once; one that does not, when its first event comes.
@@ -200,7 +202,7 @@ func New(o *Options) (*Handler, error) {
 		a2asrv.WithPushNotifications(h.pushes, push.NewHTTPPushSender(&push.HTTPSenderConfig{Timeout: pushTimeout})),
 	}
 	if maxTurns > 0 {
-		handlerOpts = append(handlerOpts, a2asrv.WithConcurrencyConfig(limiter.ConcurrencyConfig{MaxExecutions: maxTurns}))
+		handlerOpts = append(handlerOpts, a2asrv.WithConcurrencyConfig(limiter.ConcurrencyConfig{MaxExecutions: 2 * maxTurns}))
 	}
 	reqHandler := a2asrv.NewHandler(h.exec, handlerOpts...)
 	h.rh = reqHandler

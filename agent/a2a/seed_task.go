@@ -29,7 +29,8 @@ func (h *Handler) startSeedTask(ctx context.Context, p *seedParams) (*seedRun, e
 	if err := checkMessageSize(msg, h.messageBytes()); err != nil {
 		return nil, err
 	}
-	if p.ID == "" {
+	named := p.ID != ""
+	if !named {
 		p.ID = a2a.TaskID(h.o.NewID())
 	}
 	if p.SessionID == "" {
@@ -39,7 +40,13 @@ func (h *Handler) startSeedTask(ctx context.Context, p *seedParams) (*seedRun, e
 	run := &seedRun{msg: msg, meta: p.Metadata}
 	task := &a2a.Task{ID: p.ID, ContextID: p.SessionID, Status: a2a.TaskStatus{State: a2a.TaskStateWorking}, Metadata: p.Metadata}
 
-	st, err := h.tasks.Get(ctx, p.ID)
+	// A task the client did not name is new: its id is one of the handler's, never given before
+	// (and Create refuses one that exists all the same).
+	var st *taskstore.StoredTask
+	err := a2a.ErrTaskNotFound
+	if named {
+		st, err = h.tasks.Get(ctx, p.ID)
+	}
 	switch {
 	case errors.Is(err, a2a.ErrTaskNotFound):
 	case err != nil:

@@ -75,7 +75,8 @@ type taskStore interface {
 // keepCount tasks in all, deleting the oldest finished ones past it; a task still running is
 // never deleted. Pruning runs as tasks are created: the count check costs nothing (the row count
 // is kept in memory), the age check runs at most once per agePruneEvery; both delete through
-// the index on updated_ns.
+// the index on updated_ns. Past keepCount, the oldest are deleted down to a percent under it
+// (pruneBatch), so that a store at the count deletes in batches, not a task per new one.
 type sqlTaskStore struct {
 	node      string    // the node that runs the tasks this store creates or takes up
 	db        *sql.DB   // reads
@@ -104,6 +105,11 @@ type liveTask struct {
 // agePruneEvery spaces the deletions of tasks past keepAge: a task may outlive it by as much.
 const agePruneEvery = time.Minute
 
+// pruneBatch is how many tasks below keepCount a pruning past it leaves room for: a percent of
+// it, so that a store at the count deletes a batch every so many new tasks rather than a task
+// with each (1 for a count under 200: exactly the count is kept).
+func pruneBatch(keepCount int) int { return max(1, keepCount/100) }
+
 var _ taskStore = (*sqlTaskStore)(nil)
 
 // finishedStates are the states a task no longer leaves, the only ones pruning deletes.
@@ -111,6 +117,12 @@ var finishedStates = []any{string(a2a.TaskStateCompleted), string(a2a.TaskStateF
 	string(a2a.TaskStateCanceled), string(a2a.TaskStateRejected)}
 
 const finishedIn = "state IN (?, ?, ?, ?)"
+
+// pruneCountQuery deletes the oldest finished tasks, as many as its last argument says. Ordered
+// by updated_ns alone, they are read off the index on (updated_ns, state) and the scan stops at
+// the limit; a tie-break on id would read and sort the whole table for each pruning.
+const pruneCountQuery = `DELETE FROM a2a_tasks WHERE id IN
+	(SELECT id FROM a2a_tasks WHERE ` + finishedIn + ` ORDER BY updated_ns LIMIT ?)`
 
 func newSQLTaskStore(ctx context.Context, db *store.DB, node string, now func() time.Time, keepAge time.Duration, keepCount int, log *slog.Logger) (*sqlTaskStore, error) {
 	if db.Dialect() == store.SQLite {
@@ -296,27 +308,14 @@ func (s *sqlTaskStore) setLive(id a2a.TaskID, lt *liveTask) {
 }
 
 // liveCopy is a copy of the task's newest version when it is live; callers may change it.
-func (s *sqlTaskStore) liveCopy(id a2a.TaskID) (*a2a.Task, int64, bool, error) {
+func (s *sqlTaskStore) liveCopy(id a2a.TaskID) (*a2a.Task, int64, bool) {
 	s.liveMu.Lock()
 	lt := s.live[id]
 	s.liveMu.Unlock()
 	if lt == nil {
-		return nil, 0, false, nil
+		return nil, 0, false
 	}
-	t, err := copyTask(lt.task)
-	return t, lt.version, true, err
-}
-
-func copyTask(t *a2a.Task) (*a2a.Task, error) {
-	b, err := json.Marshal(t)
-	if err != nil {
-		return nil, fmt.Errorf("a2a: copying task %s: %w", t.ID, err)
-	}
-	var c a2a.Task
-	if err := json.Unmarshal(b, &c); err != nil {
-		return nil, fmt.Errorf("a2a: copying task %s: %w", t.ID, err)
-	}
-	return &c, nil
+	return cloneTask(lt.task), lt.version, true
 }
 
 // pruneLocked deletes the finished tasks past keepAge (at most once per agePruneEvery) and the
@@ -335,9 +334,7 @@ func (s *sqlTaskStore) pruneLocked(ctx context.Context, now time.Time) error {
 		}
 	}
 	if s.keepCount > 0 && s.rows > s.keepCount {
-		res, err := s.w.execLocked(ctx, `DELETE FROM a2a_tasks WHERE id IN
-			(SELECT id FROM a2a_tasks WHERE `+finishedIn+` ORDER BY updated_ns, id LIMIT ?)`,
-			slices.Concat(finishedStates, []any{s.rows - s.keepCount})...)
+		res, err := s.w.execLocked(ctx, pruneCountQuery, slices.Concat(finishedStates, []any{s.rows - s.keepCount + pruneBatch(s.keepCount) - 1})...)
 		if err != nil {
 			return fmt.Errorf("a2a: deleting the tasks past agent.tasks.keep.count %d: %w", s.keepCount, err)
 		}
@@ -457,10 +454,7 @@ func (s *sqlTaskStore) writeLocked(ctx context.Context, task *a2a.Task, stored a
 }
 
 func (s *sqlTaskStore) Get(ctx context.Context, id a2a.TaskID) (*taskstore.StoredTask, error) {
-	if t, version, ok, err := s.liveCopy(id); ok || err != nil {
-		if err != nil {
-			return nil, err
-		}
+	if t, version, ok := s.liveCopy(id); ok {
 		return &taskstore.StoredTask{Task: t, Version: taskstore.TaskVersion(version)}, nil
 	}
 	var version int64
@@ -564,9 +558,7 @@ func (s *sqlTaskStore) List(ctx context.Context, req *a2a.ListTasksRequest) (*a2
 			return nil, fmt.Errorf("a2a: decoding a listed task: %w", err)
 		}
 		// A running task's newest pieces are in memory.
-		if lt, _, ok, err := s.liveCopy(t.ID); err != nil {
-			return nil, err
-		} else if ok {
+		if lt, _, ok := s.liveCopy(t.ID); ok {
 			t = *lt
 		}
 		if !req.IncludeArtifacts {

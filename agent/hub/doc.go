@@ -2,9 +2,9 @@
 // devices at once, each known by its MAC address.
 //
 // A Hub is an http.Handler: a WebSocket upgrade on any path becomes a device line. Each line has
-// one read loop (the handler's own goroutine) that answers mcp/registerTools and hands tool-call
-// answers to whoever waits for them; nothing else reads the line. The rest of the server talks to
-// devices through the Hub:
+// one read loop (a goroutine of the hub's; the handler returns once the line is open) that
+// answers mcp/registerTools and hands tool-call answers to whoever waits for them; nothing else
+// reads the line. The rest of the server talks to devices through the Hub:
 //
 //   - Call sends mcp/tool/execute and waits for the answer or the context; CallRaw also keeps the
 //     answer's frame for a console that prints it as received.
@@ -86,8 +86,9 @@
 // "turn_id":...}), mcp/user/audio (16 kHz mono pcm_s16le in base64, at most
 // Options.MaxUtterance; answered once transcribed, with the text, or {"status":"empty"}) and
 // the notification mcp/user/interrupt (the running turn's context ends with ErrInterrupted).
-// The read loop only checks and queues them: each line has one worker that transcribes and runs
-// the turns in order, one at a time, so a device's session keeps the order things were said.
+// The read loop only checks and queues them: a worker, which runs while a line has requests
+// waiting, transcribes them and runs the turns in order, one at a time, so a device's session
+// keeps the order things were said.
 // At most Options.UserQueue requests wait per line; more are answered -32002. Bad audio is
 // -32602 with data.details; an engine that fails is -32000 with its error. Each accepted text is
 // logged at info and published as a Heard event. Without a Listener the hub answers these

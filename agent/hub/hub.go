@@ -194,7 +194,8 @@ func New(o *Options) *Hub {
 	return h
 }
 
-// ServeHTTP accepts a device's WebSocket on any path and serves the line until it closes.
+// ServeHTTP accepts a device's WebSocket on any path; the line is served until it closes, on a
+// goroutine of the hub's (Close waits for it), after ServeHTTP has returned.
 func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !h.authorized(r) {
 		h.log.Warn("device refused: no valid bearer token", "remote", r.RemoteAddr)
@@ -223,10 +224,6 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	l := &line{h: h, s: s, remote: r.RemoteAddr, clientID: r.Header.Get("Client-Id"), tokenOK: len(h.tokens) > 0,
 		pending: make(map[uint64]chan reply), registered: make(chan struct{})}
 	l.ctx, l.cancel = context.WithCancel(context.Background())
-	if h.opts.Listener != nil {
-		l.userq = make(chan userJob, h.opts.UserQueue)
-		l.slots = make(chan struct{}, h.opts.UserQueue)
-	}
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
@@ -238,13 +235,15 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if d := h.opts.RegisterTimeout; d > 0 {
 		h.wg.Go(func() { l.awaitRegistration(d) })
 	}
-	if l.userq != nil {
-		h.wg.Go(l.userLoop)
-	}
 	h.mu.Unlock()
-	defer h.wg.Done()
 	h.log.Debug("line open", "remote", l.remote)
-	l.serve()
+	// The read loop runs on a goroutine of its own and the handler returns: net/http has nothing
+	// left to do for a hijacked connection, and its goroutine, with the request and its headers,
+	// would otherwise be held for the line's life.
+	go func() {
+		defer h.wg.Done()
+		l.serve()
+	}()
 }
 
 // authorized reports whether r carries one of the accepted tokens, or none is asked for. Tokens

@@ -32,14 +32,14 @@ type line struct {
 	reg        *registration // guarded by Hub.mu: the MAC this line serves, nil before registering
 	registered chan struct{} // closed at the line's first registration
 
-	// What a person says (user.go): requests queued for the line's worker, nil without a
-	// Listener; slots bound them. ctx ends with the read loop.
+	// What a person says (user.go). ctx ends with the read loop.
 	ctx    context.Context
 	cancel context.CancelFunc
-	userq  chan userJob
-	slots  chan struct{}
 
 	umu        sync.Mutex
+	userq      []userJob               // requests waiting for the line's worker, in order
+	waiting    int                     // requests taken and not yet done, the running one included
+	working    bool                    // a worker runs; it returns when userq is empty
 	cancelTurn context.CancelCauseFunc // the running turn's, nil when none runs
 }
 
@@ -87,10 +87,7 @@ func (l *line) serve() {
 			l.h.log.Debug("notification ignored", "remote", l.remote, "method", m.Method)
 		}
 	}
-	l.cancel() // the turn and transcription running end; the worker takes nothing more
-	if l.userq != nil {
-		close(l.userq)
-	}
+	l.cancel() // the turn and transcription running end; the worker runs nothing more
 	l.end(l.s.Err())
 }
 

@@ -124,11 +124,15 @@ func (l *line) user(m *transport.Message) bool {
 		l.writeError(m.ID, protocol.CodeInvalidParams, "Invalid params", details)
 		return true
 	}
-	select {
-	case l.slots <- struct{}{}:
-	default:
-		details = fmt.Sprintf("this device already has %d request(s) waiting to be heard or answered, the most it may; say it again when the reply is over", cap(l.slots))
-		h.log.Warn("user request refused: too many waiting", "mac", mac, "method", m.Method, "waiting", cap(l.slots))
+	l.umu.Lock()
+	full := l.waiting == h.opts.UserQueue
+	if !full {
+		l.waiting++
+	}
+	l.umu.Unlock()
+	if full {
+		details = fmt.Sprintf("this device already has %d request(s) waiting to be heard or answered, the most it may; say it again when the reply is over", h.opts.UserQueue)
+		h.log.Warn("user request refused: too many waiting", "mac", mac, "method", m.Method, "waiting", h.opts.UserQueue)
 		l.writeError(m.ID, protocol.CodeBusy, "Busy", details)
 		return true
 	}
@@ -138,8 +142,21 @@ func (l *line) user(m *transport.Message) bool {
 		l.writeResult(m.ID, protocol.UserResult{Status: protocol.StatusAccepted, TurnID: j.turn.ID})
 		h.heard(l, j.turn)
 	}
-	l.userq <- j // never blocks: a slot is held
+	l.queue(j)
 	return true
+}
+
+// queue hands j to the line's worker, starting one if none runs. It is called by the read loop,
+// whose goroutine the hub's WaitGroup counts: the worker can be added to it.
+func (l *line) queue(j userJob) {
+	l.umu.Lock()
+	l.userq = append(l.userq, j)
+	start := !l.working
+	l.working = true
+	l.umu.Unlock()
+	if start {
+		l.h.wg.Go(l.userLoop)
+	}
 }
 
 func (l *line) parseText(raw json.RawMessage, j *userJob) string {
@@ -202,11 +219,23 @@ func (l *line) parseAudio(raw json.RawMessage, j *userJob) string {
 	return ""
 }
 
-// userLoop is a line's worker: it takes the queued requests in order until the line ends.
+// userLoop is a line's worker: it runs the queued requests in order, and returns when none is
+// left; the next one starts another. Most lines are never talked to, and have none.
 func (l *line) userLoop() {
-	for j := range l.userq {
+	for {
+		l.umu.Lock()
+		if len(l.userq) == 0 {
+			l.userq, l.working = nil, false
+			l.umu.Unlock()
+			return
+		}
+		j := l.userq[0]
+		l.userq = l.userq[1:]
+		l.umu.Unlock()
 		l.runUser(j)
-		<-l.slots
+		l.umu.Lock()
+		l.waiting--
+		l.umu.Unlock()
 	}
 }
 

@@ -18,6 +18,9 @@ import (
 // runs out when something is badly wrong.
 const busyTimeoutMS = 5000
 
+// idleConns is how many connections the pool keeps open between reads.
+const idleConns = 16
+
 // The kinds of OpenError, for errors.Is.
 var (
 	// ErrReadOnly is a database file or directory the process cannot write.
@@ -92,6 +95,10 @@ func OpenSQLite(ctx context.Context, path string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: database %s: %w", path, err)
 	}
+	// Past its idle connections the pool closes what concurrent reads opened, and the next read
+	// opens one anew: the file opened, the schema read and parsed, the statements prepared again,
+	// more than the read itself. Concurrent turns and requests read at once: keep enough.
+	read.SetMaxIdleConns(idleConns)
 	write, err := sql.Open("sqlite", dsn+"&_txlock=immediate")
 	if err != nil {
 		read.Close()

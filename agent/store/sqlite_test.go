@@ -308,3 +308,28 @@ func TestSQLiteWritersTakeTurns(t *testing.T) {
 		t.Errorf("%d rows, %v; want %d", n, err, 2*each)
 	}
 }
+
+// Connections that concurrent reads opened stay open for the next ones, up to idleConns: a
+// connection opened anew reads and parses the schema again.
+func TestOpenSQLiteKeepsReadConnections(t *testing.T) {
+	db, err := OpenSQLite(t.Context(), filepath.Join(t.TempDir(), "agent.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	const reads = 8
+	var conns []*sql.Conn
+	for range reads {
+		c, err := db.Conn(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+	}
+	for _, c := range conns {
+		c.Close()
+	}
+	if st := db.Stats(); st.Idle < reads || st.MaxIdleClosed > 0 {
+		t.Errorf("after %d reads at once: %d connections idle, %d closed for want of room; want all %d kept", reads, st.Idle, st.MaxIdleClosed, reads)
+	}
+}

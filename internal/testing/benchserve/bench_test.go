@@ -2,14 +2,20 @@ package benchserve
 
 import (
 	"bufio"
+	"cmp"
+	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -41,8 +47,22 @@ const (
 func TestMain(m *testing.M) {
 	code := leakcheck.Main(m)
 	serveproc.Remove()
+	if profBin != "" {
+		os.RemoveAll(filepath.Dir(profBin))
+	}
 	os.Exit(code)
 }
+
+// profileDir, from BENCHSERVE_PROFILE, is where the benchmarks write serve's profiles: CPU over
+// each measured window, heap and goroutines where RSS is read. Empty: no profiles, and serve
+// built without its profiling hook (cmd/devicectl's devicectl_pprof tag).
+var profileDir = os.Getenv("BENCHSERVE_PROFILE")
+
+var (
+	profOnce sync.Once
+	profBin  string // devicectl with its profiling hook, when profileDir is set
+	profErr  error
+)
 
 // setup builds devicectl once per test binary; it skips where there is no /proc.
 func setup(b *testing.B) string {
@@ -50,7 +70,72 @@ func setup(b *testing.B) string {
 	if runtime.GOOS != "linux" {
 		b.Skip("reads /proc/PID/stat and status")
 	}
-	return serveproc.Build(b)
+	if profileDir == "" {
+		return serveproc.Build(b)
+	}
+	profOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "benchserve")
+		if err != nil {
+			profErr = err
+			return
+		}
+		profBin = filepath.Join(dir, "devicectl")
+		cmd := exec.Command(cmp.Or(os.Getenv("GO"), "go"), "build", "-tags", "devicectl_pprof", "-o", profBin, "github.com/devicectl/devicectl/cmd/devicectl")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			profErr = fmt.Errorf("go build: %w\n%s", err, out)
+		}
+	})
+	if profErr != nil {
+		b.Fatal(profErr)
+	}
+	return profBin
+}
+
+// startServe starts serve; with profileDir set, with its profiling hook on a free loopback port,
+// whose address it returns ("" without).
+func startServe(b *testing.B, bin string) (*os.Process, string, string) {
+	b.Helper()
+	if profileDir == "" {
+		serve, url := serveproc.Start(b, bin, "--state-dir", b.TempDir())
+		return serve, url, ""
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	// Only serve's environment: the swarms run the same binary.
+	os.Setenv("DEVICECTL_PPROF", addr)
+	serve, url := serveproc.Start(b, bin, "--state-dir", b.TempDir())
+	os.Unsetenv("DEVICECTL_PPROF")
+	return serve, url, addr
+}
+
+// saveProfile writes serve's profile name (a net/http/pprof path under /debug/pprof/, with its
+// query) to file in profileDir. It does nothing without a profiling address.
+func saveProfile(b *testing.B, addr, name, file string) {
+	if addr == "" {
+		return
+	}
+	resp, err := http.Get("http://" + addr + "/debug/pprof/" + name)
+	if err != nil {
+		b.Errorf("profile %s: %v", name, err)
+		return
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b.Errorf("profile %s: %s", name, resp.Status)
+		return
+	}
+	f, err := os.Create(filepath.Join(profileDir, file))
+	if err == nil {
+		_, err = io.Copy(f, resp.Body)
+		err = errors.Join(err, f.Close())
+	}
+	if err != nil {
+		b.Errorf("profile %s: %v", name, err)
+	}
 }
 
 // swarmProc is a `devicectl swarm` process whose status lines are read as they come.
@@ -182,7 +267,7 @@ type taskRun struct {
 
 // runTasks runs a swarm of taskDevices sending seed tasks with callers in flight against serve,
 // and measures over window status lines after warmup.
-func runTasks(b *testing.B, bin string, serve *os.Process, url, prefix, route string, callers int) taskRun {
+func runTasks(b *testing.B, bin string, serve *os.Process, url, prof, prefix, route string, callers int) taskRun {
 	b.Helper()
 	p := startSwarm(b, bin, "-n", strconv.Itoa(taskDevices), "--server", url, "--mac-prefix", prefix, "--interval", "1s",
 		"--talk", strconv.Itoa(taskRate), "--callers", strconv.Itoa(callers), "--route", route)
@@ -206,10 +291,18 @@ func runTasks(b *testing.B, bin string, serve *os.Process, url, prefix, route st
 		return k
 	}
 	start := read()
+	// serve's CPU profile over the window (with BENCHSERVE_PROFILE).
+	profiled := make(chan struct{})
+	go func() {
+		defer close(profiled)
+		saveProfile(b, prof, fmt.Sprintf("profile?seconds=%d", window), fmt.Sprintf("cpu-%s-%d.pprof", route, callers))
+	}()
 	var end mark
 	for range window {
 		end = read()
 	}
+	saveProfile(b, prof, "heap", fmt.Sprintf("heap-%s-%d.pprof", route, callers))
+	<-profiled
 	summary := p.stop()
 	n := end.tasks - start.tasks
 	if n <= 0 {
@@ -236,7 +329,7 @@ func runTasks(b *testing.B, bin string, serve *os.Process, url, prefix, route st
 // SendMessage at 8 callers, for comparison.
 func BenchmarkServeTasks(b *testing.B) {
 	bin := setup(b)
-	serve, url := serveproc.Start(b, bin, "--state-dir", b.TempDir())
+	serve, url, prof := startServe(b, bin)
 	for i, run := range []struct {
 		name, route string
 		callers     int
@@ -246,7 +339,7 @@ func BenchmarkServeTasks(b *testing.B) {
 			for b.Loop() {
 				// A prefix of its own per swarm: the previous swarm's devices may not all be
 				// gone from serve yet.
-				r = runTasks(b, bin, serve, url, fmt.Sprintf("02-D%d", i), run.route, run.callers)
+				r = runTasks(b, bin, serve, url, prof, fmt.Sprintf("02-D%d", i), run.route, run.callers)
 			}
 			b.ReportMetric(r.rate, "tasks/s")
 			b.ReportMetric(float64(r.serveCPU)/1e6, "serve-cpu-ms/task")
@@ -263,7 +356,7 @@ func BenchmarkServeTasks(b *testing.B) {
 func BenchmarkServeRSSPerDevice(b *testing.B) {
 	bin := setup(b)
 	for b.Loop() {
-		serve, url := serveproc.Start(b, bin, "--state-dir", b.TempDir())
+		serve, url, prof := startServe(b, bin)
 		time.Sleep(settle)
 		idle := rss(b, serve.Pid)
 		registered := func(p *swarmProc, n int, limit time.Duration) {
@@ -273,6 +366,9 @@ func BenchmarkServeRSSPerDevice(b *testing.B) {
 		registered(first, 1000, 2*time.Minute)
 		time.Sleep(settle)
 		at1k := rss(b, serve.Pid)
+		saveProfile(b, prof, "heap", "heap-devices-1k.pprof")
+		saveProfile(b, prof, "goroutine", "goroutine-devices-1k.pprof")
+		saveProfile(b, prof, "heap?debug=1", "memstats-devices-1k.txt") // ends with runtime.MemStats
 		b.ReportMetric(float64(idle)/1024, "idle-KiB")
 		b.ReportMetric(float64(at1k-idle)/1024/1000, "KiB/device-1k")
 
@@ -295,6 +391,9 @@ func BenchmarkServeRSSPerDevice(b *testing.B) {
 		b.ReportMetric(time.Since(start).Seconds(), "register-15k-s")
 		time.Sleep(settle)
 		at16k := rss(b, serve.Pid)
+		saveProfile(b, prof, "heap", "heap-devices-16k.pprof")
+		saveProfile(b, prof, "goroutine", "goroutine-devices-16k.pprof")
+		saveProfile(b, prof, "heap?debug=1", "memstats-devices-16k.txt") // ends with runtime.MemStats
 		b.ReportMetric(float64(at16k-idle)/1024/(1000+more), "KiB/device-16k")
 		second.stop()
 		first.stop()

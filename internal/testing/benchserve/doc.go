@@ -12,6 +12,11 @@
 //     registered and, when the machine has the memory and open files for it, with 16,000; per
 //     device is the growth over idle divided by the devices.
 //
+// With BENCHSERVE_PROFILE=DIR, serve is built with its profiling hook (cmd/devicectl's
+// devicectl_pprof tag) and DIR gets its CPU profile over each measured window of
+// BenchmarkServeTasks, and heap and goroutine profiles and runtime.MemStats where
+// BenchmarkServeRSSPerDevice reads RSS: `go tool pprof DIR/cpu-seed-64.pprof`.
+//
 // The package has no code of its own outside its tests; `make bench` runs them and
 // scripts/bench.sh prints their figures beside docs/design.md's targets.
 package benchserve
