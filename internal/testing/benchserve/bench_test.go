@@ -2,7 +2,6 @@ package benchserve
 
 import (
 	"bufio"
-	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -15,7 +14,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -47,9 +45,6 @@ const (
 func TestMain(m *testing.M) {
 	code := leakcheck.Main(m)
 	serveproc.Remove()
-	if profBin != "" {
-		os.RemoveAll(filepath.Dir(profBin))
-	}
 	os.Exit(code)
 }
 
@@ -58,37 +53,16 @@ func TestMain(m *testing.M) {
 // built without its profiling hook (cmd/devicectl's devicectl_pprof tag).
 var profileDir = os.Getenv("BENCHSERVE_PROFILE")
 
-var (
-	profOnce sync.Once
-	profBin  string // devicectl with its profiling hook, when profileDir is set
-	profErr  error
-)
-
 // setup builds devicectl once per test binary; it skips where there is no /proc.
 func setup(b *testing.B) string {
 	b.Helper()
 	if runtime.GOOS != "linux" {
 		b.Skip("reads /proc/PID/stat and status")
 	}
-	if profileDir == "" {
-		return serveproc.Build(b)
+	if profileDir != "" {
+		return serveproc.Build(b, "devicectl_pprof")
 	}
-	profOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "benchserve")
-		if err != nil {
-			profErr = err
-			return
-		}
-		profBin = filepath.Join(dir, "devicectl")
-		cmd := exec.Command(cmp.Or(os.Getenv("GO"), "go"), "build", "-tags", "devicectl_pprof", "-o", profBin, "github.com/devicectl/devicectl/cmd/devicectl")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			profErr = fmt.Errorf("go build: %w\n%s", err, out)
-		}
-	})
-	if profErr != nil {
-		b.Fatal(profErr)
-	}
-	return profBin
+	return serveproc.Build(b)
 }
 
 // startServe starts serve; with profileDir set, with its profiling hook on a free loopback port,

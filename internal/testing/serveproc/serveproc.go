@@ -23,11 +23,11 @@ var (
 )
 
 // Build builds devicectl for the machine the test runs on once per test binary ($GO, else go,
-// builds it) and returns its path. That is not runtime.GOARCH when the test binary is
-// cross-compiled and run under qemu (make test-arm): the processes a test starts run natively,
-// and the code in them is tested on ARM by the package tests. Call Remove from TestMain once the
-// tests are done.
-func Build(t testing.TB) string {
+// builds it), with the build tags given (the same at every call of a test binary), and returns
+// its path. That is not runtime.GOARCH when the test binary is cross-compiled and run under qemu
+// (make test-arm): the processes a test starts run natively, and the code in them is tested on
+// ARM by the package tests. Call Remove from TestMain once the tests are done.
+func Build(t testing.TB, tags ...string) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		gobin := cmp.Or(os.Getenv("GO"), "go")
@@ -47,7 +47,7 @@ func Build(t testing.TB) string {
 			return
 		}
 		bin = filepath.Join(dir, "devicectl")
-		cmd := exec.Command(gobin, "build", "-o", bin, "github.com/devicectl/devicectl/cmd/devicectl")
+		cmd := exec.Command(gobin, "build", "-tags", strings.Join(tags, ","), "-o", bin, "github.com/devicectl/devicectl/cmd/devicectl")
 		cmd.Env = append(os.Environ(), "GOOS="+osArch[0], "GOARCH="+osArch[1])
 		if out, err := cmd.CombinedOutput(); err != nil {
 			buildErr = fmt.Errorf("go build: %w\n%s", err, out)
