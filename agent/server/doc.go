@@ -1,3 +1,5 @@
+//go:build !devicectl_omit_serve || !devicectl_omit_sim
+
 // Package server builds the agent server of `devicectl serve` and `devicectl sim` from the
 // configuration: the device hub, the agent with its planner (the rule planner or an
 // OpenAI-compatible endpoint), its local tools (seed 004's, and memory in the agent's database:

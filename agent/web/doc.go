@@ -1,3 +1,5 @@
+//go:build !devicectl_omit_serve || !devicectl_omit_sim
+
 // Package web is the agent server's web page: each connected device's face, volume, connection
 // and uptime, a conversation box whose reply streams in, and a live log of the tool calls, for
 // showing a robot on a screen or a phone. `devicectl sim --web` and `devicectl serve --web`

@@ -1,3 +1,5 @@
+//go:build !devicectl_omit_serve || !devicectl_omit_sim
+
 package config
 
 import (
@@ -11,6 +13,14 @@ import (
 	"strings"
 	"time"
 )
+
+// agentSections are Config's agent and llm sections, in the builds that run the agent server.
+type agentSections struct {
+	Agent AgentConfig
+	LLM   LLMConfig
+}
+
+func defaultAgentSections() agentSections { return agentSections{Agent: defaultAgent()} }
 
 // AgentConfig is the agent server that `devicectl serve` runs and `devicectl sim` runs in process:
 // where it listens, how it plans, how it treats devices' control tools, where it keeps its

@@ -6,4 +6,9 @@ package config
 // a config file shared with a server are read as ignored (ignoredSections), not as unknown keys.
 func agentKeys() []setting { return nil }
 
+// agentSections is empty: a board binary compiles no agent or llm settings.
+type agentSections struct{}
+
+func defaultAgentSections() agentSections { return agentSections{} }
+
 func init() { ignoredSections = []string{"agent", "llm"} }

@@ -31,9 +31,10 @@ type Config struct {
 	OpenTool   OpenToolConfig
 	ToolSets   ToolSetsConfig
 	Control    ControlConfig
-	Agent      AgentConfig
-	LLM        LLMConfig
-	Log        LogConfig
+	// agentSections are the agent and llm sections (Agent, LLM): only builds that run the agent
+	// server (serve, sim) have them; a board binary reads those sections as ignored.
+	agentSections
+	Log LogConfig
 }
 
 // ServerConfig says where the agent server is and how to trust it.
@@ -110,13 +111,13 @@ func Defaults() *Config {
 			DrainTimeout: 5 * time.Second,
 			ToolTimeouts: map[string]time.Duration{},
 		},
-		Render:   RenderConfig{Color: "auto"},
-		Hardware: defaultHardware(),
-		Voice:    defaultVoice(),
-		Hooks:    HooksConfig{Timeout: 10 * time.Second},
-		OpenTool: DefaultOpenTool(),
-		Agent:    defaultAgent(),
-		Log:      LogConfig{Level: slog.LevelInfo, Format: "auto"},
+		Render:        RenderConfig{Color: "auto"},
+		Hardware:      defaultHardware(),
+		Voice:         defaultVoice(),
+		Hooks:         HooksConfig{Timeout: 10 * time.Second},
+		OpenTool:      DefaultOpenTool(),
+		agentSections: defaultAgentSections(),
+		Log:           LogConfig{Level: slog.LevelInfo, Format: "auto"},
 	}
 }
 

@@ -590,13 +590,17 @@ func needsNewSession(old, p *parts) bool {
 		oc.Execution.DrainTimeout != c.Execution.DrainTimeout
 }
 
-// changedSections names the sections of the config file that differ between old and c.
+// changedSections names the sections of the config file that differ between old and c. A section
+// may be promoted from an embedded struct (the agent's, in builds that have them).
 func changedSections(old, c *config.Config) []string {
 	var out []string
 	ov, nv := reflect.ValueOf(old).Elem(), reflect.ValueOf(c).Elem()
-	for i := range ov.NumField() {
-		if !reflect.DeepEqual(ov.Field(i).Interface(), nv.Field(i).Interface()) {
-			out = append(out, strings.ToLower(ov.Type().Field(i).Name))
+	for _, f := range reflect.VisibleFields(ov.Type()) {
+		if f.Anonymous {
+			continue
+		}
+		if !reflect.DeepEqual(ov.FieldByIndex(f.Index).Interface(), nv.FieldByIndex(f.Index).Interface()) {
+			out = append(out, strings.ToLower(f.Name))
 		}
 	}
 	return out

@@ -1,3 +1,5 @@
+//go:build !devicectl_omit_serve || !devicectl_omit_sim
+
 // Package simsession is `devicectl sim`'s composition: the agent server (agent/server) and a
 // device agent on simulated hardware (internal/simdevice) in one process, the device dialling
 // the server over loopback exactly as a board dials a real one, and a console

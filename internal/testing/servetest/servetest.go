@@ -1,3 +1,5 @@
+//go:build !devicectl_omit_serve || !devicectl_omit_sim
+
 // Package servetest runs the agent server as `devicectl serve` builds it (server.New) on a
 // loopback port, for the tests of what talks to it: the MCP server, devicectl's commands, the
 // swarm.
