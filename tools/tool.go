@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
@@ -82,15 +81,30 @@ func (t *Tool) Invoke(ctx context.Context, input json.RawMessage) (any, error) {
 	return t.Handler(ctx, input)
 }
 
-// validName is the protocol's rule for tool names.
-var validName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+// nameRule is the protocol's rule for tool names, which validName checks
+// without a regexp: every device checks its tools' names at start, and
+// compiling the bounded repetition costs more memory than the whole check.
+const nameRule = `^[a-zA-Z0-9_-]{1,64}$`
+
+func validName(name string) bool {
+	if len(name) == 0 || len(name) > 64 {
+		return false
+	}
+	for i := range len(name) {
+		c := name[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // check reports everything wrong with the declaration's own fields (not its
 // schema), as one error that does not name the tool: callers add that.
 func (d *Declaration) check() error {
 	var problems []string
-	if !validName.MatchString(d.Name) {
-		problems = append(problems, fmt.Sprintf("name %q does not match %s", d.Name, validName))
+	if !validName(d.Name) {
+		problems = append(problems, fmt.Sprintf("name %q does not match %s", d.Name, nameRule))
 	}
 	if strings.TrimSpace(d.Description) == "" {
 		problems = append(problems, "description is empty (the server's model decides when to call a tool from it)")

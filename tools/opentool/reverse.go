@@ -231,6 +231,7 @@ func (r *reverser) ref(ref string) (string, error) {
 	if !ok || r.defs[name] == nil {
 		return "", fmt.Errorf("$ref %s cannot be expressed: only references to the parameters' own %s are", quote(ref), r.defsKeyword)
 	}
+	compilePatterns()
 	if !schemaName.MatchString(name) {
 		return "", fmt.Errorf("$ref %s: the name does not match %s", quote(ref), schemaName)
 	}

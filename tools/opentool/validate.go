@@ -12,20 +12,33 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
+// The patterns are compiled when a document is first checked
+// (compilePatterns, at the top of each function that uses them), not at
+// every start of a program that links this package and reads none.
 var (
+	compileOnce sync.Once
 	// versionPattern accepts the 1.x versions this package reads.
-	versionPattern = regexp.MustCompile(`^1\.(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*))?$`)
+	versionPattern *regexp.Regexp
 	// functionName is the specification's rule (OpenAI's), which is also
 	// the device protocol's rule for tool names.
-	functionName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+	functionName *regexp.Regexp
 	// schemaName keeps shared schema names usable unescaped in a JSON
 	// Pointer ("#/schemas/<name>", "#/$defs/<name>") and in a URI
 	// fragment: no "/", "~", "%", spaces or other characters that
 	// readers would have to escape, each in their own way.
-	schemaName = regexp.MustCompile(`^[a-zA-Z0-9_.-]{1,64}$`)
+	schemaName *regexp.Regexp
 )
+
+func compilePatterns() {
+	compileOnce.Do(func() {
+		versionPattern = regexp.MustCompile(`^1\.(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*))?$`)
+		functionName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+		schemaName = regexp.MustCompile(`^[a-zA-Z0-9_.-]{1,64}$`)
+	})
+}
 
 // Validate reports everything wrong with d, as Parse does (PathErrors
 // joined, the first 20 and a count of the rest): a version other than 1.x,
@@ -88,6 +101,7 @@ func (c *checker) quieted(path string) bool {
 }
 
 func (c *checker) document() {
+	compilePatterns()
 	d := c.doc
 	switch {
 	case d.OpenTool == "":
@@ -143,6 +157,7 @@ func (c *checker) server() {
 }
 
 func (c *checker) function(path string, f *Function) {
+	compilePatterns()
 	switch {
 	case f.Name == "":
 		c.fail(joinPath(path, "name"), "empty (required)")
@@ -185,6 +200,7 @@ func (c *checker) required(path string, s *Schema) {
 
 // schemas checks the shared schemas and the references among them.
 func (c *checker) schemas() {
+	compilePatterns()
 	names := slices.Sorted(maps.Keys(c.doc.Schemas))
 	for _, name := range names {
 		path := keyPath("schemas", name)
