@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -27,7 +28,15 @@ func parseRemind(seg segment, _ string, _ string) (intent, bool) {
 	return parseRemindEn(seg.low)
 }
 
+// zhRemindWords are the words of which every Chinese reminder, timer, list or cancel of them has
+// one (each pattern of parseRemindZh needs one): most of what is said has none, and is no
+// reminder without running the patterns, which take longer than the rest of the planner.
+var zhRemindWords = []string{"提醒", "计时", "闹钟", "定", "设", "叫我", "喊我"}
+
 func parseRemindZh(s string) (intent, bool) {
+	if !slices.ContainsFunc(zhRemindWords, func(w string) bool { return strings.Contains(s, w) }) {
+		return intent{}, false
+	}
 	if m := reZhCancel.FindStringSubmatch(s); m != nil {
 		what := strings.TrimSpace(m[1])
 		if what == "所有" || what == "全部" || what == "所有的" || what == "全部的" {

@@ -101,6 +101,50 @@ func BenchmarkA2ASend(b *testing.B) {
 	lat.report(b, "send-")
 }
 
+// A seed tasks/send round trip as devicectl swarm --talk sends it, from 8 clients at once: POST
+// /tasks/send naming the device in its metadata, the rule planner's turn through the device over
+// loopback, the task stored in agent.db, the completed task answered. Its allocations (-benchmem)
+// are the server's, the device's and the clients' together; the server's CPU per task under load
+// is internal/testing/benchserve's.
+func BenchmarkSeedSend(b *testing.B) {
+	c := testConfig(b)
+	c.Agent.WaitForControl = true
+	_, addr := startServer(b, c)
+	const mac = "AA-BB-CC-DD-EE-01"
+	d := startDevice(b, "ws://"+addr+"/", mac, "")
+	d.waitRegistered(b)
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 10 * time.Second}
+	defer hc.CloseIdleConnections()
+	body := `{"jsonrpc":"2.0","id":1,"method":"tasks/send","params":{"message":{"role":"user","parts":[{"type":"text","text":"把音量调到30"}]},"metadata":{"mac":"` + mac + `"}}}`
+	b.SetParallelism(4) // 4 x GOMAXPROCS(2)
+	cpu := processCPU(b)
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			resp, err := hc.Post("http://"+addr+"/tasks/send", "application/json", strings.NewReader(body))
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			got, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil || !strings.Contains(string(got), `"completed"`) {
+				b.Errorf("%v %s", err, got)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(processCPU(b)-cpu)/float64(b.N)/1e6, "cpu-ms/op")
+}
+
+// processCPU is the CPU time this process has used, user and system (getrusage).
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // 1,000 simulated devices (devicectl swarm, another process) registered with one devicectl serve:
 // how much the serve process's resident set grew for each, once they are all registered and the
 // server has settled.

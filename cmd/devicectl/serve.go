@@ -75,6 +75,7 @@ order and then serves until interrupted (SIGINT/SIGTERM).
 			if err != nil {
 				return err
 			}
+			tuneServeGC()
 			return runServe(cmd.Context(), c, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}

@@ -237,6 +237,7 @@ type taskRun struct {
 	failed     int           // in the window
 	p50, p99   time.Duration // of the whole run, warm-up included
 	registered int           // devices registered at the end of the window
+	serveRSS   int64         // serve's resident set at the end of the window, bytes
 }
 
 // runTasks runs a swarm of taskDevices sending seed tasks with callers in flight against serve,
@@ -275,6 +276,7 @@ func runTasks(b *testing.B, bin string, serve *os.Process, url, prof, prefix, ro
 	for range window {
 		end = read()
 	}
+	serveRSS := rss(b, serve.Pid)
 	saveProfile(b, prof, "heap", fmt.Sprintf("heap-%s-%d.pprof", route, callers))
 	<-profiled
 	summary := p.stop()
@@ -287,6 +289,7 @@ func runTasks(b *testing.B, bin string, serve *os.Process, url, prof, prefix, ro
 		serveCPU: (end.serve - start.serve) / time.Duration(n),
 		swarmCPU: (end.swm - start.swm) / time.Duration(n),
 		failed:   end.failed - start.failed,
+		serveRSS: serveRSS,
 	}
 	if f := summaryFails.FindString(summary); f != "" {
 		b.Logf("%d callers: %s", callers, f) // the kinds of failure, for whoever reads -v
@@ -321,6 +324,7 @@ func BenchmarkServeTasks(b *testing.B) {
 			b.ReportMetric(float64(r.failed), "failed")
 			b.ReportMetric(float64(r.p50)/1e6, "p50-ms")
 			b.ReportMetric(float64(r.p99)/1e6, "p99-ms")
+			b.ReportMetric(float64(r.serveRSS)/(1<<20), "serve-rss-MiB")
 		})
 	}
 }
