@@ -16,6 +16,7 @@ import (
 	"github.com/devicectl/devicectl/agent/server"
 	"github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/internal/console"
+	"github.com/devicectl/devicectl/internal/gctune"
 	"github.com/devicectl/devicectl/internal/logging"
 	"github.com/devicectl/devicectl/internal/term"
 )
@@ -75,7 +76,7 @@ order and then serves until interrupted (SIGINT/SIGTERM).
 			if err != nil {
 				return err
 			}
-			tuneServeGC()
+			gctune.Start()
 			return runServe(cmd.Context(), c, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}

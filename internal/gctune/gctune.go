@@ -1,6 +1,8 @@
-//go:build !devicectl_omit_serve
-
-package main
+// Package gctune lets a server whose allocations are mostly short-lived garbage collect less often
+// while its live heap is small: after each collection it sets GOGC so that the heap may grow by a
+// fixed headroom before the next one, never below Go's default. devicectl serve uses it; the
+// device side runs at Go's default.
+package gctune
 
 import (
 	"os"
@@ -10,11 +12,11 @@ import (
 	"sync"
 )
 
-// serve's garbage collector target. Most of what a task allocates is garbage at once (a2a-go
-// copies each stored task through encoding/gob twice) and the live heap of a serve with a hundred
-// devices is a few MiB, so at Go's default (GOGC 100: collect when the heap has grown by the live
-// heap) serve collects many times a second under load, for about a tenth of its CPU. serve lets
-// the heap grow by gcHeadroom between collections instead, but by no more than gcMaxPercent of
+// In devicectl serve most of what a task allocates is garbage at once (a2a-go copies each stored
+// task through encoding/gob twice) and the live heap of a serve with a hundred devices is a few
+// MiB, so at Go's default (GOGC 100: collect when the heap has grown by the live heap) serve
+// collects many times a second under load, for about a tenth of its CPU. The heap may grow by
+// gcHeadroom between collections instead, but by no more than gcMaxPercent of
 // the live heap, and never less than Go's default: the headroom is a fixed cost (about 30 MiB
 // more resident under load; 27 KiB more a device at 1,000 devices), and with many thousands of
 // devices the live heap is far past it and GOGC is back at 100. GOGC in the environment turns
@@ -34,9 +36,9 @@ func gcPercentFor(live uint64) int {
 
 var gcTuneOnce sync.Once
 
-// tuneServeGC starts setting GOGC after each collection from the live heap it left, unless GOGC
+// Start starts setting GOGC after each collection from the live heap it left, unless GOGC
 // is set in the environment (the runtime reads it itself). It lasts as long as the process.
-func tuneServeGC() {
+func Start() {
 	if _, set := os.LookupEnv("GOGC"); set {
 		return
 	}

@@ -1,14 +1,17 @@
-//go:build !devicectl_omit_serve
-
-package main
+package gctune
 
 import (
+	"os"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"testing"
 	"time"
+
+	"github.com/devicectl/devicectl/internal/testing/leakcheck"
 )
+
+func TestMain(m *testing.M) { os.Exit(leakcheck.Main(m)) }
 
 func TestGCPercentFor(t *testing.T) {
 	for _, tc := range []struct {
