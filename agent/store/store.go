@@ -38,6 +38,9 @@ type DB struct {
 
 	mu    sync.Mutex
 	stmts map[string]*sql.Stmt // SQLite: prepared on write, by query; nil once closed
+	reads map[string]*sql.Stmt // ReadRow's, prepared on the read pool, by query
+
+	batch batcher // Write's queue: group commit (batch.go)
 }
 
 // Storable reports whether both databases keep s as text unchanged: valid UTF-8 with no NUL
@@ -125,17 +128,48 @@ func (db *DB) cached(query string) *sql.Stmt {
 	return db.stmts[query]
 }
 
-// Write runs a write outside a transaction. The goroutine must not hold a write transaction:
+// Write runs a write outside a transaction, and returns once it is committed. Writes that
+// arrive together are committed together, in one transaction (batch.go), each answered with its
+// own result; a write that fails fails alone. The goroutine must not hold a write transaction:
 // on SQLite it would wait for the transaction's connection forever.
 func (db *DB) Write(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	st, err := db.prepared(ctx, query)
 	if err != nil {
 		return nil, err
 	}
-	if st == nil {
-		return db.write.ExecContext(ctx, query, args...)
+	return db.batched(&queued{ctx: ctx, st: st, query: query, args: args})
+}
+
+// ReadRow runs a read that returns a row through the read pool, with the statement prepared
+// once: for reads made often enough that parsing them each time shows.
+func (db *DB) ReadRow(ctx context.Context, query string, args ...any) *sql.Row {
+	db.mu.Lock()
+	st := db.reads[query]
+	closed := db.stmts == nil
+	db.mu.Unlock()
+	if st == nil && !closed {
+		var err error
+		// Not canceled with ctx: the statement outlives the call that prepares it.
+		if st, err = db.DB.PrepareContext(context.WithoutCancel(ctx), query); err != nil {
+			return db.DB.QueryRowContext(ctx, query, args...) // the same error, as a row's
+		}
+		db.mu.Lock()
+		switch {
+		case db.stmts == nil:
+			st.Close()
+			st = nil
+		case db.reads[query] != nil:
+			st.Close()
+			st = db.reads[query]
+		default:
+			db.reads[query] = st
+		}
+		db.mu.Unlock()
 	}
-	return st.ExecContext(ctx, args...)
+	if st == nil {
+		return db.DB.QueryRowContext(ctx, query, args...)
+	}
+	return st.QueryRowContext(ctx, args...)
 }
 
 // WriteRow runs a write that returns a row (RETURNING), as Write.
@@ -179,17 +213,28 @@ func (db *DB) TxQueryRow(ctx context.Context, tx *sql.Tx, query string, args ...
 	return tx.QueryRowContext(ctx, query, args...)
 }
 
+// GroupCommits reports how many transactions committed more than one write of Write together,
+// and how many writes they held.
+func (db *DB) GroupCommits() (commits, writes int64) {
+	db.batch.mu.Lock()
+	defer db.batch.mu.Unlock()
+	return db.batch.commits, db.batch.writes
+}
+
 // Close closes the prepared statements and both pools.
 func (db *DB) Close() error {
 	db.mu.Lock()
-	stmts := db.stmts
-	db.stmts = nil
+	stmts, reads := db.stmts, db.reads
+	db.stmts, db.reads = nil, nil
 	db.mu.Unlock()
 	if stmts == nil {
 		return nil
 	}
 	var errs []error
 	for _, st := range stmts {
+		errs = append(errs, st.Close())
+	}
+	for _, st := range reads {
 		errs = append(errs, st.Close())
 	}
 	if db.write != db.DB {
