@@ -6,30 +6,35 @@ import (
 	"sync"
 )
 
-// Group commit. A commit costs more than the statement it commits: SQLite appends the pages it
-// changed to the WAL and updates the WAL's index, takes and drops its locks; PostgreSQL flushes
-// its WAL (synchronous_commit = on) and answers a round trip. Writes that arrive while another
-// batch is being committed wait in a queue; the writer then takes everything queued and runs it
-// in one transaction, one commit for all of them, and answers each with its own result. A write
-// alone in the queue runs on its own, as a statement of its own (autocommit), as before.
+// Group commit, on SQLite. A commit costs more than the statement it commits: SQLite writes the
+// pages it changed to the WAL (a page written by several writes of a batch is written once),
+// updates the WAL's index, takes and drops its locks. SQLite's writes go through one connection
+// anyway: those that arrive while another batch is being committed wait in a queue; the writer
+// then takes everything queued and runs it in one transaction, one commit for all of them, and
+// answers each with its own result. A write alone in the queue runs on its own, as a statement
+// of its own (autocommit), as before.
+//
+// PostgreSQL's writes do not queue: each goes on a connection of the pool as it comes, and the
+// server flushes the WAL once for the commits that wait for a flush together. Batching them on
+// one connection made a seed task slower there, not faster (one round trip after another
+// instead of side by side; docs/storage.md).
 //
 // There is no goroutine of its own: the first writer to find nobody writing leads, runs the
 // queue's batch, and hands the lead to the first write queued meanwhile, so that a writer waits
 // for at most the batch before its own, never for a stream of others.
 //
 // A write is answered after the commit that holds it, as if it had run alone: the durability of
-// each is the database's, as before. When a statement of a batch fails, the batch is rolled back
-// and each of its writes runs again on its own, so that one write's failure (a constraint, a
-// PostgreSQL deadlock with another process's batch) is its own and no other's. A write whose
-// context is done before its batch begins is answered with the context's error and not run; once
-// its batch has begun, it runs to its end as the others do.
+// each is SQLite's, as before. When a statement of a batch fails, the batch is rolled back and
+// each of its writes runs again on its own, so that one write's failure (a constraint, say) is
+// its own and no other's. A write whose context is done before its batch begins is answered
+// with the context's error and not run; once its batch has begun, it runs to its end as the
+// others do.
 
 // queued is a write waiting in the batcher's queue.
 type queued struct {
-	ctx   context.Context
-	st    *sql.Stmt // SQLite: the statement prepared on the writer; nil on PostgreSQL
-	query string
-	args  []any
+	ctx  context.Context
+	st   *sql.Stmt // prepared on the writer
+	args []any
 
 	res  sql.Result
 	err  error
@@ -105,12 +110,12 @@ func (db *DB) runBatch(batch []*queued) int {
 	together := 0
 	switch {
 	case len(live) == 1:
-		live[0].runAlone(db)
+		live[0].runAlone()
 	case len(live) > 1 && db.runTogether(live):
 		together = len(live)
 	default:
 		for _, q := range live {
-			q.runAlone(db)
+			q.runAlone()
 		}
 	}
 	for _, q := range live {
@@ -127,13 +132,8 @@ func (q *queued) answer() {
 }
 
 // runAlone runs the write as a statement of its own.
-func (q *queued) runAlone(db *DB) {
-	ctx := context.WithoutCancel(q.ctx)
-	if q.st != nil {
-		q.res, q.err = q.st.ExecContext(ctx, q.args...)
-	} else {
-		q.res, q.err = db.write.ExecContext(ctx, q.query, q.args...)
-	}
+func (q *queued) runAlone() {
+	q.res, q.err = q.st.ExecContext(context.WithoutCancel(q.ctx), q.args...)
 }
 
 // runTogether runs the writes in one transaction and reports whether each has its answer: false
@@ -146,11 +146,7 @@ func (db *DB) runTogether(batch []*queued) bool {
 		return false
 	}
 	for _, q := range batch {
-		if q.st != nil {
-			q.res, q.err = tx.StmtContext(ctx, q.st).ExecContext(ctx, q.args...)
-		} else {
-			q.res, q.err = tx.ExecContext(ctx, q.query, q.args...)
-		}
+		q.res, q.err = tx.StmtContext(ctx, q.st).ExecContext(ctx, q.args...)
 		if q.err != nil {
 			tx.Rollback() //nolint:errcheck // the writes run again one by one
 			return false

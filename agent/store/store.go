@@ -128,16 +128,20 @@ func (db *DB) cached(query string) *sql.Stmt {
 	return db.stmts[query]
 }
 
-// Write runs a write outside a transaction, and returns once it is committed. Writes that
-// arrive together are committed together, in one transaction (batch.go), each answered with its
-// own result; a write that fails fails alone. The goroutine must not hold a write transaction:
-// on SQLite it would wait for the transaction's connection forever.
+// Write runs a write outside a transaction, and returns once it is committed. On SQLite, writes
+// that wait for the writer together are committed together, in one transaction (batch.go), each
+// answered with its own result; a write that fails fails alone. The goroutine must not hold a
+// write transaction: on SQLite it would wait for the transaction's connection forever.
 func (db *DB) Write(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	st, err := db.prepared(ctx, query)
 	if err != nil {
 		return nil, err
 	}
-	return db.batched(&queued{ctx: ctx, st: st, query: query, args: args})
+	if st == nil {
+		// PostgreSQL: each write on a connection of the pool, as it comes (see batch.go).
+		return db.write.ExecContext(ctx, query, args...)
+	}
+	return db.batched(&queued{ctx: ctx, st: st, args: args})
 }
 
 // ReadRow runs a read that returns a row through the read pool, with the statement prepared
@@ -213,8 +217,8 @@ func (db *DB) TxQueryRow(ctx context.Context, tx *sql.Tx, query string, args ...
 	return tx.QueryRowContext(ctx, query, args...)
 }
 
-// GroupCommits reports how many transactions committed more than one write of Write together,
-// and how many writes they held.
+// GroupCommits reports how many transactions committed more than one write of Write together
+// (SQLite's group commit), and how many writes they held.
 func (db *DB) GroupCommits() (commits, writes int64) {
 	db.batch.mu.Lock()
 	defer db.batch.mu.Unlock()
