@@ -124,7 +124,7 @@ func OpenStore(ctx context.Context, db *store.DB) (*Store, error) {
 	if err := db.Migrate(ctx, "reminders", schema); err != nil {
 		return nil, err
 	}
-	if err := db.Prepare(ctx, insertMissed, settleRepeat, settleOnce); err != nil {
+	if err := db.Prepare(ctx, insertMissed, settleRepeat, settleOnce, anyMissed); err != nil {
 		return nil, fmt.Errorf("reminders: %w", err)
 	}
 	return &Store{db: db}, nil
@@ -337,13 +337,17 @@ func (s *Store) Unsettle(ctx context.Context, r Reminder, retry time.Time) error
 // TakeMissed returns the missed occurrences of mac not yet told, the earliest first, and marks
 // them told: of several processes, one gets each (one conditional UPDATE, as Claim).
 //
-// It runs at every turn, and there is seldom anything missed: it reads first, through the read
-// pool, and writes only when the read finds something. The UPDATE alone decides who takes what,
+// It runs at every turn, and there is seldom anything missed: it reads first (DB.ReadRow) and
+// writes only when the read finds something. The UPDATE alone decides who takes what,
 // so the read changes nothing of that; an occurrence recorded just after the read is taken at
 // the device's next turn.
 func (s *Store) TakeMissed(ctx context.Context, mac string, loc *time.Location) ([]MissedOccurrence, error) {
 	var one int
-	switch err := s.db.ReadRow(ctx, anyMissed, mac).Scan(&one); {
+	row, err := s.db.ReadRow(ctx, anyMissed, mac)
+	if err == nil {
+		err = row.Scan(&one)
+	}
+	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return nil, nil
 	case err != nil:

@@ -62,7 +62,7 @@ func OpenPostgres(ctx context.Context, dsn string) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("store: cannot use the PostgreSQL database %s: %w", name, err)
 	}
-	return &DB{DB: pool, write: pool, dialect: Postgres, name: name, stmts: make(map[string]*sql.Stmt), reads: make(map[string]*sql.Stmt)}, nil
+	return &DB{DB: pool, write: pool, dialect: Postgres, name: name, stmts: make(map[string]*sql.Stmt)}, nil
 }
 
 // rebindConnector makes pgx's connections take '?' placeholders (see rebind).

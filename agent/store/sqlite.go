@@ -114,7 +114,7 @@ func OpenSQLite(ctx context.Context, path string) (*DB, error) {
 		write.Close()
 		return nil, classify(path, err)
 	}
-	return &DB{DB: read, write: write, dialect: SQLite, name: path, stmts: make(map[string]*sql.Stmt), reads: make(map[string]*sql.Stmt)}, nil
+	return &DB{DB: read, write: write, dialect: SQLite, name: path, stmts: make(map[string]*sql.Stmt)}, nil
 }
 
 // checkWritable reports a read-only file or directory before SQLite gets to

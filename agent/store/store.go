@@ -38,7 +38,6 @@ type DB struct {
 
 	mu    sync.Mutex
 	stmts map[string]*sql.Stmt // SQLite: prepared on write, by query; nil once closed
-	reads map[string]*sql.Stmt // ReadRow's, prepared on the read pool, by query
 
 	batch batcher // Write's queue: group commit (batch.go)
 }
@@ -144,36 +143,13 @@ func (db *DB) Write(ctx context.Context, query string, args ...any) (sql.Result,
 	return db.batched(&queued{ctx: ctx, st: st, args: args})
 }
 
-// ReadRow runs a read that returns a row through the read pool, with the statement prepared
-// once: for reads made often enough that parsing them each time shows.
-func (db *DB) ReadRow(ctx context.Context, query string, args ...any) *sql.Row {
-	db.mu.Lock()
-	st := db.reads[query]
-	closed := db.stmts == nil
-	db.mu.Unlock()
-	if st == nil && !closed {
-		var err error
-		// Not canceled with ctx: the statement outlives the call that prepares it.
-		if st, err = db.DB.PrepareContext(context.WithoutCancel(ctx), query); err != nil {
-			return db.DB.QueryRowContext(ctx, query, args...) // the same error, as a row's
-		}
-		db.mu.Lock()
-		switch {
-		case db.stmts == nil:
-			st.Close()
-			st = nil
-		case db.reads[query] != nil:
-			st.Close()
-			st = db.reads[query]
-		default:
-			db.reads[query] = st
-		}
-		db.mu.Unlock()
-	}
-	if st == nil {
-		return db.DB.QueryRowContext(ctx, query, args...)
-	}
-	return st.QueryRowContext(ctx, args...)
+// ReadRow runs a small read made often (at every turn, say) on the writer, with its statement
+// prepared once, as Write. On SQLite it costs less there than on the read pool: the writer's
+// page cache holds what the writes changed, where a pooled connection reads again the pages
+// another connection wrote since its last read. It waits for the writer as a write does, and
+// the goroutine must not hold a write transaction.
+func (db *DB) ReadRow(ctx context.Context, query string, args ...any) (*sql.Row, error) {
+	return db.WriteRow(ctx, query, args...)
 }
 
 // WriteRow runs a write that returns a row (RETURNING), as Write.
@@ -228,17 +204,14 @@ func (db *DB) GroupCommits() (commits, writes int64) {
 // Close closes the prepared statements and both pools.
 func (db *DB) Close() error {
 	db.mu.Lock()
-	stmts, reads := db.stmts, db.reads
-	db.stmts, db.reads = nil, nil
+	stmts := db.stmts
+	db.stmts = nil
 	db.mu.Unlock()
 	if stmts == nil {
 		return nil
 	}
 	var errs []error
 	for _, st := range stmts {
-		errs = append(errs, st.Close())
-	}
-	for _, st := range reads {
 		errs = append(errs, st.Close())
 	}
 	if db.write != db.DB {
