@@ -32,7 +32,6 @@ CREATE TABLE IF NOT EXISTS a2a_tasks (
 	task       TEXT NOT NULL,
 	status_ns  INTEGER NOT NULL DEFAULT 0
 );
-CREATE INDEX IF NOT EXISTS a2a_tasks_context ON a2a_tasks(context_id, updated_ns);
 `
 
 // taskStore is what the handler needs of a task store: a2a-go's taskstore.Store, which a2a-go's
@@ -453,18 +452,20 @@ func (s *sqlTaskStore) updateAt(ctx context.Context, u *taskstore.UpdateRequest,
 	return taskstore.TaskVersion(version), nil
 }
 
-// writeLocked stores a live task at version, its turn held: the versions were checked in memory, and the row
-// is still as this node last wrote it, in state stored, unless another node ended the task
-// (failNode: it took this node for gone). The task then leaves memory, so that a2a-go, told of
-// a concurrent modification, reads it as the other node left it.
+// writeLocked stores a live task at version, its turn held: the versions were checked in
+// memory, and the row is still as this node last wrote it, in state stored, unless another node
+// ended the task (failNode: it took this node for gone). The task then leaves memory, so that
+// a2a-go, told of a concurrent modification, reads it as the other node left it. The context is
+// not written: a task's does not change while it runs (a2a-go refuses an event of another), and
+// a write that leaves it alone leaves its index alone too, a page less to write.
 func (s *sqlTaskStore) writeLocked(ctx context.Context, task *a2a.Task, stored a2a.TaskState, version int64, now time.Time) error {
 	b, err := json.Marshal(task)
 	if err != nil {
 		return fmt.Errorf("a2a: encoding task %s: %w", task.ID, err)
 	}
 	res, err := s.w.exec(ctx,
-		`UPDATE a2a_tasks SET context_id = ?, state = ?, version = ?, updated_ns = ?, task = ?, status_ns = ? WHERE id = ? AND node = ? AND state = ?`,
-		task.ContextID, string(task.Status.State), version, now.UnixNano(), string(b), statusNs(task, now), string(task.ID), s.node, string(stored))
+		`UPDATE a2a_tasks SET state = ?, version = ?, updated_ns = ?, task = ?, status_ns = ? WHERE id = ? AND node = ? AND state = ?`,
+		string(task.Status.State), version, now.UnixNano(), string(b), statusNs(task, now), string(task.ID), s.node, string(stored))
 	if err != nil {
 		return fmt.Errorf("a2a: updating task %s: %w", task.ID, err)
 	}
