@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"sync"
 	"sync/atomic"
 
 	"github.com/devicectl/devicectl/agent/store"
@@ -27,7 +28,8 @@ import (
 // the file. PostgreSQL's is the server's (synchronous_commit).
 type writer struct {
 	db     *store.DB
-	closed atomic.Bool
+	mu     sync.RWMutex // held shared by each write, so that close waits for those under way
+	closed bool         // guarded by mu
 
 	writes atomic.Int64 // statements run, for the benchmarks' writes per task
 }
@@ -41,7 +43,9 @@ func newWriter(_ context.Context, db *store.DB) (*writer, error) {
 // exec runs a write. It is not canceled with ctx: a task's state is stored whether or not its
 // client is still there, and a write takes no time worth saving.
 func (w *writer) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	if w.closed.Load() {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	if w.closed {
 		return nil, errWriterClosed
 	}
 	w.writes.Add(1)
@@ -50,15 +54,20 @@ func (w *writer) exec(ctx context.Context, query string, args ...any) (sql.Resul
 
 // queryRow runs a write that returns a row (RETURNING).
 func (w *writer) queryRow(ctx context.Context, query string, args ...any) (*sql.Row, error) {
-	if w.closed.Load() {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	if w.closed {
 		return nil, errWriterClosed
 	}
 	w.writes.Add(1)
 	return w.db.WriteRow(context.WithoutCancel(ctx), query, args...)
 }
 
-// close makes later writes fail with errWriterClosed; the database stays open.
+// close waits for the writes under way and makes later ones fail with errWriterClosed; the
+// database stays open.
 func (w *writer) close() error {
-	w.closed.Store(true)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.closed = true
 	return nil
 }
