@@ -3,7 +3,6 @@ package reminders
 import (
 	"context"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
@@ -25,7 +24,7 @@ func BenchmarkTakeMissedNone(b *testing.B) {
 			if _, err := db.Write(ctx, `CREATE TABLE bench_writes (id TEXT PRIMARY KEY, v TEXT NOT NULL)`); err != nil {
 				b.Fatal(err)
 			}
-			cpu0 := cpuTime(b)
+			cpu0 := storetest.CPU(b)
 			b.ResetTimer()
 			for i := range b.N {
 				if _, err := db.Write(ctx, `INSERT INTO bench_writes (id, v) VALUES (?, 'x')`, strconv.Itoa(i)); err != nil {
@@ -37,16 +36,7 @@ func BenchmarkTakeMissedNone(b *testing.B) {
 				}
 			}
 			b.StopTimer()
-			b.ReportMetric(float64(cpuTime(b)-cpu0)/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(storetest.CPU(b)-cpu0)/float64(b.N), "cpu-ns/op")
 		})
 	}
-}
-
-// cpuTime is the CPU the process has used (user and system), on SQLite the database's included.
-func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -100,6 +100,17 @@ func queueWrites(t *testing.T, db *DB, ids []int) (writes []*write, release func
 	}
 }
 
+// newTable makes the table t with its row 0, which the write that leads holds.
+func newTable(t *testing.T, db *DB) {
+	t.Helper()
+	if _, err := db.Write(t.Context(), `CREATE TABLE t (id INTEGER PRIMARY KEY, v INTEGER NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Write(t.Context(), `INSERT INTO t (id, v) VALUES (0, 0)`); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func rowCount(t *testing.T, db *DB) (n, v int) {
 	t.Helper()
 	if err := db.QueryRow(`SELECT count(*), sum(v) FROM t`).Scan(&n, &v); err != nil {
@@ -111,12 +122,7 @@ func rowCount(t *testing.T, db *DB) (n, v int) {
 // The writes that wait for the writer go in one transaction, each answered with its own result.
 func TestGroupCommit(t *testing.T) {
 	eachDB(t, []Dialect{SQLite}, func(t *testing.T, db *DB) {
-		if _, err := db.Write(t.Context(), `CREATE TABLE t (id INTEGER PRIMARY KEY, v INTEGER NOT NULL)`); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := db.Write(t.Context(), `INSERT INTO t (id, v) VALUES (0, 0)`); err != nil {
-			t.Fatal(err)
-		}
+		newTable(t, db)
 		var ids []int
 		for i := 1; i <= 20; i++ {
 			ids = append(ids, i)
@@ -142,12 +148,7 @@ func TestGroupCommit(t *testing.T) {
 // run on its own. A write whose context ends while it waits is not run.
 func TestGroupCommitFailureIsOwn(t *testing.T) {
 	eachDB(t, []Dialect{SQLite}, func(t *testing.T, db *DB) {
-		if _, err := db.Write(t.Context(), `CREATE TABLE t (id INTEGER PRIMARY KEY, v INTEGER NOT NULL)`); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := db.Write(t.Context(), `INSERT INTO t (id, v) VALUES (0, 0)`); err != nil {
-			t.Fatal(err)
-		}
+		newTable(t, db)
 		// 5 is inserted twice: one of the two fails on the primary key. 9's caller gives up.
 		ids := []int{1, 2, 3, 4, 5, 6, 5, 7, 8, 9, 10}
 		writes, release := queueWrites(t, db, ids)

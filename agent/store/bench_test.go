@@ -6,9 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/devicectl/devicectl/agent/store/storetest"
 )
@@ -71,7 +69,7 @@ func benchWrite(b *testing.B, where string, writers int) {
 		return true
 	}
 	commits, grouped := db.GroupCommits()
-	cpu0 := cpuTime(b)
+	cpu0 := storetest.CPU(b)
 	b.ResetTimer()
 	if writers == 1 {
 		for range b.N {
@@ -87,20 +85,10 @@ func benchWrite(b *testing.B, where string, writers int) {
 		})
 	}
 	b.StopTimer()
-	b.ReportMetric(float64(cpuTime(b)-cpu0)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(storetest.CPU(b)-cpu0)/float64(b.N), "cpu-ns/op")
 	c, g := db.GroupCommits()
 	writes := int64(2 * b.N)
 	// Commits: each group's one, and one per write that ran alone.
 	all := (c - commits) + writes - (g - grouped)
 	b.ReportMetric(float64(writes)/float64(all), "writes/commit")
-}
-
-// cpuTime is the CPU the process has used (user and system): the benchmark's own, and on SQLite
-// the database's.
-func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
