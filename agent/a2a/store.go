@@ -32,7 +32,6 @@ CREATE TABLE IF NOT EXISTS a2a_tasks (
 	task       TEXT NOT NULL,
 	status_ns  INTEGER NOT NULL DEFAULT 0
 );
-CREATE INDEX IF NOT EXISTS a2a_tasks_context ON a2a_tasks(context_id, updated_ns);
 `
 
 // taskStore is what the handler needs of a task store: a2a-go's taskstore.Store, which a2a-go's
@@ -61,7 +60,9 @@ type taskStore interface {
 // per piece costs O(n²) bytes for a reply of n pieces. Between state changes the task lives in
 // memory (live), where Get and List read it; a crash meanwhile loses only the pieces since the
 // last state change, and the next start marks the task failed anyway. Writes go through the
-// database's writer (one connection on SQLite) with statements prepared once.
+// database's writer (one connection on SQLite) with statements prepared once, the writes of
+// concurrent tasks committed together (writer). One task's check of its version and the write
+// that follows are one at a time (liveTask.turn); other tasks' writes go on meanwhile.
 //
 // Each row names the node that runs the task (node: the name of this store's serve node in a
 // cluster, else one of this process's), set as the task is created or taken up again. A node
@@ -87,11 +88,11 @@ type sqlTaskStore struct {
 	keepCount int           // 0: no limit
 	log       *slog.Logger
 
-	// Guarded by w.mu: rows in a2a_tasks and when the age check last ran.
-	rows      int
-	agePruned time.Time
+	pruneMu   sync.Mutex // guards rows and agePruned; held by the one pruning at a time
+	rows      int        // rows in a2a_tasks
+	agePruned time.Time  // when the age check last ran
 
-	liveMu sync.Mutex // guards live; changed with w.mu held too, so Updates may read it under w.mu
+	liveMu sync.Mutex // guards live
 	live   map[a2a.TaskID]*liveTask
 }
 
@@ -100,6 +101,9 @@ type liveTask struct {
 	task    *a2a.Task // the newest; not changed once stored here (a2a-go copies before it changes one)
 	version int64
 	stored  a2a.TaskState // the state last written
+	// turn is held across a check of the task's version and the write that follows it, so
+	// that its writes are one at a time and in order; the same for each version of one task.
+	turn *sync.Mutex
 }
 
 // agePruneEvery spaces the deletions of tasks past keepAge: a task may outlive it by as much.
@@ -148,9 +152,9 @@ func newSQLTaskStore(ctx context.Context, db *store.DB, node string, now func() 
 		s.close()
 		return nil, fmt.Errorf("a2a: counting the tasks: %w", err)
 	}
-	s.w.mu.Lock()
+	s.pruneMu.Lock()
 	err = s.pruneLocked(ctx, now())
-	s.w.mu.Unlock()
+	s.pruneMu.Unlock()
 	if err != nil {
 		s.close()
 		return nil, err
@@ -252,9 +256,7 @@ func (s *sqlTaskStore) createAt(ctx context.Context, task *a2a.Task, now time.Ti
 	if err != nil {
 		return 0, fmt.Errorf("a2a: encoding task %s: %w", task.ID, err)
 	}
-	s.w.mu.Lock()
-	defer s.w.mu.Unlock()
-	res, err := s.w.execLocked(ctx,
+	res, err := s.w.exec(ctx,
 		`INSERT INTO a2a_tasks(id, context_id, state, version, updated_ns, task, status_ns, node) VALUES(?, ?, ?, 1, ?, ?, ?, ?)
 		 ON CONFLICT(id) DO NOTHING`,
 		string(task.ID), task.ContextID, string(task.Status.State), now.UnixNano(), string(b), statusNs(task, now), s.node)
@@ -265,8 +267,10 @@ func (s *sqlTaskStore) createAt(ctx context.Context, task *a2a.Task, now time.Ti
 		return 0, fmt.Errorf("a2a: task %s: %w", task.ID, taskstore.ErrTaskAlreadyExists)
 	}
 	if !task.Status.State.Terminal() {
-		s.setLive(task.ID, &liveTask{task: task, version: 1, stored: task.Status.State})
+		s.setLive(task.ID, &liveTask{task: task, version: 1, stored: task.Status.State, turn: new(sync.Mutex)})
 	}
+	s.pruneMu.Lock()
+	defer s.pruneMu.Unlock()
 	s.rows++
 	// A task that could not be pruned stays; the next creation tries again.
 	if err := s.pruneLocked(ctx, now); err != nil {
@@ -284,16 +288,41 @@ func stampStatus(task *a2a.Task, now time.Time) {
 
 // Delete removes the task.
 func (s *sqlTaskStore) Delete(ctx context.Context, id a2a.TaskID) error {
-	s.w.mu.Lock()
-	defer s.w.mu.Unlock()
-	res, err := s.w.execLocked(ctx, `DELETE FROM a2a_tasks WHERE id = ?`, string(id))
+	if lt := s.lockLive(id); lt != nil {
+		defer lt.turn.Unlock()
+	}
+	res, err := s.w.exec(ctx, `DELETE FROM a2a_tasks WHERE id = ?`, string(id))
 	if err != nil {
 		return fmt.Errorf("a2a: deleting task %s: %w", id, err)
 	}
 	n, _ := res.RowsAffected()
+	s.pruneMu.Lock()
 	s.rows -= int(n)
+	s.pruneMu.Unlock()
 	s.setLive(id, nil)
 	return nil
+}
+
+// lockLive takes the turn of task id when it is live, and returns its newest version then, as
+// it is with the turn held; nil when the task is not live. The caller unlocks lt.turn.
+func (s *sqlTaskStore) lockLive(id a2a.TaskID) *liveTask {
+	for {
+		s.liveMu.Lock()
+		lt := s.live[id]
+		s.liveMu.Unlock()
+		if lt == nil {
+			return nil
+		}
+		lt.turn.Lock()
+		s.liveMu.Lock()
+		cur := s.live[id]
+		s.liveMu.Unlock()
+		if cur != nil && cur.turn == lt.turn {
+			return cur
+		}
+		// It left memory while this waited (stored finished, deleted, or live anew): again.
+		lt.turn.Unlock()
+	}
 }
 
 // setLive keeps lt as the newest version of task id; nil forgets it (its newest is stored).
@@ -319,11 +348,11 @@ func (s *sqlTaskStore) liveCopy(id a2a.TaskID) (*a2a.Task, int64, bool) {
 }
 
 // pruneLocked deletes the finished tasks past keepAge (at most once per agePruneEvery) and the
-// oldest finished ones past keepCount.
+// oldest finished ones past keepCount. The caller holds pruneMu.
 func (s *sqlTaskStore) pruneLocked(ctx context.Context, now time.Time) error {
 	if s.keepAge > 0 {
 		if now.Sub(s.agePruned) >= agePruneEvery {
-			res, err := s.w.execLocked(ctx, `DELETE FROM a2a_tasks WHERE updated_ns < ? AND `+finishedIn,
+			res, err := s.w.exec(ctx, `DELETE FROM a2a_tasks WHERE updated_ns < ? AND `+finishedIn,
 				slices.Concat([]any{now.Add(-s.keepAge).UnixNano()}, finishedStates)...)
 			if err != nil {
 				return fmt.Errorf("a2a: deleting the tasks older than agent.tasks.keep.age %v: %w", s.keepAge, err)
@@ -334,7 +363,7 @@ func (s *sqlTaskStore) pruneLocked(ctx context.Context, now time.Time) error {
 		}
 	}
 	if s.keepCount > 0 && s.rows > s.keepCount {
-		res, err := s.w.execLocked(ctx, pruneCountQuery, slices.Concat(finishedStates, []any{s.rows - s.keepCount + pruneBatch(s.keepCount) - 1})...)
+		res, err := s.w.exec(ctx, pruneCountQuery, slices.Concat(finishedStates, []any{s.rows - s.keepCount + pruneBatch(s.keepCount) - 1})...)
 		if err != nil {
 			return fmt.Errorf("a2a: deleting the tasks past agent.tasks.keep.count %d: %w", s.keepCount, err)
 		}
@@ -353,16 +382,12 @@ func (s *sqlTaskStore) Update(ctx context.Context, u *taskstore.UpdateRequest) (
 // updateAt is Update with the clock it reads, if it writes.
 func (s *sqlTaskStore) updateAt(ctx context.Context, u *taskstore.UpdateRequest, clock func() time.Time) (taskstore.TaskVersion, error) {
 	task := u.Task
-	s.w.mu.Lock()
-	defer s.w.mu.Unlock()
-	s.liveMu.Lock()
-	lt := s.live[task.ID]
-	s.liveMu.Unlock()
-	if lt != nil {
+	if lt := s.lockLive(task.ID); lt != nil {
+		defer lt.turn.Unlock()
 		if u.PrevVersion != taskstore.TaskVersionMissing && int64(u.PrevVersion) != lt.version {
 			return 0, fmt.Errorf("a2a: task %s is at version %d, not %d: %w", task.ID, lt.version, u.PrevVersion, taskstore.ErrConcurrentModification)
 		}
-		next := &liveTask{task: task, version: lt.version + 1, stored: lt.stored}
+		next := &liveTask{task: task, version: lt.version + 1, stored: lt.stored, turn: lt.turn}
 		if task.Status.State == lt.stored && !task.Status.State.Terminal() {
 			s.setLive(task.ID, next)
 			return taskstore.TaskVersion(next.version), nil
@@ -397,7 +422,7 @@ func (s *sqlTaskStore) updateAt(ctx context.Context, u *taskstore.UpdateRequest,
 		args = append(args, int64(u.PrevVersion))
 	}
 	var version int64
-	row, err := s.w.queryRowLocked(ctx, query+` RETURNING version`, args...)
+	row, err := s.w.queryRow(ctx, query+` RETURNING version`, args...)
 	if err == nil {
 		err = row.Scan(&version)
 	}
@@ -417,23 +442,30 @@ func (s *sqlTaskStore) updateAt(ctx context.Context, u *taskstore.UpdateRequest,
 	}
 	if !task.Status.State.Terminal() {
 		// Taken up again (a seed task that gets another message): its pieces stay in memory.
-		s.setLive(task.ID, &liveTask{task: task, version: version, stored: task.Status.State})
+		// Of two such writes at once, the later version stays.
+		s.liveMu.Lock()
+		if cur := s.live[task.ID]; cur == nil || cur.version < version {
+			s.live[task.ID] = &liveTask{task: task, version: version, stored: task.Status.State, turn: new(sync.Mutex)}
+		}
+		s.liveMu.Unlock()
 	}
 	return taskstore.TaskVersion(version), nil
 }
 
-// writeLocked stores a live task at version: the versions were checked in memory, and the row
-// is still as this node last wrote it, in state stored, unless another node ended the task
-// (failNode: it took this node for gone). The task then leaves memory, so that a2a-go, told of
-// a concurrent modification, reads it as the other node left it.
+// writeLocked stores a live task at version, its turn held: the versions were checked in
+// memory, and the row is still as this node last wrote it, in state stored, unless another node
+// ended the task (failNode: it took this node for gone). The task then leaves memory, so that
+// a2a-go, told of a concurrent modification, reads it as the other node left it. The context is
+// not written: a task's does not change while it runs (a2a-go refuses an event of another), and
+// a write that leaves it alone leaves its index alone too, a page less to write.
 func (s *sqlTaskStore) writeLocked(ctx context.Context, task *a2a.Task, stored a2a.TaskState, version int64, now time.Time) error {
 	b, err := json.Marshal(task)
 	if err != nil {
 		return fmt.Errorf("a2a: encoding task %s: %w", task.ID, err)
 	}
-	res, err := s.w.execLocked(ctx,
-		`UPDATE a2a_tasks SET context_id = ?, state = ?, version = ?, updated_ns = ?, task = ?, status_ns = ? WHERE id = ? AND node = ? AND state = ?`,
-		task.ContextID, string(task.Status.State), version, now.UnixNano(), string(b), statusNs(task, now), string(task.ID), s.node, string(stored))
+	res, err := s.w.exec(ctx,
+		`UPDATE a2a_tasks SET state = ?, version = ?, updated_ns = ?, task = ?, status_ns = ? WHERE id = ? AND node = ? AND state = ?`,
+		string(task.Status.State), version, now.UnixNano(), string(b), statusNs(task, now), string(task.ID), s.node, string(stored))
 	if err != nil {
 		return fmt.Errorf("a2a: updating task %s: %w", task.ID, err)
 	}
@@ -666,11 +698,9 @@ func (s *sqlTaskStore) failNode(ctx context.Context, node, why string) (int, err
 		if err != nil {
 			return failed, fmt.Errorf("a2a: encoding task %s: %w", task.ID, err)
 		}
-		s.w.mu.Lock()
-		res, err := s.w.execLocked(ctx, `UPDATE a2a_tasks SET state = ?, version = version + 1, updated_ns = ?, task = ?, status_ns = ?
+		res, err := s.w.exec(ctx, `UPDATE a2a_tasks SET state = ?, version = version + 1, updated_ns = ?, task = ?, status_ns = ?
 			WHERE id = ? AND version = ? AND node = ?`,
 			string(a2a.TaskStateFailed), now.UnixNano(), string(b), now.UnixNano(), string(task.ID), l.version, node)
-		s.w.mu.Unlock()
 		if err != nil {
 			return failed, fmt.Errorf("a2a: failing task %s: %w", task.ID, err)
 		}

@@ -12,6 +12,7 @@ import (
 // whose id an A2A task already has is dropped), then dropped. A subquery's JSON loses its type
 // in SQLite: each is wrapped in json() to nest as JSON rather than as a string.
 // 2. node, the serve node that runs the task (see sqlTaskStore), empty for the older tasks.
+// 3. the context's index without updated_ns (contextIndex).
 var migrations = []string{
 	`CREATE TABLE IF NOT EXISTS a2a_seed_tasks (
 		id TEXT PRIMARY KEY, state TEXT NOT NULL, updated_ns INTEGER NOT NULL, task TEXT NOT NULL);
@@ -35,10 +36,18 @@ var migrations = []string{
 	ON CONFLICT(id) DO NOTHING;
 	DROP TABLE a2a_seed_tasks;`,
 	addNodeColumn,
+	contextIndex,
 }
 
 // addNodeColumn is the step of both databases that records which node runs a task.
 const addNodeColumn = `ALTER TABLE a2a_tasks ADD COLUMN node TEXT NOT NULL DEFAULT ''`
+
+// contextIndex is the step of both databases that indexes a task's context alone, where the
+// index held the context and updated_ns: each write of a task changes updated_ns, and moved the
+// task's entry in that index, a page written for nothing but that. Listing a context's tasks
+// newest first sorts them (a context holds few; agent.tasks.keep bounds them all).
+const contextIndex = `DROP INDEX IF EXISTS a2a_tasks_context;
+CREATE INDEX a2a_tasks_context_id ON a2a_tasks (context_id)`
 
 // seedMessageSQL is the SQL of an A2A message made of the seed message m, with the message id
 // msgID (both SQL expressions; tid and sid are the task's, named so that json_each's id column

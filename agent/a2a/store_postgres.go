@@ -4,7 +4,7 @@ import "github.com/devicectl/devicectl/agent/store"
 
 // pgMigrations are the task tables' versioned steps on PostgreSQL (component "a2a", see
 // store.DB.Migrate): 1. the table as SQLite's was after its first step, its nanosecond times in
-// BIGINT; 2. node, as on SQLite. The task store's statements are the same on both databases
+// BIGINT; 2. node, as on SQLite; 3. the context's index without updated_ns, as on SQLite. The task store's statements are the same on both databases
 // (agent/store takes SQLite's placeholders to PostgreSQL's); SQLite's first step
 // (store_migrations.go) moves a table PostgreSQL never had.
 //
@@ -24,4 +24,4 @@ var pgMigrations = store.SQL(`CREATE TABLE a2a_tasks (
 );
 CREATE INDEX a2a_tasks_context ON a2a_tasks (context_id, updated_ns);
 CREATE INDEX a2a_tasks_updated ON a2a_tasks (updated_ns, state);`,
-	addNodeColumn)
+	addNodeColumn, contextIndex)

@@ -11,8 +11,10 @@ import (
 )
 
 // writer is how the task store writes: through the database's writer (agent/store: SQLite's
-// one writing connection, PostgreSQL's pool), with statements prepared once, under a mutex that
-// a store holds across a check and the write that follows it.
+// one writing connection, PostgreSQL's pool), with statements prepared once. The writes of
+// concurrent tasks go in together: agent/store commits the writes that wait for the writer in one
+// transaction (group commit), each answered once it is committed. A task's own writes are put in
+// order by the store (liveTask.turn), not here.
 //
 // SQLite lets one connection write at a time; writers on several connections of a pool would
 // collide, and each loser sleep and retry in the busy handler (SQLITE_BUSY). Writing through one
@@ -25,9 +27,9 @@ import (
 // checkpoint (tasks then read as they were a few writes earlier, or not at all), never corrupt
 // the file. PostgreSQL's is the server's (synchronous_commit).
 type writer struct {
-	mu     sync.Mutex // held across a store's check-and-write; guards closed
 	db     *store.DB
-	closed bool
+	mu     sync.RWMutex // held shared by each write, so that close waits for those under way
+	closed bool         // guarded by mu
 
 	writes atomic.Int64 // statements run, for the benchmarks' writes per task
 }
@@ -38,9 +40,11 @@ func newWriter(_ context.Context, db *store.DB) (*writer, error) {
 	return &writer{db: db}, nil
 }
 
-// execLocked runs a write with w.mu held. It is not canceled with ctx: a task's state is
-// stored whether or not its client is still there, and a write takes no time worth saving.
-func (w *writer) execLocked(ctx context.Context, query string, args ...any) (sql.Result, error) {
+// exec runs a write. It is not canceled with ctx: a task's state is stored whether or not its
+// client is still there, and a write takes no time worth saving.
+func (w *writer) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
 	if w.closed {
 		return nil, errWriterClosed
 	}
@@ -48,8 +52,10 @@ func (w *writer) execLocked(ctx context.Context, query string, args ...any) (sql
 	return w.db.Write(context.WithoutCancel(ctx), query, args...)
 }
 
-// queryRowLocked runs a write that returns a row (RETURNING) with w.mu held.
-func (w *writer) queryRowLocked(ctx context.Context, query string, args ...any) (*sql.Row, error) {
+// queryRow runs a write that returns a row (RETURNING).
+func (w *writer) queryRow(ctx context.Context, query string, args ...any) (*sql.Row, error) {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
 	if w.closed {
 		return nil, errWriterClosed
 	}
@@ -57,7 +63,8 @@ func (w *writer) queryRowLocked(ctx context.Context, query string, args ...any) 
 	return w.db.WriteRow(context.WithoutCancel(ctx), query, args...)
 }
 
-// close makes later writes fail with errWriterClosed; the database stays open.
+// close waits for the writes under way and makes later ones fail with errWriterClosed; the
+// database stays open.
 func (w *writer) close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()

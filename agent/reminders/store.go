@@ -124,7 +124,7 @@ func OpenStore(ctx context.Context, db *store.DB) (*Store, error) {
 	if err := db.Migrate(ctx, "reminders", schema); err != nil {
 		return nil, err
 	}
-	if err := db.Prepare(ctx, insertMissed, settleRepeat, settleOnce); err != nil {
+	if err := db.Prepare(ctx, insertMissed, settleRepeat, settleOnce, anyMissed); err != nil {
 		return nil, fmt.Errorf("reminders: %w", err)
 	}
 	return &Store{db: db}, nil
@@ -336,7 +336,23 @@ func (s *Store) Unsettle(ctx context.Context, r Reminder, retry time.Time) error
 
 // TakeMissed returns the missed occurrences of mac not yet told, the earliest first, and marks
 // them told: of several processes, one gets each (one conditional UPDATE, as Claim).
+//
+// It runs at every turn, and there is seldom anything missed: it reads first (DB.ReadRow) and
+// writes only when the read finds something. The UPDATE alone decides who takes what,
+// so the read changes nothing of that; an occurrence recorded just after the read is taken at
+// the device's next turn.
 func (s *Store) TakeMissed(ctx context.Context, mac string, loc *time.Location) ([]MissedOccurrence, error) {
+	var one int
+	row, err := s.db.ReadRow(ctx, anyMissed, mac)
+	if err == nil {
+		err = row.Scan(&one)
+	}
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("reminders: missed: %w", err)
+	}
 	rows, err := s.db.WriteRows(ctx, `UPDATE reminders_missed SET told = 1 WHERE mac = ? AND told = 0
 		RETURNING id, user_id, text, timer, length_ms, lang, due_ms`, mac)
 	if err != nil {
@@ -361,6 +377,10 @@ func (s *Store) TakeMissed(ctx context.Context, mac string, loc *time.Location) 
 	slices.SortStableFunc(out, func(a, b MissedOccurrence) int { return a.At.Compare(b.At) })
 	return out, nil
 }
+
+// anyMissed finds whether a device has missed occurrences not yet told, off the index on
+// (mac, told).
+const anyMissed = `SELECT 1 FROM reminders_missed WHERE mac = ? AND told = 0 LIMIT 1`
 
 // CancelWhere cancels userID's pending reminders whose text holds match ("" cancels them all),
 // and returns those it canceled.

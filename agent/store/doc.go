@@ -5,7 +5,8 @@
 //     pure-Go modernc.org/sqlite, in WAL mode with synchronous=NORMAL. Reads go through a pool
 //     of connections, which WAL lets read while another writes; writes go through one connection
 //     of their own, so that the writers of one process wait their turn in Go rather than collide
-//     in SQLite's busy handler, and its transactions begin IMMEDIATE (the write lock taken at
+//     in SQLite's busy handler (the writes of DB.Write that wait together are then committed
+//     together, in one transaction: group commit, batch.go), and its transactions begin IMMEDIATE (the write lock taken at
 //     BEGIN), so that another process's writer makes them wait, never fail half-way.
 //     synchronous=NORMAL fsyncs the WAL at checkpoints, not at every commit: a crash of the
 //     process loses nothing committed, a power cut or a kernel panic can lose the last commits

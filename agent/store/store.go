@@ -38,6 +38,8 @@ type DB struct {
 
 	mu    sync.Mutex
 	stmts map[string]*sql.Stmt // SQLite: prepared on write, by query; nil once closed
+
+	batch batcher // Write's queue: group commit (batch.go)
 }
 
 // Storable reports whether both databases keep s as text unchanged: valid UTF-8 with no NUL
@@ -125,17 +127,29 @@ func (db *DB) cached(query string) *sql.Stmt {
 	return db.stmts[query]
 }
 
-// Write runs a write outside a transaction. The goroutine must not hold a write transaction:
-// on SQLite it would wait for the transaction's connection forever.
+// Write runs a write outside a transaction, and returns once it is committed. On SQLite, writes
+// that wait for the writer together are committed together, in one transaction (batch.go), each
+// answered with its own result; a write that fails fails alone. The goroutine must not hold a
+// write transaction: on SQLite it would wait for the transaction's connection forever.
 func (db *DB) Write(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	st, err := db.prepared(ctx, query)
 	if err != nil {
 		return nil, err
 	}
 	if st == nil {
+		// PostgreSQL: each write on a connection of the pool, as it comes (see batch.go).
 		return db.write.ExecContext(ctx, query, args...)
 	}
-	return st.ExecContext(ctx, args...)
+	return db.batched(&queued{ctx: ctx, st: st, args: args})
+}
+
+// ReadRow runs a small read made often (at every turn, say) on the writer, with its statement
+// prepared once, as Write. On SQLite it costs less there than on the read pool: the writer's
+// page cache holds what the writes changed, where a pooled connection reads again the pages
+// another connection wrote since its last read. It waits for the writer as a write does, and
+// the goroutine must not hold a write transaction.
+func (db *DB) ReadRow(ctx context.Context, query string, args ...any) (*sql.Row, error) {
+	return db.WriteRow(ctx, query, args...)
 }
 
 // WriteRow runs a write that returns a row (RETURNING), as Write.
@@ -177,6 +191,14 @@ func (db *DB) TxQueryRow(ctx context.Context, tx *sql.Tx, query string, args ...
 		return tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
 	}
 	return tx.QueryRowContext(ctx, query, args...)
+}
+
+// GroupCommits reports how many transactions committed more than one write of Write together
+// (SQLite's group commit), and how many writes they held.
+func (db *DB) GroupCommits() (commits, writes int64) {
+	db.batch.mu.Lock()
+	defer db.batch.mu.Unlock()
+	return db.batch.commits, db.batch.writes
 }
 
 // Close closes the prepared statements and both pools.

@@ -7,7 +7,9 @@ package storetest
 import (
 	"context"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/devicectl/devicectl/agent/store"
 	"github.com/devicectl/devicectl/internal/testing/pgtest"
@@ -47,4 +49,15 @@ func Open(tb testing.TB, where string) *store.DB {
 	}
 	tb.Cleanup(func() { db.Close() })
 	return db
+}
+
+// CPU is the CPU time the process has used so far (user and system): for the benchmarks of the
+// database's users, on SQLite the database's own work included (PostgreSQL's is its server's).
+func CPU(tb testing.TB) time.Duration {
+	tb.Helper()
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		tb.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
