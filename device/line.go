@@ -61,7 +61,7 @@ func newLine(stream *transport.Stream, disp *dispatcher, log *slog.Logger) *line
 		pending: make(map[string]*request),
 		done:    make(chan struct{}),
 	}
-	l.watch = newReaderWatch(func() { go l.readLoop() })
+	l.watch = newReaderWatch(func() { go l.readLoop() }, stream.Flush)
 	go l.readLoop()
 	return l
 }

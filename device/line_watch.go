@@ -39,14 +39,15 @@ type readerWatch struct {
 	stopped atomic.Bool   // the line is gone: no hand-over, no check
 
 	handover func() // starts another goroutine reading the line
+	flush    func() // sends the answers that wait for the reader to read again (Stream.Flush)
 
 	mu     sync.Mutex  // serialises checks
 	timer  *time.Timer // runs check
 	starts uint64      // started at the last check
 }
 
-func newReaderWatch(handover func()) *readerWatch {
-	w := &readerWatch{handover: handover}
+func newReaderWatch(handover, flush func()) *readerWatch {
+	w := &readerWatch{handover: handover, flush: flush}
 	w.timer = time.AfterFunc(time.Hour, w.check)
 	w.timer.Stop()
 	return w
@@ -78,6 +79,11 @@ func (w *readerWatch) finish(n uint64) bool {
 func (w *readerWatch) check() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if !w.stopped.Load() {
+		// The line's writes wait while its reader works through what it read (transport's
+		// coalescingConn): a reader running calls sends its answers at least every watchLimit.
+		w.flush()
+	}
 	for !w.stopped.Load() {
 		n := w.started.Load()
 		if cur := w.running.Load(); cur != 0 {
