@@ -113,7 +113,7 @@ type call struct {
 
 	name     string // the tool's, for answers and reports: tool may be replaced while they are made
 	tool     *tools.Tool
-	prepared *tools.Prepared // the tool and its input as validation decoded it
+	prepared *tools.Prepared // the tool and the input validation accepted
 	input    json.RawMessage
 	reg      *tools.Registry   // the tools in force at admission
 	set      *dispatchSettings // as admitted

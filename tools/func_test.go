@@ -309,8 +309,8 @@ func TestFuncTagErrors(t *testing.T) {
 	}
 }
 
-// flatIn is an input of plain fields, which Func fills from the input Prepare decoded instead of
-// parsing it again.
+// flatIn is an input of plain fields of every kind Prepare's decoding and encoding/json might
+// disagree on.
 type flatIn struct {
 	I     int     `json:"i,omitempty"`
 	I8    int8    `json:"i8,omitempty"`
@@ -336,7 +336,7 @@ func preparedMatchesDecode(t *testing.T, r *tools.Registry, tool *tools.Tool, in
 	slow, serr := tool.Invoke(context.Background(), input)
 	sameErr := (ferr == nil) == (serr == nil) && (ferr == nil || ferr.Error() == serr.Error())
 	if !sameErr || fast != slow {
-		t.Errorf("input %s: from the decoded input %+v, %v; parsed again %+v, %v", input, fast, ferr, slow, serr)
+		t.Errorf("input %s: through Prepare %+v, %v; parsed again %+v, %v", input, fast, ferr, slow, serr)
 	}
 	return true
 }
@@ -367,7 +367,7 @@ func TestPreparedInvokeMatchesDecode(t *testing.T) {
 	if accepted < 8 {
 		t.Errorf("only %d inputs were valid: the comparison hardly ran", accepted)
 	}
-	// A handler that wraps Func's passes the context through: it still works, decoded or not.
+	// A handler that wraps Func's is called through Prepared.Invoke like any other.
 	wrapped := *tool
 	wrapped.Name = "wrapped"
 	inner := tool.Handler
@@ -400,8 +400,8 @@ func FuzzPreparedInvoke(f *testing.F) {
 	})
 }
 
-// BenchmarkFuncInvoke: validating and running a Func tool, the input parsed again by the handler
-// (Validate, Tool.Invoke) or taken as validation decoded it (Prepare, Prepared.Invoke).
+// BenchmarkFuncInvoke: validating and running a Func tool, through Validate and Tool.Invoke or
+// Prepare and Prepared.Invoke, as package device does.
 func BenchmarkFuncInvoke(b *testing.B) {
 	r := newRegistry(b)
 	input := json.RawMessage(`{"level":80}`)
@@ -418,7 +418,7 @@ func BenchmarkFuncInvoke(b *testing.B) {
 			}
 		}
 	})
-	b.Run("decoded", func(b *testing.B) {
+	b.Run("prepared", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			p, err := r.Prepare("amplify_volume", input)

@@ -77,7 +77,7 @@ type Tool struct {
 
 // Invoke runs the handler. It neither validates the input nor recovers from
 // panics: the caller does both (see Registry.Validate). Prepared.Invoke is
-// the same for input Registry.Prepare validated, without a second parse.
+// the same for input Registry.Prepare validated.
 func (t *Tool) Invoke(ctx context.Context, input json.RawMessage) (any, error) {
 	return t.Handler(ctx, input)
 }

@@ -42,17 +42,13 @@ func (r *Registry) Validate(name string, input json.RawMessage) (*Tool, error) {
 	return p.Tool, nil
 }
 
-// Prepared is an execute request that Validate accepted, with the input as
-// validation decoded it.
+// Prepared is an execute request that Validate accepted.
 type Prepared struct {
 	Tool  *Tool
 	Input json.RawMessage // as given to Prepare
-
-	instance any // the generic form validation checked
 }
 
-// Prepare is Validate, keeping what validation decoded: Invoke then hands it
-// to a tool built by Func, whose handler need not decode the input again.
+// Prepare is Validate, returning the request ready for Invoke.
 func (r *Registry) Prepare(name string, input json.RawMessage) (*Prepared, error) {
 	if name == "" {
 		return nil, paramsErrorf("tool_name is required")
@@ -76,29 +72,12 @@ func (r *Registry) Prepare(name string, input json.RawMessage) (*Prepared, error
 			return nil, &ParamsError{Details: explain(e.schema, instance, err)}
 		}
 	}
-	return &Prepared{Tool: e.tool, Input: input, instance: instance}, nil
+	return &Prepared{Tool: e.tool, Input: input}, nil
 }
 
 // Invoke runs the tool's handler on the prepared input, as Tool.Invoke does.
-// The handler's context carries the decoded input: a handler built by Func
-// takes it from there instead of decoding Input again. Any other handler,
-// or one that wraps Func's, sees no difference.
 func (p *Prepared) Invoke(ctx context.Context) (any, error) {
-	return p.Tool.Handler(context.WithValue(ctx, preparedKey{}, p), p.Input)
-}
-
-// preparedKey is the context key of the *Prepared an Invoke runs.
-type preparedKey struct{}
-
-// decoded returns the decoded form of input when ctx carries the Prepared
-// whose Input it is (the same bytes, not a copy): the handler was called by
-// Prepared.Invoke with the input validation saw.
-func decoded(ctx context.Context, input json.RawMessage) (any, bool) {
-	p, ok := ctx.Value(preparedKey{}).(*Prepared)
-	if !ok || len(p.Input) != len(input) || len(input) == 0 || &p.Input[0] != &input[0] {
-		return nil, false
-	}
-	return p.instance, true
+	return p.Tool.Invoke(ctx, p.Input)
 }
 
 // decodeInstance decodes input into the generic form jsonschema-go
