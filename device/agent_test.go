@@ -277,24 +277,27 @@ func TestStreamedChunksRenderInOrder(t *testing.T) {
 	waitRendered(t, &out, want.String(), "300 chunks")
 }
 
+// stuckRegistry is the seed's tools on sim parts plus "stuck", on a part of its own, which closes
+// running when it starts and returns "done" once release is closed.
+func stuckRegistry(t *testing.T) (reg *tools.Registry, running, release chan struct{}) {
+	t.Helper()
+	running, release = make(chan struct{}), make(chan struct{})
+	reg = seedRegistry(t, sim.NewSpeaker(nil), sim.NewFace(nil))
+	if err := reg.Add(testTool(t, "stuck", time.Minute, []string{"motor"}, func(ctx context.Context, _ json.RawMessage) (any, error) {
+		close(running)
+		return heldUntil(ctx, release)
+	})); err != nil {
+		t.Fatal(err)
+	}
+	return reg, running, release
+}
+
 // A slow tool holds up neither the line's messages nor other tools: the reader, which runs a call
 // that starts at once itself, hands the reading to another goroutine once it has run watchLimit.
 func TestSlowToolDelaysNeitherMessagesNorOtherTools(t *testing.T) {
 	checkLeaks(t)
 	srv := standin.Start(t, nil)
-	running, release := make(chan struct{}), make(chan struct{})
-	reg := seedRegistry(t, sim.NewSpeaker(nil), sim.NewFace(nil))
-	if err := reg.Add(testTool(t, "stuck", time.Minute, []string{"motor"}, func(ctx context.Context, _ json.RawMessage) (any, error) {
-		close(running)
-		select {
-		case <-release:
-			return "done", nil
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	})); err != nil {
-		t.Fatal(err)
-	}
+	reg, running, release := stuckRegistry(t)
 	var out logbuf.Buffer
 	r := device.NewRenderer(&out, io.Discard, nil)
 	a := newAgent(t, device.Options{URL: srv.URL(), Registry: reg, Render: r.Render})
@@ -322,19 +325,7 @@ func TestSlowToolDelaysNeitherMessagesNorOtherTools(t *testing.T) {
 func TestSlowToolHoldsNoOtherAnswer(t *testing.T) {
 	checkLeaks(t)
 	srv := standin.Start(t, nil)
-	running, release := make(chan struct{}), make(chan struct{})
-	reg := seedRegistry(t, sim.NewSpeaker(nil), sim.NewFace(nil))
-	if err := reg.Add(testTool(t, "stuck", time.Minute, []string{"motor"}, func(ctx context.Context, _ json.RawMessage) (any, error) {
-		close(running)
-		select {
-		case <-release:
-			return "done", nil
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	})); err != nil {
-		t.Fatal(err)
-	}
+	reg, running, release := stuckRegistry(t)
 	a := newAgent(t, device.Options{URL: srv.URL(), Registry: reg})
 	runAgent(t, a)
 	d := waitDevice(t, srv)
