@@ -277,24 +277,27 @@ func TestStreamedChunksRenderInOrder(t *testing.T) {
 	waitRendered(t, &out, want.String(), "300 chunks")
 }
 
-// A slow tool holds up neither the line's messages nor other tools: the reader, which runs a call
-// that starts at once itself, hands the reading to another goroutine within a tick or two.
-func TestSlowToolDelaysNeitherMessagesNorOtherTools(t *testing.T) {
-	checkLeaks(t)
-	srv := standin.Start(t, nil)
-	running, release := make(chan struct{}), make(chan struct{})
-	reg := seedRegistry(t, sim.NewSpeaker(nil), sim.NewFace(nil))
+// stuckRegistry is the seed's tools on sim parts plus "stuck", on a part of its own, which closes
+// running when it starts and returns "done" once release is closed.
+func stuckRegistry(t *testing.T) (reg *tools.Registry, running, release chan struct{}) {
+	t.Helper()
+	running, release = make(chan struct{}), make(chan struct{})
+	reg = seedRegistry(t, sim.NewSpeaker(nil), sim.NewFace(nil))
 	if err := reg.Add(testTool(t, "stuck", time.Minute, []string{"motor"}, func(ctx context.Context, _ json.RawMessage) (any, error) {
 		close(running)
-		select {
-		case <-release:
-			return "done", nil
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
+		return heldUntil(ctx, release)
 	})); err != nil {
 		t.Fatal(err)
 	}
+	return reg, running, release
+}
+
+// A slow tool holds up neither the line's messages nor other tools: the reader, which runs a call
+// that starts at once itself, hands the reading to another goroutine once it has run watchLimit.
+func TestSlowToolDelaysNeitherMessagesNorOtherTools(t *testing.T) {
+	checkLeaks(t)
+	srv := standin.Start(t, nil)
+	reg, running, release := stuckRegistry(t)
 	var out logbuf.Buffer
 	r := device.NewRenderer(&out, io.Discard, nil)
 	a := newAgent(t, device.Options{URL: srv.URL(), Registry: reg, Render: r.Render})
@@ -311,6 +314,35 @@ func TestSlowToolDelaysNeitherMessagesNorOtherTools(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitRendered(t, &out, "still talking\n", "reply while a tool is stuck")
+	close(release)
+	if resp := <-stuck; resp.Error != nil || string(*resp.Result) != `"done"` {
+		t.Errorf("stuck tool answered %+v", resp)
+	}
+}
+
+// A slow tool does not hold up the answers of the calls that came with it either: the line's
+// writes wait while its reader works through what it read, and no longer than that.
+func TestSlowToolHoldsNoOtherAnswer(t *testing.T) {
+	checkLeaks(t)
+	srv := standin.Start(t, nil)
+	reg, running, release := stuckRegistry(t)
+	a := newAgent(t, device.Options{URL: srv.URL(), Registry: reg})
+	runAgent(t, a)
+	d := waitDevice(t, srv)
+
+	// Sent together, so that the device may well read both at once, in either order.
+	quick, stuck := make(chan *jsonrpc2.Response, 1), make(chan *jsonrpc2.Response, 1)
+	go func() { stuck <- standin.Execute(t, d, "stuck", `{}`) }()
+	go func() { quick <- standin.Execute(t, d, "amplify_volume", `{"level":5}`) }()
+	select {
+	case resp := <-quick:
+		if resp.Error != nil {
+			t.Errorf("the quick call: %v", resp.Error)
+		}
+	case <-time.After(10 * time.Second): // it comes within a millisecond; this only bounds the wait
+		t.Error("the quick call's answer waited for the stuck call")
+	}
+	<-running
 	close(release)
 	if resp := <-stuck; resp.Error != nil || string(*resp.Result) != `"done"` {
 		t.Errorf("stuck tool answered %+v", resp)

@@ -80,12 +80,7 @@ func holdTool(t *testing.T, entered, release chan struct{}, most *atomic.Int32) 
 		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
 		}
 		entered <- struct{}{}
-		select {
-		case <-release:
-			return "done", nil
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
+		return heldUntil(ctx, release)
 	})); err != nil {
 		t.Fatal(err)
 	}

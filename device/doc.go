@@ -23,7 +23,7 @@
 // Each connection has one reader (line.go), the only reader of the stream. The server's executes
 // go to the dispatcher, which admits or refuses them at once. A call that starts at once with
 // nothing ahead of it runs right on the reader, which costs less than waking a worker; if it is
-// still running a tick or two later (0.5 to 1 ms), a watch (line_watch.go) starts another
+// still running 0.75 ms after it started, a watch (line_watch.go) starts another
 // goroutine reading the line, and the one running the call serves as a worker once it returns.
 // So no tool holds up the line for longer. Calls that wait their turn run on the dispatcher's
 // workers. Unknown methods are answered -32601;

@@ -111,6 +111,16 @@ func testTool(t testing.TB, name string, timeout time.Duration, resources []stri
 	return &tools.Tool{Declaration: decl, Timeout: timeout, Resources: resources, Handler: fn}
 }
 
+// heldUntil is a tool's work that lasts until release is closed ("done") or ctx is done.
+func heldUntil(ctx context.Context, release <-chan struct{}) (any, error) {
+	select {
+	case <-release:
+		return "done", nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
 // sleeps records the agent's back-off waits and returns at once, so tests never sleep for real.
 type sleeps struct {
 	mu sync.Mutex

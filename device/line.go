@@ -18,7 +18,7 @@ import (
 
 // line is one connection to the server, from a completed dial to its close. Its reader is the
 // only reader of the stream: it hands the server's executes to the dispatcher and runs those that
-// start at once itself, instead of waking a worker (a call that takes longer than a tick or two
+// start at once itself, instead of waking a worker (a call that takes longer than watchLimit
 // is left to finish on that goroutine while another takes over the reading: line_watch.go); it
 // renders mcp/ai/message notifications inline, so in arrival order and never two at once, and
 // passes the answers to the device's own requests (mcp/registerTools) to whoever waits for them.
@@ -61,7 +61,7 @@ func newLine(stream *transport.Stream, disp *dispatcher, log *slog.Logger) *line
 		pending: make(map[string]*request),
 		done:    make(chan struct{}),
 	}
-	l.watch = newReaderWatch(func() { go l.readLoop() })
+	l.watch = newReaderWatch(func() { go l.readLoop() }, stream.Flush)
 	go l.readLoop()
 	return l
 }

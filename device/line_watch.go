@@ -10,38 +10,45 @@ import (
 // waking a goroutine costs a round trip more than most calls take (the runtime wakes a thread for
 // it, and a thread goes back to sleep), so a board's quick calls, an I2C write or a volume read,
 // would spend more time being handed over than running. A call that takes longer must not hold up
-// the line: readerWatch notices it within two ticks and starts another goroutine reading, and the
-// one running the call goes on as a worker once it returns.
+// the line: readerWatch notices it once it has run for watchLimit and starts another goroutine
+// reading, and the one running the call goes on as a worker once it returns.
 //
-// The watch ticks only while the reader runs calls, on one timer re-armed from its own tick: a busy
-// line costs a tick every watchTick, not a timer per call, and an idle one none.
+// The watch runs only while the reader runs calls, on one timer that sets itself again for the
+// moment the call running then reaches watchLimit: a busy line of quick calls costs a timer run
+// about every watchLimit, not a timer per call (each would take the timer heap's lock twice, and
+// wake a thread sleeping in the poller), and an idle one none.
 
-// watchTick is how often the watch looks at the call the reader runs: a call is handed over after
-// running between one and two ticks, so a slow call delays the line's other messages by no more.
-const watchTick = 500 * time.Microsecond
+// watchLimit is how long the reader may run one call before the watch hands the reading over: a
+// slow call delays the line's other messages by no more.
+const watchLimit = 750 * time.Microsecond
+
+// watchEpoch is what the watch measures calls' starts from: time.Since of a time that carries a
+// monotonic reading reads only the monotonic clock.
+var watchEpoch = time.Now()
 
 // readerWatch hands the line's reading to a new goroutine when the reader runs a call for longer
-// than a tick.
+// than watchLimit.
 type readerWatch struct {
 	// running is the number of the call the reader runs; 0: none. The reader sets it (start) and
 	// clears it (finish) only if it still holds that number; the watch clears it when it hands
 	// the reading over, with the same compare-and-swap, so exactly one of them wins.
 	running atomic.Uint64
-	started atomic.Uint64 // calls started on the reader, ever: the watch stops once it stays still
-	armed   atomic.Bool   // the timer is set, or a tick is at work and sets it again
-	stopped atomic.Bool   // the line is gone: no hand-over, no tick
+	since   atomic.Int64  // when the latest call started, since watchEpoch; stored before running
+	started atomic.Uint64 // calls started on the reader, ever: each its own number
+	armed   atomic.Bool   // the timer is set, or a check is at work and sets it again
+	stopped atomic.Bool   // the line is gone: no hand-over, no check
 
 	handover func() // starts another goroutine reading the line
+	flush    func() // sends the answers that wait for the reader to read again (Stream.Flush)
 
-	mu     sync.Mutex  // serialises ticks
-	timer  *time.Timer // runs tick
-	seen   uint64      // running at the last tick
-	starts uint64      // started at the last tick
+	mu     sync.Mutex  // serialises checks
+	timer  *time.Timer // runs check
+	starts uint64      // started at the last check
 }
 
-func newReaderWatch(handover func()) *readerWatch {
-	w := &readerWatch{handover: handover}
-	w.timer = time.AfterFunc(time.Hour, w.tick)
+func newReaderWatch(handover, flush func()) *readerWatch {
+	w := &readerWatch{handover: handover, flush: flush}
+	w.timer = time.AfterFunc(time.Hour, w.check)
 	w.timer.Stop()
 	return w
 }
@@ -50,11 +57,12 @@ func newReaderWatch(handover func()) *readerWatch {
 // returned.
 func (w *readerWatch) start() uint64 {
 	n := w.started.Add(1)
+	w.since.Store(int64(time.Since(watchEpoch)))
 	w.running.Store(n)
-	// After running is set: a tick that is stopping looks at running after it clears armed, so
+	// After running is set: a check that is resting looks at running after it clears armed, so
 	// either it sees this call or this sees armed cleared (and one of them sets the timer).
 	if !w.armed.Load() && w.armed.CompareAndSwap(false, true) {
-		w.timer.Reset(watchTick)
+		w.timer.Reset(watchLimit)
 	}
 	return n
 }
@@ -65,35 +73,51 @@ func (w *readerWatch) finish(n uint64) bool {
 	return w.running.CompareAndSwap(n, 0)
 }
 
-// tick hands the reading over when the reader has run the same call since the last tick, and sets
-// the timer again unless no call has run since then.
-func (w *readerWatch) tick() {
+// check hands the reading over when the reader's call has run for watchLimit, else sets the timer
+// for when it will have; it rests once no call has started since the last check, until start
+// sets the timer.
+func (w *readerWatch) check() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.stopped.Load() {
-		return
+	if !w.stopped.Load() {
+		// The line's writes wait while its reader works through what it read (transport's
+		// coalescingConn): a reader running calls sends its answers at least every watchLimit.
+		w.flush()
 	}
-	cur := w.running.Load()
-	if cur != 0 && cur == w.seen && w.running.CompareAndSwap(cur, 0) {
-		w.handover()
-		cur = 0
-	}
-	w.seen = cur
-	n := w.started.Load()
-	if cur == 0 && n == w.starts {
-		// Nothing ran since the last tick: rest until start sets the timer. A call that started
-		// since running was read saw armed still set; look again after clearing it.
+	for !w.stopped.Load() {
+		n := w.started.Load()
+		if cur := w.running.Load(); cur != 0 {
+			// since was stored before running: it is cur's start or a later call's, which makes
+			// ran short (the check comes again), never an earlier one's.
+			ran := time.Since(watchEpoch) - time.Duration(w.since.Load())
+			if ran < watchLimit {
+				w.starts = n
+				w.timer.Reset(watchLimit - ran)
+				return
+			}
+			if w.running.CompareAndSwap(cur, 0) {
+				w.handover()
+			}
+			continue // the reader finished cur, or handed it over: look again
+		}
+		if n != w.starts {
+			// Calls come and go: keep the timer going here rather than have the reader's next
+			// call set it, on the reader's own time.
+			w.starts = n
+			w.timer.Reset(watchLimit)
+			return
+		}
+		// Nothing ran since the last check. A call that started since running was read saw armed
+		// still set; look again after clearing it.
 		w.armed.Store(false)
 		if w.running.Load() == 0 || !w.armed.CompareAndSwap(false, true) {
 			return
 		}
 	}
-	w.starts = n
-	w.timer.Reset(watchTick)
 }
 
-// stop ends the watch: the line is gone, and nobody is to read it any more. A tick at work
-// may set the timer again; the next one sees stopped.
+// stop ends the watch: the line is gone, and nobody is to read it any more. A check at work may
+// set the timer again; the next one sees stopped.
 func (w *readerWatch) stop() {
 	w.stopped.Store(true)
 	w.timer.Stop()

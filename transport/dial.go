@@ -51,9 +51,18 @@ func Dial(ctx context.Context, url string, opts *DialOptions) (*Stream, error) {
 	// A transport of our own: the TLS settings stay ours, and nothing is left
 	// pooled after the handshake (the upgraded connection is taken out of
 	// the transport).
+	var coalesce *coalescingConn
+	dialer := &net.Dialer{KeepAlive: 30 * time.Second}
 	tr := &http.Transport{
-		Proxy:              http.ProxyFromEnvironment,
-		DialContext:        (&net.Dialer{KeepAlive: 30 * time.Second}).DialContext,
+		Proxy: http.ProxyFromEnvironment,
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := dialer.DialContext(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			coalesce = &coalescingConn{Conn: c}
+			return coalesce, nil
+		},
 		TLSClientConfig:    o.TLSConfig.Clone(),
 		DisableCompression: true,
 	}
@@ -80,7 +89,15 @@ func Dial(ctx context.Context, url string, opts *DialOptions) (*Stream, error) {
 		return nil, redact(err, o.Token)
 	}
 	log.Debug("connected")
-	return newStream(conn, cfg, log), nil
+	// The handshake's answer was the last read: what is written next goes out at once, until
+	// the Stream's reader reads.
+	if err := coalesce.flush(); err != nil {
+		conn.CloseNow()
+		return nil, fmt.Errorf("connecting to %s: %w", where, err)
+	}
+	s := newStream(conn, cfg, log)
+	s.coalesce = coalesce
+	return s, nil
 }
 
 // HandshakeError is a server's refusal of the WebSocket handshake: it answered with an HTTP status

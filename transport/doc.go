@@ -57,6 +57,12 @@
 // been pending for WriteTimeout without one completing. Both watchdogs are
 // timers, not goroutines: an idle line costs its reader's goroutine only.
 //
+// On a dialled line, the frames written while the reader works through what
+// its last read of the socket brought wait, and go out in one write before it
+// reads again, or at Flush, or when the line closes (coalesce.go): a peer that
+// sends several requests at once gets their answers in one write. A reader
+// that may be held up (running a tool) calls Flush at least every millisecond.
+//
 // Done is closed once the line is gone, for whatever reason; Err says why.
 // Close sends a close frame (1000), waits a bounded time for the peer's reply
 // and for a ping in flight. A message over ReadLimit (1 MiB by default)

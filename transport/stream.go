@@ -44,7 +44,9 @@ type Stream struct {
 	_    [0]func() // not comparable: a Stream is used by pointer, and == would be code for nothing
 	conn *websocket.Conn
 	cfg  streamConfig
-	log  *slog.Logger
+	// coalesce is the connection under a dialled line (nil for an accepted one), for Flush.
+	coalesce *coalescingConn
+	log      *slog.Logger
 
 	rbuf       *bytes.Buffer // the frame Read or ReadObject is at, from bufs; nil between frames
 	lastMethod string        // the last method name Read decoded, reused (see methodName)
@@ -325,6 +327,18 @@ func (s *Stream) write(b []byte) error {
 		s.teardown(err, false)
 	}
 	return err
+}
+
+// Flush sends at once the frames that wait for the reader to read again (coalescingConn): for
+// a reader that is held up, and hands the reading to another goroutine. A no-op on an accepted
+// line, which writes each frame as it comes.
+func (s *Stream) Flush() {
+	if s.coalesce == nil {
+		return
+	}
+	if err := s.coalesce.flush(); err != nil {
+		s.teardown(fmt.Errorf("transport: write: %w", err), false)
+	}
 }
 
 // Close sends a close frame (1000, normal closure), waits for the peer's
