@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -19,7 +18,6 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
 
-	"github.com/devicectl/devicectl/internal/testing/logbuf"
 	"github.com/devicectl/devicectl/internal/testing/poll"
 	"github.com/devicectl/devicectl/internal/testing/pulsetest"
 	"github.com/devicectl/devicectl/internal/testing/serveproc"
@@ -77,21 +75,7 @@ func TestAgentLoopOnPulse(t *testing.T) {
 	if err := os.WriteFile(configPath, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	dev := exec.Command(bin, "run", "--config", configPath)
-	var devOut, devErr logbuf.Buffer
-	dev.Stdout, dev.Stderr = &devOut, &devErr
-	if err := dev.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() {
-		dev.Wait()
-		close(exited)
-	}()
-	defer func() {
-		dev.Process.Signal(syscall.SIGTERM)
-		<-exited
-	}()
+	dev := serveproc.Run(t, bin, configPath)
 	out.waitFor(t, "+ "+mac+" registered 3 tools")
 
 	sinkVolume := func() string {
@@ -109,7 +93,7 @@ func TestAgentLoopOnPulse(t *testing.T) {
 		reached := false
 		defer func() {
 			if !reached {
-				t.Logf("the sink last read %s\ndevice stderr:\n%s", last, devErr.String())
+				t.Logf("the sink last read %s\ndevice stderr:\n%s", last, dev.Err.String())
 			}
 		}()
 		poll.Until(t, "sink volume "+percent, func() bool {
@@ -121,7 +105,7 @@ func TestAgentLoopOnPulse(t *testing.T) {
 	// The device prints each reply on its stdout.
 	waitPrinted := func(reply string, times int) {
 		t.Helper()
-		devOut.WaitUntil(t, "the reply on the device's stdout", exited, func(s string) bool {
+		dev.Out.WaitUntil(t, "the reply on the device's stdout", dev.Exited, func(s string) bool {
 			return strings.Count(s, reply+"\n") >= times
 		})
 	}

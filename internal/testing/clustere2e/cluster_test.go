@@ -395,25 +395,8 @@ func TestCluster(t *testing.T) {
 	const speaker = "02-DD-00-00-00-01"
 	devCfg := writeFile(t, "run.yaml", "server:\n  urls: ['"+strings.ReplaceAll(servers(ns, 1), ",", "', '")+"']\ndevice:\n  mac: "+speaker+"\n  state_dir: "+t.TempDir()+
 		"\nhardware:\n  mode: sim\nlog:\n  level: info\n")
-	dev := exec.Command(bin, "run", "--config", devCfg)
-	var devOut, devErr logbuf.Buffer
-	dev.Stdout, dev.Stderr = &devOut, &devErr
-	if err := dev.Start(); err != nil {
-		t.Fatal(err)
-	}
-	devExited := make(chan struct{})
-	go func() {
-		dev.Wait()
-		close(devExited)
-	}()
-	t.Cleanup(func() {
-		dev.Process.Signal(syscall.SIGTERM)
-		<-devExited
-		if t.Failed() {
-			t.Logf("the run device's stderr:\n%s", devErr.String())
-		}
-	})
-	devErr.WaitFor(t, "registration of the run device on node 2", func(s string) bool { return lastRegistration(s) == two.ws })
+	dev := serveproc.Run(t, bin, devCfg)
+	dev.Err.WaitFor(t, "registration of the run device on node 2", func(s string) bool { return lastRegistration(s) == two.ws })
 
 	// Tasks sent to node 1 reach devices on nodes 2 and 3: seed 004's route and A2A 1.0.
 	for _, mac := range []string{swarmMAC(2, 7), swarmMAC(3, 9)} {
@@ -481,7 +464,7 @@ func TestCluster(t *testing.T) {
 	if failover > failoverMax {
 		t.Errorf("node 2's devices took %s to register elsewhere; want under %s", failover, failoverMax)
 	}
-	devErr.WaitFor(t, "the run device registered on node 3", func(s string) bool { return lastRegistration(s) == three.ws })
+	dev.Err.WaitFor(t, "the run device registered on node 3", func(s string) bool { return lastRegistration(s) == three.ws })
 	// Tasks after the devices are back, then the load stops.
 	swarms[1].waitLine(t, time.Now().Add(2*time.Second), 10*time.Second, "line two seconds after", func(statusLine) bool { return true })
 	stopLoad()
@@ -548,12 +531,12 @@ func TestCluster(t *testing.T) {
 
 	// The reminder is said once, on node 3, where its device is now. A second one set through
 	// node 3 after it is said shows nothing more of the first came meanwhile.
-	devOut.WaitWithin(t, "the reminder on the run device", time.Until(reminderDue)+15*time.Second, func(s string) bool {
+	dev.Out.WaitWithin(t, "the reminder on the run device", time.Until(reminderDue)+15*time.Second, func(s string) bool {
 		return strings.Contains(s, "提醒：喝水")
 	})
 	mustSend(t, three, "reminder-later", speaker, "user-e2e", "3秒后提醒我吃药")
-	devOut.WaitWithin(t, "the second reminder", 20*time.Second, func(s string) bool { return strings.Contains(s, "提醒：吃药") })
-	if n := strings.Count(devOut.String(), "提醒：喝水"); n != 1 {
-		t.Errorf("the reminder was said %d times; want once:\n%s", n, devOut.String())
+	dev.Out.WaitWithin(t, "the second reminder", 20*time.Second, func(s string) bool { return strings.Contains(s, "提醒：吃药") })
+	if n := strings.Count(dev.Out.String(), "提醒：喝水"); n != 1 {
+		t.Errorf("the reminder was said %d times; want once:\n%s", n, dev.Out.String())
 	}
 }

@@ -1,5 +1,6 @@
-// Package serveproc runs a built devicectl binary's `serve` as a process of its own, for the tests
-// and benchmarks that measure it from outside (its RSS, its CPU, many devices against it).
+// Package serveproc runs a built devicectl binary's `serve`, and a device's `run`, as processes of
+// their own, for the tests and benchmarks that measure them from outside (serve's RSS, its CPU,
+// many devices against it, a device on a real sound server).
 package serveproc
 
 import (
@@ -14,6 +15,8 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/devicectl/devicectl/internal/testing/logbuf"
 )
 
 var (
@@ -111,4 +114,34 @@ func StartLogging(t testing.TB, bin string, log io.Writer, args ...string) (*os.
 		t.Fatalf("serve said %q", banner)
 	}
 	return cmd.Process, url
+}
+
+// Device is a `devicectl run` process that Run started.
+type Device struct {
+	Out, Err logbuf.Buffer // its stdout (what it renders) and stderr (its log)
+	Exited   chan struct{} // closed once it has exited
+}
+
+// Run runs `bin run --config config` until the test ends: then it is stopped (SIGTERM) and waited
+// for, and its stderr logged if the test failed.
+func Run(t testing.TB, bin, config string) *Device {
+	t.Helper()
+	d := &Device{Exited: make(chan struct{})}
+	cmd := exec.Command(bin, "run", "--config", config)
+	cmd.Stdout, cmd.Stderr = &d.Out, &d.Err
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		cmd.Wait()
+		close(d.Exited)
+	}()
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		<-d.Exited
+		if t.Failed() {
+			t.Logf("devicectl run's stderr:\n%s", d.Err.String())
+		}
+	})
+	return d
 }
