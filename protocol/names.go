@@ -31,3 +31,28 @@ const (
 	ToolExpression = "set_virtual_human_expression"
 	ToolStatus     = "get_device_status"
 )
+
+// ToolNamePattern is the rule for a tool's name, as a regular expression: OpenAI's and
+// Anthropic's for function names, which the protocol takes over so that a device's tools can be
+// handed to those models as they are. ValidToolName checks it.
+const ToolNamePattern = `^[a-zA-Z0-9_-]{1,64}$`
+
+// ValidToolName reports whether name matches ToolNamePattern. It is a loop, not a regexp: every
+// device checks its tools' names at start, and compiling the bounded repetition costs more
+// memory than the whole check.
+func ValidToolName(name string) bool {
+	if len(name) == 0 || len(name) > 64 {
+		return false
+	}
+	for i := range len(name) {
+		if !toolNameByte(name[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// toolNameByte reports whether c may stand in a tool's name.
+func toolNameByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-'
+}

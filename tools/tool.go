@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // MainType says where a tool runs (the seed's main_type).
@@ -81,30 +83,12 @@ func (t *Tool) Invoke(ctx context.Context, input json.RawMessage) (any, error) {
 	return t.Handler(ctx, input)
 }
 
-// nameRule is the protocol's rule for tool names, which validName checks
-// without a regexp: every device checks its tools' names at start, and
-// compiling the bounded repetition costs more memory than the whole check.
-const nameRule = `^[a-zA-Z0-9_-]{1,64}$`
-
-func validName(name string) bool {
-	if len(name) == 0 || len(name) > 64 {
-		return false
-	}
-	for i := range len(name) {
-		c := name[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
-
 // check reports everything wrong with the declaration's own fields (not its
 // schema), as one error that does not name the tool: callers add that.
 func (d *Declaration) check() error {
 	var problems []string
-	if !validName(d.Name) {
-		problems = append(problems, fmt.Sprintf("name %q does not match %s", d.Name, nameRule))
+	if !protocol.ValidToolName(d.Name) {
+		problems = append(problems, fmt.Sprintf("name %q does not match %s", d.Name, protocol.ToolNamePattern))
 	}
 	if strings.TrimSpace(d.Description) == "" {
 		problems = append(problems, "description is empty (the server's model decides when to call a tool from it)")

@@ -404,7 +404,7 @@ func validDeviceName(a string) bool {
 // validLocalName reports whether a local tool's name fits the hosts' pattern and cannot be taken
 // for a device's tool.
 func validLocalName(n string) bool {
-	return n != "" && len(n) <= maxToolName && !strings.Contains(n, Sep) && strings.Trim(n, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") == ""
+	return protocol.ValidToolName(n) && !strings.Contains(n, Sep)
 }
 
 // addDevice lists a device's tool.

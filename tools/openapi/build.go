@@ -19,6 +19,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -84,9 +85,9 @@ func compareOperations(a, b *operation) int {
 	return cmp.Or(strings.Compare(a.path, b.path), strings.Compare(a.method, b.method))
 }
 
-// The protocol's rule for tool names.
+// What sanitize replaces: the characters protocol.ToolNamePattern does not allow, and the runs of
+// "_" that makes.
 var (
-	validName   = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 	invalidRuns = regexp.MustCompile(`[^a-zA-Z0-9_-]+`)
 	underscores = regexp.MustCompile(`__+`)
 )
@@ -100,7 +101,7 @@ const maxName = 64
 func names(ops []*operation) {
 	taken := map[string]bool{}
 	for _, op := range ops {
-		if validName.MatchString(op.op.OperationID) && !taken[op.op.OperationID] {
+		if protocol.ValidToolName(op.op.OperationID) && !taken[op.op.OperationID] {
 			op.name = op.op.OperationID
 			taken[op.name] = true
 		}

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/devicectl/devicectl/protocol"
 )
 
 func TestToolNames(t *testing.T) {
@@ -47,7 +49,7 @@ func TestToolNames(t *testing.T) {
 			var got []string
 			for _, op := range ops {
 				got = append(got, op.name)
-				if !validName.MatchString(op.name) {
+				if !protocol.ValidToolName(op.name) {
 					t.Errorf("%q is not a valid name", op.name)
 				}
 			}

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // The patterns are compiled when a document is first checked
@@ -22,9 +24,6 @@ var (
 	compileOnce sync.Once
 	// versionPattern accepts the 1.x versions this package reads.
 	versionPattern *regexp.Regexp
-	// functionName is the specification's rule (OpenAI's), which is also
-	// the device protocol's rule for tool names.
-	functionName *regexp.Regexp
 	// schemaName keeps shared schema names usable unescaped in a JSON
 	// Pointer ("#/schemas/<name>", "#/$defs/<name>") and in a URI
 	// fragment: no "/", "~", "%", spaces or other characters that
@@ -35,7 +34,6 @@ var (
 func compilePatterns() {
 	compileOnce.Do(func() {
 		versionPattern = regexp.MustCompile(`^1\.(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*))?$`)
-		functionName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 		schemaName = regexp.MustCompile(`^[a-zA-Z0-9_.-]{1,64}$`)
 	})
 }
@@ -157,12 +155,11 @@ func (c *checker) server() {
 }
 
 func (c *checker) function(path string, f *Function) {
-	compilePatterns()
 	switch {
 	case f.Name == "":
 		c.fail(joinPath(path, "name"), "empty (required)")
-	case !functionName.MatchString(f.Name):
-		c.fail(joinPath(path, "name"), "%s does not match %s", quote(f.Name), functionName)
+	case !protocol.ValidToolName(f.Name): // the specification's rule (OpenAI's) is the protocol's
+		c.fail(joinPath(path, "name"), "%s does not match %s", quote(f.Name), protocol.ToolNamePattern)
 	}
 	if strings.TrimSpace(f.Description) == "" {
 		c.fail(joinPath(path, "description"), "empty (required: a model decides from it when to call the function)")
