@@ -162,9 +162,10 @@ func newSQLTaskStore(ctx context.Context, db *store.DB, node string, now func() 
 	return s, nil
 }
 
-// close releases the statements and the writer; the DB stays open.
+// close ends the writes; reads go on, as the DB stays open: a2a-go reads an execution's result
+// after its last write, which may come as Close ends the turns. Get's statement goes when the DB
+// is closed.
 func (s *sqlTaskStore) close() error {
-	s.get.Close()
 	return s.w.close()
 }
 
