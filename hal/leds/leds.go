@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"image"
 	"image/color"
-	"sync"
 
 	"periph.io/x/conn/v3/display"
 	"periph.io/x/conn/v3/physic"
@@ -33,11 +32,7 @@ type Face struct {
 	d          display.Drawer
 	n          int
 	brightness int
-
-	// setMu serialises use of the bus; expr guards the expression alone,
-	// so a status read does not wait for a frame to be sent.
-	setMu sync.Mutex
-	expr  hal.Shown
+	frames     hal.Frames
 }
 
 var _ hal.Face = (*Face)(nil)
@@ -112,10 +107,9 @@ func newFace(name string, d display.Drawer, brightness int, opts *Options) (*Fac
 	if err := checkCounts(f.n, brightness); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if err := f.show(o.Expression); err != nil {
-		return nil, fmt.Errorf("%s: showing %s: %w", name, o.Expression, err)
+	if err := f.frames.Show(context.Background(), f, o.Expression, f.show); err != nil {
+		return nil, err
 	}
-	f.expr.Set(o.Expression)
 	return f, nil
 }
 
@@ -125,52 +119,40 @@ func (f *Face) String() string { return f.name }
 // Halt turns every LED off. The face then reports hal.Idle; the next
 // SetExpression lights it again.
 func (f *Face) Halt() error {
-	f.setMu.Lock()
-	defer f.setMu.Unlock()
-	// Drawn black rather than left to the driver's Halt, so that any
-	// Drawer goes dark, in the same frame format as every other frame.
-	dark := make([]color.NRGBA, f.n)
-	for i := range dark {
-		dark[i].A = 255
-	}
-	if err := f.draw(dark); err != nil {
-		return fmt.Errorf("%s: turning the LEDs off: %w", f, err)
-	}
-	f.expr.Set(hal.Idle)
-	return nil
+	return f.frames.Halt(func() error {
+		// Drawn black rather than left to the driver's Halt, so that any
+		// Drawer goes dark, in the same frame format as every other frame.
+		dark := make([]color.NRGBA, f.n)
+		for i := range dark {
+			dark[i].A = 255
+		}
+		if err := f.draw(dark); err != nil {
+			return fmt.Errorf("%s: turning the LEDs off: %w", f, err)
+		}
+		return nil
+	})
 }
 
 // SetExpression shows e's pattern; e must be Valid.
 func (f *Face) SetExpression(ctx context.Context, e hal.Expression) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if !e.Valid() {
-		return fmt.Errorf("%s: expression %q: %w", f, e, hal.ErrUnknownExpression)
-	}
-	f.setMu.Lock()
-	defer f.setMu.Unlock()
-	if err := ctx.Err(); err != nil { // it may have waited for another frame
-		return err
-	}
-	if err := f.show(e); err != nil {
-		return fmt.Errorf("%s: showing %s: %w", f, e, err)
-	}
-	f.expr.Set(e)
-	return nil
+	return f.frames.Show(ctx, f, e, f.show)
 }
 
 // Expression returns the expression last shown.
 func (f *Face) Expression(ctx context.Context) (hal.Expression, error) {
-	return f.expr.Get(ctx)
+	return f.frames.Expression(ctx)
 }
 
+// show draws e's pattern.
 func (f *Face) show(e hal.Expression) error {
 	c, err := Pattern(e, f.n, f.brightness)
-	if err != nil {
-		return err
+	if err == nil {
+		err = f.draw(c)
 	}
-	return f.draw(c)
+	if err != nil {
+		return fmt.Errorf("%s: showing %s: %w", f, e, err)
+	}
+	return nil
 }
 
 // draw sends one whole frame: both drivers send the whole strip on every

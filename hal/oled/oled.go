@@ -7,7 +7,6 @@ import (
 	"image"
 	"strconv"
 	"strings"
-	"sync"
 
 	"periph.io/x/conn/v3/gpio"
 	"periph.io/x/conn/v3/i2c"
@@ -68,11 +67,8 @@ type Face struct {
 	// it is called again after a failed transfer.
 	open func() (*ssd1306.Dev, error)
 
-	// setMu serialises use of the bus; expr guards the expression alone,
-	// so a status read does not wait for a frame to be sent.
-	setMu sync.Mutex
-	dev   *ssd1306.Dev // nil: initialise the controller before drawing
-	expr  hal.Shown
+	frames hal.Frames
+	dev    *ssd1306.Dev // nil: initialise the controller before drawing; used under frames
 }
 
 var _ hal.Face = (*Face)(nil)
@@ -189,13 +185,9 @@ func panelOpts(size Size, rotated bool) ssd1306.Opts {
 
 // start initialises the controller and shows e, which is Valid.
 func (f *Face) start(e hal.Expression) error {
-	f.setMu.Lock()
-	defer f.setMu.Unlock()
-	if err := f.show(faces.Draw(e, f.size.W, f.size.H)); err != nil {
-		return err
-	}
-	f.expr.Set(e)
-	return nil
+	return f.frames.Show(context.Background(), f, e, func(e hal.Expression) error {
+		return f.show(faces.Draw(e, f.size.W, f.size.H))
+	})
 }
 
 // String returns e.g. "ssd1306:I2C1/0x3c" or "ssd1306:SPI0.0".
@@ -204,50 +196,39 @@ func (f *Face) String() string { return f.name }
 // Halt blanks the panel and turns it off. The face then reports hal.Idle;
 // the next SetExpression turns the panel on again.
 func (f *Face) Halt() error {
-	f.setMu.Lock()
-	defer f.setMu.Unlock()
-	// Blank memory, not just a dark panel: periph's driver skips a frame
-	// equal to the last one, so without it showing the same expression
-	// again would send nothing and leave the panel off; and whatever turns
-	// the panel on by other means shows nothing rather than a stale face.
-	if err := f.show(image.NewGray(image.Rect(0, 0, f.size.W, f.size.H))); err != nil {
-		return fmt.Errorf("%s: blanking: %w", f, err)
-	}
-	if err := f.dev.Halt(); err != nil {
-		f.dev = nil
-		return fmt.Errorf("%s: turning the panel off: %w", f, err)
-	}
-	f.expr.Set(hal.Idle)
-	return nil
+	return f.frames.Halt(func() error {
+		// Blank memory, not just a dark panel: periph's driver skips a frame
+		// equal to the last one, so without it showing the same expression
+		// again would send nothing and leave the panel off; and whatever turns
+		// the panel on by other means shows nothing rather than a stale face.
+		if err := f.show(image.NewGray(image.Rect(0, 0, f.size.W, f.size.H))); err != nil {
+			return fmt.Errorf("%s: blanking: %w", f, err)
+		}
+		if err := f.dev.Halt(); err != nil {
+			f.dev = nil
+			return fmt.Errorf("%s: turning the panel off: %w", f, err)
+		}
+		return nil
+	})
 }
 
 // SetExpression draws e, which must be Valid.
 func (f *Face) SetExpression(ctx context.Context, e hal.Expression) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if !e.Valid() {
-		return fmt.Errorf("%s: expression %q: %w", f, e, hal.ErrUnknownExpression)
-	}
-	f.setMu.Lock()
-	defer f.setMu.Unlock()
-	if err := ctx.Err(); err != nil { // it may have waited for another frame
-		return err
-	}
-	if err := f.show(faces.Draw(e, f.size.W, f.size.H)); err != nil {
-		return fmt.Errorf("%s: drawing %s: %w", f, e, err)
-	}
-	f.expr.Set(e)
-	return nil
+	return f.frames.Show(ctx, f, e, func(e hal.Expression) error {
+		if err := f.show(faces.Draw(e, f.size.W, f.size.H)); err != nil {
+			return fmt.Errorf("%s: drawing %s: %w", f, e, err)
+		}
+		return nil
+	})
 }
 
 // Expression returns the expression last drawn in full.
 func (f *Face) Expression(ctx context.Context) (hal.Expression, error) {
-	return f.expr.Get(ctx)
+	return f.frames.Expression(ctx)
 }
 
 // show sends img to the panel, initialising the controller first if need
-// be. The caller holds setMu.
+// be. It runs as one of frames' frames.
 func (f *Face) show(img *image.Gray) error {
 	if f.dev == nil {
 		d, err := f.open()
