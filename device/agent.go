@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/devicectl/devicectl/internal/sleep"
 	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 	"github.com/devicectl/devicectl/transport"
@@ -209,7 +210,7 @@ func checkOptions(opts *Options) (*Options, error) {
 	}
 	o.Backoff = o.Backoff.withDefaults()
 	if o.Sleep == nil {
-		o.Sleep = sleepTimer
+		o.Sleep = sleep.For
 	}
 	if o.Render == nil {
 		o.Render = func(protocol.AIMessage) {}

@@ -1,7 +1,6 @@
 package device
 
 import (
-	"context"
 	"math/rand/v2"
 	"time"
 )
@@ -56,18 +55,6 @@ func (b Backoff) delay(attempt int, rnd func() float64) time.Duration {
 // with, for the other things a device retries (a tool set's server, say).
 func (b Backoff) Delay(attempt int) time.Duration {
 	return b.withDefaults().delay(attempt, defaultRand)
-}
-
-// sleepTimer waits for d or until ctx is done; it is the real clock behind Options.Sleep.
-func sleepTimer(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 var defaultRand = rand.Float64

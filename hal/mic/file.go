@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/devicectl/devicectl/hal"
+	"github.com/devicectl/devicectl/internal/sleep"
 	"github.com/devicectl/devicectl/internal/wav"
 )
 
@@ -117,16 +118,11 @@ func (m *File) pace(ctx context.Context, n int) error {
 	if wait <= 0 {
 		return nil
 	}
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-m.stopped:
+	err := sleep.ForOrStop(ctx, wait, m.stopped)
+	if errors.Is(err, sleep.ErrStopped) {
 		return fmt.Errorf("%s: %w", m.name, hal.ErrHalted)
 	}
+	return err
 }
 
 // Halt stops the playback; Read then fails with hal.ErrHalted.

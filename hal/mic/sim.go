@@ -2,11 +2,13 @@ package mic
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
 
 	"github.com/devicectl/devicectl/hal"
+	"github.com/devicectl/devicectl/internal/sleep"
 )
 
 // SimOptions configure NewSim. The zero value is a real-time microphone in a silent room.
@@ -64,14 +66,12 @@ func (s *Sim) Read(ctx context.Context, p []int16) (int, error) {
 	s.read += int64(len(p))
 	s.mu.Unlock()
 	if wait := time.Until(due); !s.fast && wait > 0 {
-		t := time.NewTimer(wait)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			return 0, ctx.Err()
-		case <-s.stopped:
+		err := sleep.ForOrStop(ctx, wait, s.stopped)
+		if errors.Is(err, sleep.ErrStopped) {
 			return 0, fmt.Errorf("sim-microphone: %w", hal.ErrHalted)
+		}
+		if err != nil {
+			return 0, err
 		}
 	}
 	s.mu.Lock()

@@ -17,6 +17,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/internal/sleep"
 	"github.com/devicectl/devicectl/internal/testing/chaos"
 	"github.com/devicectl/devicectl/internal/testing/devicerun"
 	"github.com/devicectl/devicectl/internal/testing/leakcheck"
@@ -194,14 +195,7 @@ func agentOptions(url string, reg *tools.Registry, led *chaos.Ledger) *device.Op
 		// every wait for the ledger's hot-loop check.
 		Sleep: func(ctx context.Context, d time.Duration) error {
 			led.BackoffWait(d)
-			t := time.NewTimer(d)
-			defer t.Stop()
-			select {
-			case <-t.C:
-				return nil
-			case <-ctx.Done():
-				return ctx.Err()
-			}
+			return sleep.For(ctx, d)
 		},
 		OnLineLost: led.DeviceLineLost,
 		Logger:     testLogger(),
