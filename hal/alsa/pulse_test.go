@@ -25,16 +25,6 @@ func startPulse(t *testing.T) string {
 	return amixer
 }
 
-// setOutside changes the volume without going through the backend, so a
-// test can tell a read-back from a remembered number.
-func setOutside(t *testing.T, amixer string, args ...string) {
-	t.Helper()
-	argv := append([]string{"-D", "pulse", "sset", "Master"}, args...)
-	if out, err := exec.Command(amixer, argv...).CombinedOutput(); err != nil {
-		t.Fatalf("amixer %q: %v\n%s", argv, err, out)
-	}
-}
-
 func TestPulseNullSink(t *testing.T) {
 	amixer := startPulse(t)
 	ctx := context.Background()
@@ -55,11 +45,11 @@ func TestPulseNullSink(t *testing.T) {
 		}
 	}
 
-	setOutside(t, amixer, "17%")
+	pulsetest.Run(t, amixer, "-D", "pulse", "sset", "Master", "17%")
 	if got, err := s.Volume(ctx); err != nil || got != 17 {
 		t.Errorf("Volume() after an outside change to 17%% = %d, %v; want 17, read from the mixer", got, err)
 	}
-	setOutside(t, amixer, "60%", "mute")
+	pulsetest.Run(t, amixer, "-D", "pulse", "sset", "Master", "60%", "mute")
 	if got, err := s.Volume(ctx); err != nil || got != 0 {
 		t.Errorf("Volume() of a muted control at 60%% = %d, %v; want 0", got, err)
 	}
@@ -73,11 +63,7 @@ func TestPulseNullSink(t *testing.T) {
 	if err := s.Halt(); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(amixer, "-D", "pulse", "sget", "Master").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(out), "[0%] [off]") {
+	if out := pulsetest.Run(t, amixer, "-D", "pulse", "sget", "Master"); !strings.Contains(out, "[0%] [off]") {
 		t.Errorf("after Halt amixer shows\n%s\nwant 0%% and the switch off", out)
 	}
 	if got, err := s.Volume(ctx); err != nil || got != 0 {

@@ -2,7 +2,6 @@ package pulse
 
 import (
 	"context"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -16,17 +15,6 @@ func startPulse(t *testing.T) string {
 	pactl := pulsetest.Need(t, "pactl", "pulseaudio-utils")
 	pulsetest.Start(t)
 	return pactl
-}
-
-// outside runs pactl directly, so a test can tell a read-back from a
-// remembered number.
-func outside(t *testing.T, pactl string, args ...string) string {
-	t.Helper()
-	out, err := exec.Command(pactl, args...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("pactl %q: %v\n%s", args, err, out)
-	}
-	return string(out)
 }
 
 func TestPactlNullSink(t *testing.T) {
@@ -53,32 +41,32 @@ func TestPactlNullSink(t *testing.T) {
 			if err := s.SetVolume(ctx, 100); err != nil {
 				t.Fatal(err)
 			}
-			if out := outside(t, pactl, "get-sink-volume", pulsetest.Sink); !strings.Contains(out, "/ 100% /") {
+			if out := pulsetest.Run(t, pactl, "get-sink-volume", pulsetest.Sink); !strings.Contains(out, "/ 100% /") {
 				t.Errorf("after SetVolume(100) pactl shows %q", out)
 			}
 
-			outside(t, pactl, "set-sink-volume", pulsetest.Sink, "23%")
+			pulsetest.Run(t, pactl, "set-sink-volume", pulsetest.Sink, "23%")
 			if got, err := s.Volume(ctx); err != nil || got != 23 {
 				t.Errorf("Volume() after an outside change to 23%% = %d, %v; want 23", got, err)
 			}
-			outside(t, pactl, "set-sink-mute", pulsetest.Sink, "1")
+			pulsetest.Run(t, pactl, "set-sink-mute", pulsetest.Sink, "1")
 			if got, err := s.Volume(ctx); err != nil || got != 0 {
 				t.Errorf("Volume() of a muted sink = %d, %v; want 0", got, err)
 			}
 			if err := s.SetVolume(ctx, 55); err != nil {
 				t.Fatal(err)
 			}
-			if out := outside(t, pactl, "get-sink-mute", pulsetest.Sink); strings.TrimSpace(out) != "Mute: no" {
+			if out := pulsetest.Run(t, pactl, "get-sink-mute", pulsetest.Sink); strings.TrimSpace(out) != "Mute: no" {
 				t.Errorf("after SetVolume(55) pactl shows %q, want unmuted", out)
 			}
 
 			if err := s.Halt(); err != nil {
 				t.Fatal(err)
 			}
-			if out := outside(t, pactl, "get-sink-mute", pulsetest.Sink); strings.TrimSpace(out) != "Mute: yes" {
+			if out := pulsetest.Run(t, pactl, "get-sink-mute", pulsetest.Sink); strings.TrimSpace(out) != "Mute: yes" {
 				t.Errorf("after Halt pactl shows %q, want muted", out)
 			}
-			if out := outside(t, pactl, "get-sink-volume", pulsetest.Sink); !strings.Contains(out, "/   0% /") {
+			if out := pulsetest.Run(t, pactl, "get-sink-volume", pulsetest.Sink); !strings.Contains(out, "/   0% /") {
 				t.Errorf("after Halt pactl shows %q, want 0%%", out)
 			}
 			if got, err := s.Volume(ctx); err != nil || got != 0 {

@@ -37,6 +37,8 @@ var reviewed = map[string]string{
 		"never sets it (only tests do, with a fake). Arguments: hardware.speaker.device and control, and the volume as a number.",
 	"hal/pulse/pulse.go:(*sink).run:k.command": "k.command is Options.Command (devicectl never sets it), default Options.Tool, which " +
 		"New limits to pactl or wpctl (hardware.speaker.tool). Arguments: hardware.speaker.device and the volume as a number.",
+	"internal/testing/pulsetest/pulsetest.go:Run:program": "a test helper: program is the amixer or pactl path Need found, " +
+		"run to look at or change the private daemon's mixer behind the backend's back.",
 	"internal/testing/pulsetest/pulsetest.go:Start:bin":        "a test helper: bin is exec.LookPath(\"pulseaudio\").",
 	"internal/testing/serveproc/serveproc.go:StartLogging:bin": "a test helper: bin is the devicectl binary the test built.",
 	"internal/testing/serveproc/serveproc.go:Run:bin":          "a test helper: bin is the devicectl binary the test built, the config one the test wrote.",

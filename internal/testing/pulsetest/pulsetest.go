@@ -43,6 +43,18 @@ func Need(t testing.TB, program, aptPackage string) string {
 	return path
 }
 
+// Run runs program with args beside the backend under test, to change the mixer behind its back
+// or to look at it, so that a test can tell a read-back from a remembered number. It returns
+// what the program printed, and fails t with that if the program fails.
+func Run(t testing.TB, program string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command(program, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %q: %v\n%s", program, args, err, out)
+	}
+	return string(out)
+}
+
 // Server is a running PulseAudio daemon that the test owns.
 type Server struct {
 	// Address is the value of PULSE_SERVER that reaches it.

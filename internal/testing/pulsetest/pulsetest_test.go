@@ -104,3 +104,13 @@ func TestExtraSinks(t *testing.T) {
 		t.Errorf("no mic.monitor source:\n%s", src)
 	}
 }
+
+func TestRunReturnsOutputOrFails(t *testing.T) {
+	if got := Run(t, "sh", "-c", "echo Mute: no"); got != "Mute: no\n" {
+		t.Errorf("Run printed %q", got)
+	}
+	r := ending(t, func(tb testing.TB) { Run(tb, "sh", "-c", "echo 'No such entity' >&2; exit 1") })
+	if r.how != "fail" || !strings.Contains(r.msg, "exit status 1") || !strings.Contains(r.msg, "No such entity") {
+		t.Errorf("a failing program ended the test %q with %q, want a failure with its status and complaint", r.how, r.msg)
+	}
+}
