@@ -12,12 +12,6 @@ import (
 	"github.com/devicectl/devicectl/internal/testing/pulsetest"
 )
 
-// fakeAmixer stands in for amixer, running body.
-func fakeAmixer(t *testing.T, body string) string {
-	t.Helper()
-	return pulsetest.Fake(t, "amixer", body)
-}
-
 // coarseMixer is a fake amixer with a stereo control of 32 raw steps and a
 // playback switch, keeping its state in a file, as a codec would: levels
 // round to the control's steps (50% sets raw 16, which reads as 52%).
@@ -45,7 +39,7 @@ END
 
 func TestFakeCoarseControl(t *testing.T) {
 	ctx := context.Background()
-	cmd := fakeAmixer(t, coarseMixer)
+	cmd := pulsetest.Fake(t, "amixer", coarseMixer)
 	s, err := New(ctx, &Options{Device: "hw:1", Control: "Speaker", Command: cmd})
 	if err != nil {
 		t.Fatal(err)
@@ -88,7 +82,7 @@ func TestFakeCoarseControl(t *testing.T) {
 
 func TestFakeDefaultsAndVerbatimArguments(t *testing.T) {
 	ctx := context.Background()
-	cmd := fakeAmixer(t, coarseMixer)
+	cmd := pulsetest.Fake(t, "amixer", coarseMixer)
 	s, err := New(ctx, &Options{Command: cmd})
 	if err != nil {
 		t.Fatal(err)
@@ -109,7 +103,7 @@ func TestFakeDefaultsAndVerbatimArguments(t *testing.T) {
 
 func TestFakeControlWithoutSwitch(t *testing.T) {
 	ctx := context.Background()
-	cmd := fakeAmixer(t, `cat <<END
+	cmd := pulsetest.Fake(t, "amixer", `cat <<END
 Simple mixer control 'PCM',0
   Capabilities: pvolume
   Playback channels: Mono
@@ -131,7 +125,7 @@ END
 }
 
 func TestOutOfRangeAndCancelledRunNothing(t *testing.T) {
-	cmd := fakeAmixer(t, coarseMixer)
+	cmd := pulsetest.Fake(t, "amixer", coarseMixer)
 	s, err := New(context.Background(), &Options{Command: cmd})
 	if err != nil {
 		t.Fatal(err)
@@ -187,7 +181,7 @@ func TestFakeErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			o := tt.opts
-			o.Command = fakeAmixer(t, tt.body)
+			o.Command = pulsetest.Fake(t, "amixer", tt.body)
 			s, err := New(context.Background(), &o)
 			if err == nil {
 				t.Fatalf("New = %v, nil; want an error", s)
@@ -212,7 +206,7 @@ func TestMissingCommand(t *testing.T) {
 // caller as an error naming the speaker, not a stale number.
 func TestFakeFailsLater(t *testing.T) {
 	ctx := context.Background()
-	cmd := fakeAmixer(t, coarseMixer)
+	cmd := pulsetest.Fake(t, "amixer", coarseMixer)
 	s, err := New(ctx, &Options{Command: cmd})
 	if err != nil {
 		t.Fatal(err)
@@ -233,7 +227,7 @@ func TestFakeFailsLater(t *testing.T) {
 }
 
 func TestNewOptionsNotMutated(t *testing.T) {
-	o := &Options{Command: fakeAmixer(t, coarseMixer)}
+	o := &Options{Command: pulsetest.Fake(t, "amixer", coarseMixer)}
 	want := *o
 	if _, err := New(context.Background(), o); err != nil {
 		t.Fatal(err)
@@ -244,7 +238,7 @@ func TestNewOptionsNotMutated(t *testing.T) {
 }
 
 func TestNilOptionsFindAmixerOnPath(t *testing.T) {
-	cmd := fakeAmixer(t, coarseMixer)
+	cmd := pulsetest.Fake(t, "amixer", coarseMixer)
 	t.Setenv("PATH", filepath.Dir(cmd)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	s, err := New(context.Background(), nil)
 	if err != nil {

@@ -12,12 +12,6 @@ import (
 	"github.com/devicectl/devicectl/internal/testing/pulsetest"
 )
 
-// fake stands in for the program name, running body.
-func fake(t *testing.T, name, body string) string {
-	t.Helper()
-	return pulsetest.Fake(t, name, body)
-}
-
 // fakeWpctl is a wpctl for one node, keeping volume and mute in a file and
 // printing get-volume as WirePlumber 0.4 does.
 const fakeWpctl = `
@@ -37,7 +31,7 @@ echo "$vol $mute" > "$state"
 
 func TestFakeWpctl(t *testing.T) {
 	ctx := context.Background()
-	cmd := fake(t, "wpctl", fakeWpctl)
+	cmd := pulsetest.Fake(t, "wpctl", fakeWpctl)
 	s, err := New(ctx, &Options{Tool: ToolWpctl, Command: cmd})
 	if err != nil {
 		t.Fatal(err)
@@ -80,7 +74,7 @@ func TestFakeWpctl(t *testing.T) {
 
 func TestFakeWpctlReadsTheServer(t *testing.T) {
 	ctx := context.Background()
-	cmd := fake(t, "wpctl", fakeWpctl)
+	cmd := pulsetest.Fake(t, "wpctl", fakeWpctl)
 	s, err := New(ctx, &Options{Tool: ToolWpctl, Sink: "51", Command: cmd})
 	if err != nil {
 		t.Fatal(err)
@@ -128,7 +122,7 @@ func TestFakeErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := New(context.Background(), &Options{Tool: tt.tool, Command: fake(t, tt.tool, tt.body)})
+			s, err := New(context.Background(), &Options{Tool: tt.tool, Command: pulsetest.Fake(t, tt.tool, tt.body)})
 			if err == nil {
 				t.Fatalf("New = %v, nil; want an error", s)
 			}
@@ -156,7 +150,7 @@ func TestUnknownToolAndMissingCommand(t *testing.T) {
 }
 
 func TestOutOfRangeAndCancelledRunNothing(t *testing.T) {
-	cmd := fake(t, "wpctl", fakeWpctl)
+	cmd := pulsetest.Fake(t, "wpctl", fakeWpctl)
 	s, err := New(context.Background(), &Options{Tool: ToolWpctl, Command: cmd})
 	if err != nil {
 		t.Fatal(err)
