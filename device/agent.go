@@ -480,8 +480,8 @@ func (a *Agent) backOff(ctx context.Context, d time.Duration) bool {
 	wait, cancel := context.WithCancel(ctx)
 	defer cancel()
 	slept := make(chan error, 1)
-	sleep := a.opts.Sleep
-	go func() { slept <- sleep(wait, d) }()
+	pause := a.opts.Sleep
+	go func() { slept <- pause(wait, d) }()
 	for {
 		select {
 		case err := <-slept:

@@ -3,6 +3,8 @@ package sim
 import (
 	"context"
 	"time"
+
+	"github.com/devicectl/devicectl/internal/sleep"
 )
 
 // take waits d, the time a real part's transfer takes, or until ctx is done. With d zero it
@@ -11,12 +13,5 @@ func take(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()
 	}
-	t := time.NewTimer(d)
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		t.Stop()
-		return ctx.Err()
-	}
+	return sleep.For(ctx, d)
 }

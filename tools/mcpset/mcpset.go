@@ -17,6 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/devicectl/devicectl/internal/sleep"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -180,11 +181,7 @@ func (s *Set) Run(ctx context.Context, update func([]*tools.Tool)) {
 		}
 		wait := s.opts.Retry(failures)
 		failures++
-		t := time.NewTimer(wait)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
+		if sleep.For(ctx, wait) != nil {
 			return
 		}
 	}
