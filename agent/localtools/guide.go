@@ -77,17 +77,14 @@ func cleanQuery(query string) (string, error) {
 }
 
 func guideTool() (*tools.Tool, error) {
-	t, err := tools.Func(tools.Declaration{
-		Name: ToolGuide,
-		Description: "Returns questions to ask the user when a request is too broad or vague to answer or search well " +
-			"(e.g. just a topic like \"人工智能\"): what they want to know, which area, for what purpose, at what depth. " +
-			"Ask the user these questions (you may adapt them) and wait for the answer before searching. " +
-			"The questions are in the query's language.",
-		MainType: tools.Local,
-		SubType:  tools.Query,
-	}, func(ctx context.Context, in queryInput) (string, error) {
-		return Guide(in.Query)
-	})
+	t, err := tools.Func(tools.LocalQuery(ToolGuide,
+		"Returns questions to ask the user when a request is too broad or vague to answer or search well "+
+			"(e.g. just a topic like \"人工智能\"): what they want to know, which area, for what purpose, at what depth. "+
+			"Ask the user these questions (you may adapt them) and wait for the answer before searching. "+
+			"The questions are in the query's language."),
+		func(ctx context.Context, in queryInput) (string, error) {
+			return Guide(in.Query)
+		})
 	if err != nil {
 		return nil, err
 	}
