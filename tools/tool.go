@@ -45,6 +45,13 @@ type Declaration struct {
 	Parameters  *jsonschema.Schema `json:"parameters"`
 }
 
+// LocalQuery declares a tool the server runs itself and whose result the
+// model waits for (main_type local, sub_type query), for Func to infer
+// its Parameters.
+func LocalQuery(name, description string) Declaration {
+	return Declaration{Name: name, Description: description, MainType: Local, SubType: Query}
+}
+
 // Handler runs a tool. It is only ever called with input that validated
 // against the tool's Parameters. A returned error is a domain failure
 // (-32000 upstream) whose Error() is shown to a human: keep it concise.

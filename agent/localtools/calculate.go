@@ -73,23 +73,20 @@ type calculateInput struct {
 }
 
 func calculateTool() (*tools.Tool, error) {
-	t, err := tools.Func(tools.Declaration{
-		Name: ToolCalculate,
-		Description: "Computes an arithmetic expression exactly and returns " +
-			`{"result": number, "operation": string, "numbers": [the numbers used]}; ` +
-			"integers keep all their digits (up to 1000), and a result that had to be rounded (1/3, sqrt(2)) " +
-			`comes with "approximate": true and, for a fraction, "fraction": "1/3". ` +
-			"Use it for any arithmetic instead of computing in your head. " +
-			"It accepts symbols (3*(4+5), 2^10, 2**10, 10%3, -2.5e3), English words " +
-			"(add 5 and 10, subtract 3 from 10, 6 times 7, divide 12 by 4, 2 to the power of 8, square root of 16) " +
-			"and Chinese (5加10, 十减三, 三乘以四, 12除以4, 2的3次方, 9的平方根). " +
-			"operation is add, subtract, multiply, divide, modulo, power, sqrt or cbrt for a single operation, " +
-			"expression for a compound one. Errors (division by zero, unbalanced parentheses, unknown words) name the position.",
-		MainType: tools.Local,
-		SubType:  tools.Query,
-	}, func(ctx context.Context, in calculateInput) (*Calculation, error) {
-		return Calculate(in.Expression)
-	})
+	t, err := tools.Func(tools.LocalQuery(ToolCalculate,
+		"Computes an arithmetic expression exactly and returns "+
+			`{"result": number, "operation": string, "numbers": [the numbers used]}; `+
+			"integers keep all their digits (up to 1000), and a result that had to be rounded (1/3, sqrt(2)) "+
+			`comes with "approximate": true and, for a fraction, "fraction": "1/3". `+
+			"Use it for any arithmetic instead of computing in your head. "+
+			"It accepts symbols (3*(4+5), 2^10, 2**10, 10%3, -2.5e3), English words "+
+			"(add 5 and 10, subtract 3 from 10, 6 times 7, divide 12 by 4, 2 to the power of 8, square root of 16) "+
+			"and Chinese (5加10, 十减三, 三乘以四, 12除以4, 2的3次方, 9的平方根). "+
+			"operation is add, subtract, multiply, divide, modulo, power, sqrt or cbrt for a single operation, "+
+			"expression for a compound one. Errors (division by zero, unbalanced parentheses, unknown words) name the position."),
+		func(ctx context.Context, in calculateInput) (*Calculation, error) {
+			return Calculate(in.Expression)
+		})
 	if err != nil {
 		return nil, err
 	}

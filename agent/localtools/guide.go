@@ -27,30 +27,38 @@ func Guide(query string) (string, error) {
 	}
 	topic := topicOf(q)
 	h, known := hintFor(topic)
-	var b strings.Builder
+	g, areas := guideEn, h.enAreas
 	if agent.Chinese(q) {
-		areas := "它的原理、应用还是发展历史"
-		if known {
-			areas = h.zhAreas
-		}
-		fmt.Fprintf(&b, "为了更好地帮助您查找关于%s的信息，我有几个问题：\n", topic)
-		fmt.Fprintf(&b, "1. 您是想了解%s的基本概念还是最新发展？\n", topic)
-		fmt.Fprintf(&b, "2. 您对%s的哪个具体领域感兴趣？例如，%s？\n", topic, areas)
-		b.WriteString("3. 您是出于学术目的、职业发展还是个人兴趣在了解这个话题？\n")
-		b.WriteString("4. 您希望获得基础入门级的信息还是深入的技术细节？")
-		return b.String(), nil
+		g, areas = guideZh, h.zhAreas
 	}
-	areas := "how it works, where it is used, or its history"
-	if known {
-		areas = h.enAreas
+	if !known {
+		areas = g.areas
 	}
-	fmt.Fprintf(&b, "To help you find information about %s, I have a few questions:\n", topic)
-	fmt.Fprintf(&b, "1. Would you like the basic concepts of %s or its latest developments?\n", topic)
-	fmt.Fprintf(&b, "2. Which specific area of %s interests you? For example, %s?\n", topic, areas)
-	b.WriteString("3. Are you looking into this topic for study, for your career or out of personal interest?\n")
-	b.WriteString("4. Would you like an introduction or in-depth technical detail?")
-	return b.String(), nil
+	return fmt.Sprintf(g.questions, topic, areas), nil
 }
+
+// guideText is Guide's answer in one language: questions takes the topic (%[1]s) and the areas
+// to offer (%[2]s), which are areas when the topic has no hint.
+type guideText struct{ questions, areas string }
+
+var (
+	guideZh = guideText{
+		questions: "为了更好地帮助您查找关于%[1]s的信息，我有几个问题：\n" +
+			"1. 您是想了解%[1]s的基本概念还是最新发展？\n" +
+			"2. 您对%[1]s的哪个具体领域感兴趣？例如，%[2]s？\n" +
+			"3. 您是出于学术目的、职业发展还是个人兴趣在了解这个话题？\n" +
+			"4. 您希望获得基础入门级的信息还是深入的技术细节？",
+		areas: "它的原理、应用还是发展历史",
+	}
+	guideEn = guideText{
+		questions: "To help you find information about %[1]s, I have a few questions:\n" +
+			"1. Would you like the basic concepts of %[1]s or its latest developments?\n" +
+			"2. Which specific area of %[1]s interests you? For example, %[2]s?\n" +
+			"3. Are you looking into this topic for study, for your career or out of personal interest?\n" +
+			"4. Would you like an introduction or in-depth technical detail?",
+		areas: "how it works, where it is used, or its history",
+	}
+)
 
 // cleanQuery trims a query, makes each run of spaces, line breaks and
 // control characters one space (the answer quotes the topic inside its own
@@ -69,17 +77,14 @@ func cleanQuery(query string) (string, error) {
 }
 
 func guideTool() (*tools.Tool, error) {
-	t, err := tools.Func(tools.Declaration{
-		Name: ToolGuide,
-		Description: "Returns questions to ask the user when a request is too broad or vague to answer or search well " +
-			"(e.g. just a topic like \"人工智能\"): what they want to know, which area, for what purpose, at what depth. " +
-			"Ask the user these questions (you may adapt them) and wait for the answer before searching. " +
-			"The questions are in the query's language.",
-		MainType: tools.Local,
-		SubType:  tools.Query,
-	}, func(ctx context.Context, in queryInput) (string, error) {
-		return Guide(in.Query)
-	})
+	t, err := tools.Func(tools.LocalQuery(ToolGuide,
+		"Returns questions to ask the user when a request is too broad or vague to answer or search well "+
+			"(e.g. just a topic like \"人工智能\"): what they want to know, which area, for what purpose, at what depth. "+
+			"Ask the user these questions (you may adapt them) and wait for the answer before searching. "+
+			"The questions are in the query's language."),
+		func(ctx context.Context, in queryInput) (string, error) {
+			return Guide(in.Query)
+		})
 	if err != nil {
 		return nil, err
 	}

@@ -50,44 +50,41 @@ type searchInput struct {
 }
 
 func searchTool(b Backend, log *slog.Logger) (*tools.Tool, error) {
-	t, err := tools.Func(tools.Declaration{
-		Name: ToolSearch,
-		Description: "Searches the web and returns a list of results, best first: " +
-			`[{"url","id","title","score" (relevance 0..1),"publishedDate","author","text","summary"}]. ` +
-			"Use it for current events, facts you are unsure of, or anything after your training data; " +
-			"cite the url of what you use. Empty fields mean the source did not say. " +
-			"It fails with an error when no search backend is configured; tell the user so instead of guessing.",
-		MainType: tools.Local,
-		SubType:  tools.Query,
-	}, func(ctx context.Context, in searchInput) ([]Result, error) {
-		q := strings.TrimSpace(in.Query)
-		if q == "" {
-			return nil, errors.New("search_web: the query is empty")
-		}
-		if utf8.RuneCountInString(q) > MaxQueryLen {
-			return nil, fmt.Errorf("search_web: the query is longer than %d characters", MaxQueryLen)
-		}
-		if b == nil {
-			return nil, ErrNoBackend
-		}
-		limit := in.Limit
-		if limit == 0 {
-			limit = DefaultSearchLimit
-		}
-		rs, err := b.Search(ctx, q, limit)
-		if err != nil {
-			log.Debug("search failed", "query", q, "err", err)
-			return nil, err
-		}
-		if len(rs) > limit {
-			rs = rs[:limit]
-		}
-		log.Debug("search", "query", q, "results", len(rs))
-		if rs == nil {
-			rs = []Result{} // [] rather than null: no results is an answer
-		}
-		return rs, nil
-	})
+	t, err := tools.Func(tools.LocalQuery(ToolSearch,
+		"Searches the web and returns a list of results, best first: "+
+			`[{"url","id","title","score" (relevance 0..1),"publishedDate","author","text","summary"}]. `+
+			"Use it for current events, facts you are unsure of, or anything after your training data; "+
+			"cite the url of what you use. Empty fields mean the source did not say. "+
+			"It fails with an error when no search backend is configured; tell the user so instead of guessing."),
+		func(ctx context.Context, in searchInput) ([]Result, error) {
+			q := strings.TrimSpace(in.Query)
+			if q == "" {
+				return nil, errors.New("search_web: the query is empty")
+			}
+			if utf8.RuneCountInString(q) > MaxQueryLen {
+				return nil, fmt.Errorf("search_web: the query is longer than %d characters", MaxQueryLen)
+			}
+			if b == nil {
+				return nil, ErrNoBackend
+			}
+			limit := in.Limit
+			if limit == 0 {
+				limit = DefaultSearchLimit
+			}
+			rs, err := b.Search(ctx, q, limit)
+			if err != nil {
+				log.Debug("search failed", "query", q, "err", err)
+				return nil, err
+			}
+			if len(rs) > limit {
+				rs = rs[:limit]
+			}
+			log.Debug("search", "query", q, "results", len(rs))
+			if rs == nil {
+				rs = []Result{} // [] rather than null: no results is an answer
+			}
+			return rs, nil
+		})
 	if err != nil {
 		return nil, err
 	}

@@ -416,18 +416,15 @@ func resolvePronoun(text, topic string, zh bool) string {
 }
 
 func splitTool() (*tools.Tool, error) {
-	t, err := tools.Func(tools.Declaration{
-		Name: ToolSplit,
-		Description: "Splits a research request into dimensions to search separately, returning " +
-			`{"dimensions":[{"name","query","explanation"}]}: each query is a self-contained search query. ` +
-			"Use it before search_web when a request asks several things (\"什么是强化学习以及它的应用\") " +
-			"or is broad; a single topic gets its definition, how it works and its applications. " +
-			"Dimensions are in the query's language.",
-		MainType: tools.Local,
-		SubType:  tools.Query,
-	}, func(ctx context.Context, in queryInput) (*Dimensions, error) {
-		return Split(in.Query)
-	})
+	t, err := tools.Func(tools.LocalQuery(ToolSplit,
+		"Splits a research request into dimensions to search separately, returning "+
+			`{"dimensions":[{"name","query","explanation"}]}: each query is a self-contained search query. `+
+			"Use it before search_web when a request asks several things (\"什么是强化学习以及它的应用\") "+
+			"or is broad; a single topic gets its definition, how it works and its applications. "+
+			"Dimensions are in the query's language."),
+		func(ctx context.Context, in queryInput) (*Dimensions, error) {
+			return Split(in.Query)
+		})
 	if err != nil {
 		return nil, err
 	}

@@ -47,46 +47,31 @@ func RegisterTools(r *tools.Registry, s *Store) error {
 	if r == nil || s == nil {
 		return errors.New("memory: RegisterTools: nil registry or store")
 	}
-	add, err := tools.Func(tools.Declaration{
-		Name: ToolAdd,
-		Description: "Remember a fact about the user for later conversations: a preference, a name, a plan. " +
-			"content is one self-contained sentence, e.g. \"用户喜欢科技相关话题\" or \"The user's dog is called Max\"; " +
-			"topics are a few short keywords, e.g. [\"兴趣\",\"偏好\",\"科技\"]. Returns the new memory's id.",
-		MainType: tools.Local,
-		SubType:  tools.Query,
-	}, func(ctx context.Context, in addInput) (string, error) {
-		return s.Add(ctx, in.UserID, in.Content, in.Topics)
-	})
-	if err != nil {
-		return err
-	}
-	search, err := tools.Func(tools.Declaration{
-		Name: ToolSearch,
-		Description: "Look up what is remembered about the user, in Chinese or English. Call it before answering " +
-			"about the user's preferences, plans or past. Returns the best matches first as " +
-			"[{\"id\",\"memory\",\"topics\",\"relevance\"}], relevance from 0 to 1; an empty list means nothing matches.",
-		MainType: tools.Local,
-		SubType:  tools.Query,
-	}, func(ctx context.Context, in searchInput) ([]Hit, error) {
-		hits, err := s.Search(ctx, in.UserID, in.Query, in.Limit)
-		for i := range hits {
-			hits[i].Relevance = roundRelevance(hits[i].Relevance)
-		}
-		return hits, err
-	})
-	if err != nil {
-		return err
-	}
-	del, err := tools.Func(tools.Declaration{
-		Name: ToolDelete,
-		Description: "Forget one memory of the user, by the id add_user_memory or search_user_memories gave. " +
-			"Returns true when it was deleted, false when the user had no such memory.",
-		MainType: tools.Local,
-		SubType:  tools.Query,
-	}, func(ctx context.Context, in deleteInput) (bool, error) {
-		return s.Delete(ctx, in.UserID, in.MemoryID)
-	})
-	if err != nil {
+	add, errAdd := tools.Func(tools.LocalQuery(ToolAdd,
+		"Remember a fact about the user for later conversations: a preference, a name, a plan. "+
+			"content is one self-contained sentence, e.g. \"用户喜欢科技相关话题\" or \"The user's dog is called Max\"; "+
+			"topics are a few short keywords, e.g. [\"兴趣\",\"偏好\",\"科技\"]. Returns the new memory's id."),
+		func(ctx context.Context, in addInput) (string, error) {
+			return s.Add(ctx, in.UserID, in.Content, in.Topics)
+		})
+	search, errSearch := tools.Func(tools.LocalQuery(ToolSearch,
+		"Look up what is remembered about the user, in Chinese or English. Call it before answering "+
+			"about the user's preferences, plans or past. Returns the best matches first as "+
+			"[{\"id\",\"memory\",\"topics\",\"relevance\"}], relevance from 0 to 1; an empty list means nothing matches."),
+		func(ctx context.Context, in searchInput) ([]Hit, error) {
+			hits, err := s.Search(ctx, in.UserID, in.Query, in.Limit)
+			for i := range hits {
+				hits[i].Relevance = roundRelevance(hits[i].Relevance)
+			}
+			return hits, err
+		})
+	del, errDel := tools.Func(tools.LocalQuery(ToolDelete,
+		"Forget one memory of the user, by the id add_user_memory or search_user_memories gave. "+
+			"Returns true when it was deleted, false when the user had no such memory."),
+		func(ctx context.Context, in deleteInput) (bool, error) {
+			return s.Delete(ctx, in.UserID, in.MemoryID)
+		})
+	if err := errors.Join(errAdd, errSearch, errDel); err != nil {
 		return err
 	}
 

@@ -241,14 +241,6 @@ var (
 	enScales = map[string]int64{"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 )
 
-// IsEnglish reports whether w (lower case) is an English number word.
-func IsEnglish(w string) bool {
-	_, s := enSmall[w]
-	_, t := enTens[w]
-	_, c := enScales[w]
-	return s || t || c || w == "hundred"
-}
-
 // English reads the number words at the start of words (lower case, one
 // word each: "twenty-five" is two) and returns the value and how many
 // words it used; 0 words when words does not start with a number.

@@ -89,44 +89,23 @@ func RegisterTools(r *tools.Registry, o *ToolOptions) error {
 		return errors.New("reminders: RegisterTools needs a registry, a store, a scheduler, Devices and Say")
 	}
 	t := newToolset(o)
-	set, err := tools.Func(tools.Declaration{
-		Name: ToolSet,
-		Description: "Set a reminder or a timer; the device says it when it is due, even with no conversation going on. " +
-			"Give exactly one of at (an ISO 8601 time, e.g. 2026-11-26T19:00), in (a duration, e.g. 10m or PT1H30M) or every " +
-			"({\"repeat\":\"daily\",\"time\":\"08:00\"} or {\"repeat\":\"weekly\",\"weekday\":\"monday\",\"time\":\"09:00\"}). " +
-			"text is what to remind of (\"喝水\", \"call mom\"); a timer is in with no text. Returns the reminder with its id and due time.",
-		MainType: tools.Local,
-		SubType:  tools.Query,
-	}, t.set)
-	if err != nil {
-		return err
-	}
-	list, err := tools.Func(tools.Declaration{
-		Name:        ToolList,
-		Description: "List the user's reminders and timers that are still to come, soonest first: [{\"id\",\"text\",\"due\",\"every\",\"mac\"}].",
-		MainType:    tools.Local,
-		SubType:     tools.Query,
-	}, t.list)
-	if err != nil {
-		return err
-	}
-	cancel, err := tools.Func(tools.Declaration{
-		Name:        ToolCancel,
-		Description: "Cancel a reminder or timer by its id (from set_reminder or list_reminders). Returns true when one was canceled, false when there was no such reminder still to come.",
-		MainType:    tools.Local,
-		SubType:     tools.Query,
-	}, t.cancel)
-	if err != nil {
-		return err
-	}
-	announce, err := tools.Func(tools.Declaration{
-		Name: ToolAnnounce,
-		Description: "Make a device say something now, without being asked: it shows and speaks text. " +
-			"mac names the device, or all for every device. Returns the devices that said it.",
-		MainType: tools.Local,
-		SubType:  tools.Query,
-	}, t.announce)
-	if err != nil {
+	set, errSet := tools.Func(tools.LocalQuery(ToolSet,
+		"Set a reminder or a timer; the device says it when it is due, even with no conversation going on. "+
+			"Give exactly one of at (an ISO 8601 time, e.g. 2026-11-26T19:00), in (a duration, e.g. 10m or PT1H30M) or every "+
+			"({\"repeat\":\"daily\",\"time\":\"08:00\"} or {\"repeat\":\"weekly\",\"weekday\":\"monday\",\"time\":\"09:00\"}). "+
+			"text is what to remind of (\"喝水\", \"call mom\"); a timer is in with no text. Returns the reminder with its id and due time."),
+		t.set)
+	list, errList := tools.Func(tools.LocalQuery(ToolList,
+		"List the user's reminders and timers that are still to come, soonest first: [{\"id\",\"text\",\"due\",\"every\",\"mac\"}]."),
+		t.list)
+	cancel, errCancel := tools.Func(tools.LocalQuery(ToolCancel,
+		"Cancel a reminder or timer by its id (from set_reminder or list_reminders). Returns true when one was canceled, false when there was no such reminder still to come."),
+		t.cancel)
+	announce, errAnnounce := tools.Func(tools.LocalQuery(ToolAnnounce,
+		"Make a device say something now, without being asked: it shows and speaks text. "+
+			"mac names the device, or all for every device. Returns the devices that said it."),
+		t.announce)
+	if err := errors.Join(errSet, errList, errCancel, errAnnounce); err != nil {
 		return err
 	}
 	for _, tool := range []*tools.Tool{set, list, cancel, announce} {

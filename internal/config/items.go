@@ -31,10 +31,7 @@ func itemsKey[T any](key, usage string, list func(*Config) *[]T, def func() T, c
 	return setting{key: key, usage: usage, typ: "list",
 		get: func(c *Config) string { return countItems(len(*list(c))) },
 		setItems: func(c *Config, n *yaml.Node) error {
-			if isNull(n) {
-				return nil
-			}
-			if err := checkSequence(key, n); err != nil {
+			if read, err := listToRead(key, n); !read {
 				return err
 			}
 			var items []T
@@ -75,12 +72,16 @@ func countItems(n int) string {
 	return "[]"
 }
 
-// checkSequence refuses a value of key that is not a list.
-func checkSequence(key string, n *yaml.Node) error {
-	if n.Kind != yaml.SequenceNode {
-		return &Error{Key: key, Line: n.Line, Err: fmt.Errorf("want a list of mappings, one per tool set, got %s", describe(n))}
+// listToRead tells whether a value of key is a list to read: null is not (the list keeps what it
+// has), and a value that is neither null nor a list is refused.
+func listToRead(key string, n *yaml.Node) (bool, error) {
+	if isNull(n) {
+		return false, nil
 	}
-	return nil
+	if n.Kind != yaml.SequenceNode {
+		return false, &Error{Key: key, Line: n.Line, Err: fmt.Errorf("want a list of mappings, one per tool set, got %s", describe(n))}
+	}
+	return true, nil
 }
 
 func setItem[P any](item P, n *yaml.Node, prefix string, keys []itemKey[P]) error {

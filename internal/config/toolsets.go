@@ -29,10 +29,7 @@ func leftOutSetsKey[T any](key, usage string, list func(*Config) *[]T) setting {
 	return setting{key: key, usage: usage, typ: "list",
 		get: func(c *Config) string { return countItems(len(*list(c))) },
 		setItems: func(c *Config, n *yaml.Node) error {
-			if isNull(n) {
-				return nil
-			}
-			if err := checkSequence(key, n); err != nil {
+			if read, err := listToRead(key, n); !read {
 				return err
 			}
 			*list(c) = make([]T, len(n.Content))

@@ -1,6 +1,8 @@
 package builtin
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -141,6 +143,26 @@ func fail(format string, err error) error {
 // errors.Is only).
 func refuse(msg string, err error) error {
 	return &failure{msg: msg, err: err}
+}
+
+// setAndRead is a control call: it sets v, then reads back what the
+// hardware holds, which is what the answer reports (a mixer may round to its
+// own steps). An error that is refused (errors.Is) is the hardware turning v
+// down, answered with refusal; any other is worded with setFailed or
+// readFailed.
+func setAndRead[V any](ctx context.Context, v V, set func(context.Context, V) error, read func(context.Context) (V, error),
+	refused error, refusal, setFailed, readFailed string) (V, error) {
+	if err := set(ctx, v); err != nil {
+		if errors.Is(err, refused) {
+			return v, refuse(refusal, err)
+		}
+		return v, fail(setFailed, err)
+	}
+	got, err := read(ctx)
+	if err != nil {
+		return v, fail(readFailed, err)
+	}
+	return got, nil
 }
 
 // describe sets the description of a tool's parameter from the catalog,

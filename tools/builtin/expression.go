@@ -2,7 +2,6 @@ package builtin
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/devicectl/devicectl/hal"
@@ -29,15 +28,10 @@ func expressionTool(face hal.Face, txt *text) (*tools.Tool, error) {
 		MainType:    tools.Remote,
 		SubType:     tools.Control,
 	}, func(ctx context.Context, in expressionInput) (expressionResult, error) {
-		if err := face.SetExpression(ctx, in.Expression); err != nil {
-			if errors.Is(err, hal.ErrUnknownExpression) {
-				return expressionResult{}, refuse(fmt.Sprintf(txt.expressionUnknown, in.Expression), err)
-			}
-			return expressionResult{}, fail(txt.expressionSetFailed, err)
-		}
-		e, err := face.Expression(ctx)
+		e, err := setAndRead(ctx, in.Expression, face.SetExpression, face.Expression,
+			hal.ErrUnknownExpression, fmt.Sprintf(txt.expressionUnknown, in.Expression), txt.expressionSetFailed, txt.expressionReadFailed)
 		if err != nil {
-			return expressionResult{}, fail(txt.expressionReadFailed, err)
+			return expressionResult{}, err
 		}
 		return expressionResult{Status: protocol.StatusSuccess, Message: fmt.Sprintf(txt.expressionSet, e), Expression: e}, nil
 	})

@@ -2,7 +2,6 @@ package builtin
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/devicectl/devicectl/hal"
@@ -27,17 +26,10 @@ func volumeTool(spk hal.Speaker, txt *text) (*tools.Tool, error) {
 		MainType:    tools.Remote,
 		SubType:     tools.Control,
 	}, func(ctx context.Context, in volumeInput) (volumeResult, error) {
-		if err := spk.SetVolume(ctx, in.Level); err != nil {
-			if errors.Is(err, hal.ErrOutOfRange) {
-				return volumeResult{}, refuse(txt.volumeOutOfRange, err)
-			}
-			return volumeResult{}, fail(txt.volumeSetFailed, err)
-		}
-		// Report what the hardware holds, not what was asked: a mixer may
-		// round to its own steps.
-		level, err := spk.Volume(ctx)
+		level, err := setAndRead(ctx, in.Level, spk.SetVolume, spk.Volume,
+			hal.ErrOutOfRange, txt.volumeOutOfRange, txt.volumeSetFailed, txt.volumeReadFailed)
 		if err != nil {
-			return volumeResult{}, fail(txt.volumeReadFailed, err)
+			return volumeResult{}, err
 		}
 		return volumeResult{Status: protocol.StatusSuccess, Message: fmt.Sprintf(txt.volumeSet, level), Level: level}, nil
 	})
