@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 )
 
@@ -106,18 +107,7 @@ type Planner interface {
 
 // ToolError is a tool call answered with an error: by the device (its JSON-RPC error) or by a
 // local tool.
-type ToolError struct {
-	Code    int64
-	Message string
-	Details string
-}
-
-func (e *ToolError) Error() string {
-	if e.Details == "" {
-		return fmt.Sprintf("%s (%d)", e.Message, e.Code)
-	}
-	return fmt.Sprintf("%s (%d): %s", e.Message, e.Code, e.Details)
-}
+type ToolError = protocol.Error
 
 // ErrDeviceGone is a call to, or a turn on, a device whose line dropped.
 var ErrDeviceGone = errors.New("agent: the device disconnected")

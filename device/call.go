@@ -3,7 +3,8 @@ package device
 import (
 	"context"
 	"encoding/json"
-	"fmt"
+
+	"github.com/devicectl/devicectl/protocol"
 )
 
 // Where a call came from, in CallReport.Via.
@@ -15,18 +16,7 @@ const (
 // CallError is a call answered with a JSON-RPC error: the code (protocol.CodeInvalidParams,
 // CodeServerError, CodeToolTimeout, CodeBusy, CodeInternalError) and message the server would
 // have been sent, and the details of the error's data member, if any.
-type CallError struct {
-	Code    int64
-	Message string
-	Details string
-}
-
-func (e *CallError) Error() string {
-	if e.Details == "" {
-		return fmt.Sprintf("%s (%d)", e.Message, e.Code)
-	}
-	return fmt.Sprintf("%s (%d): %s", e.Message, e.Code, e.Details)
-}
+type CallError = protocol.Error
 
 // Call runs one call for a client on the device's side, exactly as an mcp/tool/execute of the
 // agent server would run: the input is validated against the tool's schema, the call counts

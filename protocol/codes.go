@@ -1,5 +1,7 @@
 package protocol
 
+import "fmt"
+
 // JSON-RPC 2.0 error codes: the protocol's own five, then the server-defined ones of the device
 // protocol. docs/protocol.md's table says when each is answered.
 const (
@@ -32,4 +34,19 @@ const (
 // log or the model reading the answer.
 type ErrorData struct {
 	Details string `json:"details"`
+}
+
+// Error is an error answer as either side hands it to its own callers: the error object's code
+// and message, and its data.details when there is one.
+type Error struct {
+	Code    int64
+	Message string
+	Details string
+}
+
+func (e *Error) Error() string {
+	if e.Details == "" {
+		return fmt.Sprintf("%s (%d)", e.Message, e.Code)
+	}
+	return fmt.Sprintf("%s (%d): %s", e.Message, e.Code, e.Details)
 }
