@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -17,7 +16,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -26,6 +24,7 @@ import (
 	"github.com/devicectl/devicectl/internal/swarm"
 	"github.com/devicectl/devicectl/internal/testing/leakcheck"
 	"github.com/devicectl/devicectl/internal/testing/logbuf"
+	"github.com/devicectl/devicectl/internal/testing/proc"
 	"github.com/devicectl/devicectl/internal/testing/serveproc"
 )
 
@@ -249,10 +248,7 @@ func TestSwarmMemory(t *testing.T) {
 	if soft, hard, _ := swarm.OpenFileLimit(); swarm.CheckOpenFiles(10000, soft, hard) != nil {
 		t.Skipf("10,000 devices need more open files: %v", swarm.CheckOpenFiles(10000, soft, hard))
 	}
-	bin := filepath.Join(t.TempDir(), "devicectl")
-	if b, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, b)
-	}
+	bin := serveproc.Build(t)
 	_, url := serveproc.Start(t, bin)
 	idle := idleRunRSS(t, bin, url)
 	t.Logf("devicectl run, registered and idle: RSS %s", kib(idle))
@@ -355,26 +351,7 @@ func sampleMemory(t *testing.T) swarmMeasurement {
 	debug.FreeOSMemory()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	return swarmMeasurement{Heap: int64(ms.HeapInuse), Stack: int64(ms.StackInuse), RSS: rssOf(t, "self"), Goroutines: runtime.NumGoroutine()}
-}
-
-// rssOf reads VmRSS, in bytes, of the process pid ("self" for this one).
-func rssOf(t *testing.T, pid string) int64 {
-	b, err := os.ReadFile("/proc/" + pid + "/status")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for line := range strings.Lines(string(b)) {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return kb << 10
-		}
-	}
-	t.Fatalf("no VmRSS in /proc/%s/status", pid)
-	return 0
+	return swarmMeasurement{Heap: int64(ms.HeapInuse), Stack: int64(ms.StackInuse), RSS: proc.RSS(t, "self"), Goroutines: runtime.NumGoroutine()}
 }
 
 // cpuTime is the user and system time this process has used, from /proc/self/stat.
@@ -395,26 +372,21 @@ func cpuTime(t *testing.T) time.Duration {
 	return time.Duration(utime+stime) * 10 * time.Millisecond
 }
 
-// idleRunRSS is the RSS of one `devicectl run --hardware sim`, registered and idle for a while.
+// idleRunRSS is the RSS of one `devicectl run` with simulated hardware, registered and idle for a
+// while; it is stopped before the swarms are measured.
 func idleRunRSS(t *testing.T, bin, url string) int64 {
-	cmd := exec.Command(bin, "run", "--config", "/dev/null", "--server", url, "--mac", "02-00-00-00-00-01",
-		"--hardware", "sim", "--state-dir", t.TempDir(), "--log-level", "info", "--log-format", "text")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
+	config := filepath.Join(t.TempDir(), "run.yaml")
+	text := "server:\n  url: " + url + "\ndevice:\n  mac: 02-00-00-00-00-01\n  state_dir: " + t.TempDir() +
+		"\nhardware:\n  mode: sim\nlog:\n  level: info\n  format: text\n"
+	if err := os.WriteFile(config, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	d := serveproc.Run(t, bin, config)
+	defer d.Stop()
+	if _, ok := d.Err.WaitUntil(t, "the run device's registration", d.Exited, func(s string) bool { return strings.Contains(s, "msg=registered") }); !ok {
+		t.Fatal("devicectl run exited before it registered") // its stderr is logged at the end
 	}
-	defer func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		cmd.Wait()
-	}()
-	sc := bufio.NewScanner(stderr)
-	for sc.Scan() && !strings.Contains(sc.Text(), "msg=registered") {
-	}
-	go io.Copy(io.Discard, stderr)
-	return settledRSS(t, strconv.Itoa(cmd.Process.Pid))
+	return settledRSS(t, strconv.Itoa(d.Pid))
 }
 
 // settledRSS returns the RSS of the process pid ("self" for this one) once it has stopped
@@ -423,13 +395,13 @@ func idleRunRSS(t *testing.T, bin, url string) int64 {
 func settledRSS(t *testing.T, pid string) int64 {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
-	rss, same := rssOf(t, pid), 0
+	rss, same := proc.RSS(t, pid), 0
 	for deadline := time.Now().Add(30 * time.Second); same < 10; <-tick.C {
 		if time.Now().After(deadline) {
 			t.Logf("the RSS of %s still changes after 30s: measuring it as it is", pid)
 			break
 		}
-		if r := rssOf(t, pid); r == rss {
+		if r := proc.RSS(t, pid); r == rss {
 			same++
 		} else {
 			rss, same = r, 0
