@@ -31,6 +31,33 @@ import (
 // swarmCheckLeaks fails the test if goroutines it started outlive it; register it first.
 func swarmCheckLeaks(t *testing.T) { leakcheck.Check(t) }
 
+// swarmRun is `devicectl swarm` running in the test's process.
+type swarmRun struct {
+	out    *lineWaiter // its stdout: the status lines, then the summary
+	stderr logbuf.Buffer
+	cancel context.CancelFunc
+	done   chan int // its exit code
+}
+
+// runSwarm runs `devicectl swarm args...` until stop, or the test's end.
+func runSwarm(t *testing.T, args ...string) *swarmRun {
+	ctx, cancel := context.WithCancel(t.Context())
+	t.Cleanup(cancel)
+	outR, outW := io.Pipe()
+	r := &swarmRun{out: newLineWaiter(outR), cancel: cancel, done: make(chan int, 1)}
+	go func() {
+		defer outW.Close()
+		r.done <- execute(ctx, append([]string{"swarm"}, args...), strings.NewReader(""), outW, &r.stderr)
+	}()
+	return r
+}
+
+// stop stops the swarm as a signal does and returns its exit code.
+func (r *swarmRun) stop() int {
+	r.cancel()
+	return <-r.done
+}
+
 // 50 devices register with distinct MACs, each answers calls on its own hardware, the status
 // lines count them, and a stop leaves nothing running.
 func TestSwarm(t *testing.T) {
@@ -42,17 +69,9 @@ func TestSwarm(t *testing.T) {
 	defer srv.Close()
 
 	const n = 50
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	outR, outW := io.Pipe()
-	out := newLineWaiter(outR)
-	var stderr logbuf.Buffer
-	done := make(chan int, 1)
-	go func() {
-		defer outW.Close()
-		done <- execute(ctx, []string{"swarm", "-n", strconv.Itoa(n), "--server", srv.URL(),
-			"--mac-prefix", "02:dc:7e", "--ramp", "100ms", "--interval", "50ms"}, strings.NewReader(""), outW, &stderr)
-	}()
+	ctx := t.Context()
+	sw := runSwarm(t, "-n", strconv.Itoa(n), "--server", srv.URL(), "--mac-prefix", "02:dc:7e", "--ramp", "100ms", "--interval", "50ms")
+	out := sw.out
 
 	// Wait for every device's registration, as the server reports them: no polling.
 	registered := map[string]bool{}
@@ -119,9 +138,8 @@ func TestSwarm(t *testing.T) {
 		t.Errorf("status line %q: want all registered, no errors, no lines lost", line)
 	}
 
-	cancel()
-	if code := <-done; code != exitOK {
-		t.Fatalf("exit %d, want 0; stderr: %s", code, stderr.String())
+	if code := sw.stop(); code != exitOK {
+		t.Fatalf("exit %d, want 0; stderr: %s", code, sw.stderr.String())
 	}
 	out.waitFor(t, "swarm stopped after")
 	out.waitFor(t, fmt.Sprintf("  registered  all %d, ", n))
@@ -130,7 +148,7 @@ func TestSwarm(t *testing.T) {
 		t.Errorf("summary %q", summary)
 	}
 	out.waitFor(t, "  messages    4")
-	if s := stderr.String(); s != "" {
+	if s := sw.stderr.String(); s != "" {
 		t.Errorf("stderr: %s", s)
 	}
 	for _, d := range devs {
@@ -153,23 +171,13 @@ func TestSwarmNoServer(t *testing.T) {
 	url := srv.URL()
 	srv.Close()
 
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	outR, outW := io.Pipe()
-	out := newLineWaiter(outR)
-	var stderr logbuf.Buffer
-	done := make(chan int, 1)
-	go func() {
-		defer outW.Close()
-		done <- execute(ctx, []string{"swarm", "-n", "3", "--server", url, "--interval", "50ms"}, strings.NewReader(""), outW, &stderr)
-	}()
-	out.waitFor(t, "connected 0/3  registered 0/3  calls 0 (+0)  backing off 3")
-	cancel()
-	if code := <-done; code != exitOK {
+	sw := runSwarm(t, "-n", "3", "--server", url, "--interval", "50ms")
+	sw.out.waitFor(t, "connected 0/3  registered 0/3  calls 0 (+0)  backing off 3")
+	if code := sw.stop(); code != exitOK {
 		t.Fatalf("exit %d, want 0", code)
 	}
-	out.waitFor(t, "  registered  0 of 3 at least once; 0 registrations, 0 lines lost")
-	got := stderr.String()
+	sw.out.waitFor(t, "  registered  0 of 3 at least once; 0 registrations, 0 lines lost")
+	got := sw.stderr.String()
 	if !strings.Contains(got, "devicectl swarm: latest warning: not connected; retrying: connecting to "+url) {
 		t.Errorf("stderr %q does not say why the devices are not connected", got)
 	}
@@ -444,19 +452,9 @@ func TestSwarmTalk(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("DEVICECTL_AGENT_TOKEN", tc.env)
-			ctx, cancel := context.WithCancel(t.Context())
-			defer cancel()
-			outR, outW := io.Pipe()
-			out := newLineWaiter(outR)
-			var stderr logbuf.Buffer
-			done := make(chan int, 1)
-			go func() {
-				defer outW.Close()
-				done <- execute(ctx, append([]string{"swarm", "-n", "2", "--server", "ws://" + addr + "/", "--interval", "50ms",
-					"--talk", "100", "--callers", "2"}, tc.args...), strings.NewReader(""), outW, &stderr)
-			}()
+			sw := runSwarm(t, append([]string{"-n", "2", "--server", "ws://" + addr + "/", "--interval", "50ms", "--talk", "100", "--callers", "2"}, tc.args...)...)
 			for {
-				line := out.waitFor(t, "  tasks ")
+				line := sw.out.waitFor(t, "  tasks ")
 				m := tasks.FindStringSubmatch(line)
 				if m == nil {
 					continue
@@ -466,11 +464,10 @@ func TestSwarmTalk(t *testing.T) {
 					break
 				}
 			}
-			cancel()
-			if code := <-done; code != exitOK {
-				t.Fatalf("exit %d; stderr %s", code, stderr.String())
+			if code := sw.stop(); code != exitOK {
+				t.Fatalf("exit %d; stderr %s", code, sw.stderr.String())
 			}
-			out.waitFor(t, tc.want)
+			sw.out.waitFor(t, tc.want)
 		})
 	}
 }
