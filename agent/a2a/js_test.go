@@ -1,56 +1,20 @@
 package a2a
 
 import (
-	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
-	"time"
+
+	"github.com/devicectl/devicectl/internal/testing/a2ajs"
 )
 
 // TestJSClients runs the npm @a2a-js/sdk clients (1.3.0 for A2A 1.0, 0.3.14 for 0.3) from
-// testdata/js/check.mjs against the handler. Opt in with DEVICECTL_A2A_JS=1 after
-// scripts/a2a-js.sh has installed them; with the variable set, a missing node or missing
-// modules fail the test rather than skip it.
+// testdata/js/check.mjs against the handler (internal/testing/a2ajs). Opt in with
+// DEVICECTL_A2A_JS=1 after scripts/a2a-js.sh has installed them.
 func TestJSClients(t *testing.T) {
-	if os.Getenv("DEVICECTL_A2A_JS") != "1" {
-		t.Skip("set DEVICECTL_A2A_JS=1 (after scripts/a2a-js.sh) to run the @a2a-js/sdk clients")
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("DEVICECTL_A2A_JS=1 but node is not on PATH: %v", err)
-	}
-	dir, err := filepath.Abs(filepath.Join("testdata", "js"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range []string{"a2a-sdk-v1", "a2a-sdk-v03"} {
-		if _, err := os.Stat(filepath.Join(dir, "node_modules", m, "package.json")); err != nil {
-			t.Fatalf("DEVICECTL_A2A_JS=1 but %s is not installed (run scripts/a2a-js.sh): %v", m, err)
-		}
-	}
-
+	js := a2ajs.Need(t)
 	const token = "js-secret"
 	run := &fakeRunner{chunks: replyChunks, blockOn: "think hard"}
 	ts := newTestServer(t, run, "", func(o *Options) { o.Token = token })
-
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "check.mjs")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(),
-		"A2A_URL="+ts.URL,
-		"A2A_TOKEN="+token,
-		"A2A_MAC=aa:bb:cc:dd:ee:ff",
-		"A2A_SLOW_TEXT=think hard",
-		"A2A_WANT_REPLY=好的，音量已调到30。",
-	)
-	out, err := cmd.CombinedOutput()
-	t.Logf("node check.mjs:\n%s", out)
-	if err != nil {
-		t.Fatalf("the @a2a-js/sdk clients failed: %v", err)
-	}
+	js.Run(t, a2ajs.Checks{URL: ts.URL, Token: token, MAC: "aa:bb:cc:dd:ee:ff", SlowText: "think hard", WantReply: "好的，音量已调到30。"})
 	// Each client spoke its own protocol version on its own path.
 	for _, p := range []string{PathJSONRPC, PathJSONRPCv03} {
 		if ts.served("POST", p) == 0 {

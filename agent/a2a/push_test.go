@@ -54,26 +54,15 @@ func TestNotifyPushes(t *testing.T) {
 	}
 	push := <-got
 	b, _ := json.Marshal(push)
-	var ev struct {
-		StatusUpdate struct {
-			TaskID string `json:"taskId"`
-			Status struct {
-				State   string `json:"state"`
-				Message struct {
-					Role  string `json:"role"`
-					Parts []struct {
-						Text string `json:"text"`
-					} `json:"parts"`
-				} `json:"message"`
-			} `json:"status"`
-		} `json:"statusUpdate"`
-	}
+	// The push is A2A 1.0's StreamResponse; a2a-go's decoder refuses one that holds no event, or
+	// more than one, and keeps the state and role as the wire spells them.
+	var ev a2a.StreamResponse
 	if err := json.Unmarshal(b, &ev); err != nil {
-		t.Fatal(err)
+		t.Fatalf("push %s: %v", b, err)
 	}
-	su := ev.StatusUpdate
-	if su.TaskID != string(task.ID) || su.Status.State != string(a2a.TaskStateCompleted) || su.Status.Message.Role != string(a2a.MessageRoleAgent) ||
-		len(su.Status.Message.Parts) != 1 || su.Status.Message.Parts[0].Text != "该伸展一下了 (stretch)" || push["token"] != "tok-1" {
+	su, ok := ev.Event.(*a2a.TaskStatusUpdateEvent)
+	if !ok || su.TaskID != task.ID || su.Status.State != a2a.TaskStateCompleted || su.Status.Message == nil || su.Status.Message.Role != a2a.MessageRoleAgent ||
+		len(su.Status.Message.Parts) != 1 || su.Status.Message.Parts[0].Text() != "该伸展一下了 (stretch)" || push["token"] != "tok-1" {
 		t.Errorf("push = %s, want a status update of %s carrying the text from the agent, token tok-1", b, task.ID)
 	}
 	// A receiver that is gone is Notify's error.

@@ -29,8 +29,8 @@ func TestConcurrentTaskWrites(t *testing.T) {
 		}
 
 		const tasks = 16
+		// t.Error may be called from any goroutine; wg.Wait keeps them inside the test.
 		var wg sync.WaitGroup
-		errs := make(chan error, tasks)
 		for i := range tasks {
 			wg.Go(func() {
 				id := fmt.Sprintf("t%02d", i)
@@ -41,19 +41,14 @@ func TestConcurrentTaskWrites(t *testing.T) {
 					}
 					v, err = s.Update(t.Context(), &taskstore.UpdateRequest{Task: task(id, st), PrevVersion: v})
 				}
-				if err == nil && v != 4 {
-					err = fmt.Errorf("%s ended at version %d, want 4", id, v)
-				}
 				if err != nil {
-					errs <- err
+					t.Error(err)
+				} else if v != 4 {
+					t.Errorf("%s ended at version %d, want 4", id, v)
 				}
 			})
 		}
 		wg.Wait()
-		close(errs)
-		for err := range errs {
-			t.Error(err)
-		}
 		var n int
 		if err := db.QueryRow(`SELECT count(*) FROM a2a_tasks WHERE state = ? AND version = 4`, string(a2a.TaskStateCompleted)).Scan(&n); err != nil || n != tasks {
 			t.Errorf("%d tasks stored completed at version 4, %v; want %d", n, err, tasks)

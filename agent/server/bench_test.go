@@ -5,12 +5,9 @@ package server
 import (
 	"bufio"
 	"context"
-	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -24,6 +21,8 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
 
 	"github.com/devicectl/devicectl/agent"
+	"github.com/devicectl/devicectl/internal/testing/proc"
+	"github.com/devicectl/devicectl/internal/testing/serveproc"
 )
 
 // latencies collects one duration per operation and reports their percentiles.
@@ -153,10 +152,7 @@ func BenchmarkServeDevicesRSS(b *testing.B) {
 		b.Skip("reads /proc")
 	}
 	const n = 1000
-	bin := filepath.Join(b.TempDir(), "devicectl")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/devicectl/devicectl/cmd/devicectl").CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := serveproc.Build(b)
 	var perDevice, idle []float64
 	for b.Loop() {
 		before, after := serveRSS(b, bin, n)
@@ -174,41 +170,12 @@ func BenchmarkServeDevicesRSS(b *testing.B) {
 const settle = 3 * time.Second
 
 // serveRSS starts devicectl serve, reads its RSS, registers n swarm devices with it, and reads it
-// again.
+// again. The swarm is stopped on return, serve when the benchmark ends.
 func serveRSS(b *testing.B, bin string, n int) (before, after int64) {
-	serve := exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--state-dir", b.TempDir(), "--log-level", "error")
-	stdin, err := serve.StdinPipe() // open and silent: serve keeps serving
-	if err != nil {
-		b.Fatal(err)
-	}
-	stdout, err := serve.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	stderr, err := serve.StderrPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := serve.Start(); err != nil {
-		b.Fatal(err)
-	}
-	defer func() {
-		stdin.Close()
-		serve.Process.Signal(syscall.SIGTERM)
-		serve.Wait()
-	}()
-	banner, err := bufio.NewReader(stderr).ReadString('\n')
-	if err != nil {
-		b.Fatal(err)
-	}
-	go io.Copy(io.Discard, stderr)
-	_, url, _ := strings.Cut(banner, "listening at ")
-	url, _, _ = strings.Cut(url, ";")
-	if !strings.HasPrefix(url, "ws://") {
-		b.Fatalf("serve said %q", banner)
-	}
+	serve, url, stdout := serveproc.StartWithOutput(b, bin, "--state-dir", b.TempDir())
+	pid := strconv.Itoa(serve.Pid)
 	time.Sleep(settle)
-	before = rss(b, serve.Process.Pid)
+	before = proc.RSS(b, pid)
 
 	swarm := exec.Command(bin, "swarm", "-n", strconv.Itoa(n), "--server", url, "--interval", "1h")
 	swarm.Stdout, swarm.Stderr = io.Discard, io.Discard
@@ -222,7 +189,7 @@ func serveRSS(b *testing.B, bin string, n int) (before, after int64) {
 	// serve prints a line per registration.
 	registered := 0
 	sc := bufio.NewScanner(stdout)
-	deadline := time.AfterFunc(2*time.Minute, func() { serve.Process.Kill() })
+	deadline := time.AfterFunc(2*time.Minute, func() { serve.Kill() })
 	defer deadline.Stop()
 	for registered < n && sc.Scan() {
 		if strings.HasPrefix(sc.Text(), "+ ") {
@@ -234,24 +201,5 @@ func serveRSS(b *testing.B, bin string, n int) (before, after int64) {
 	}
 	go io.Copy(io.Discard, stdout)
 	time.Sleep(settle)
-	return before, rss(b, serve.Process.Pid)
-}
-
-// rss is a process's resident set in bytes, from /proc/PID/status.
-func rss(b *testing.B, pid int) int64 {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		b.Fatal(err)
-	}
-	for line := range strings.Lines(string(data)) {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			if err != nil {
-				b.Fatalf("VmRSS %q", v)
-			}
-			return kb * 1024
-		}
-	}
-	b.Fatalf("no VmRSS in /proc/%d/status", pid)
-	return 0
+	return before, proc.RSS(b, pid)
 }

@@ -3,9 +3,7 @@
 package server
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 	"path/filepath"
@@ -21,6 +19,7 @@ import (
 	"github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/internal/testing/natstest"
 	"github.com/devicectl/devicectl/internal/testing/poll"
+	"github.com/devicectl/devicectl/internal/testing/seedtask"
 	"github.com/devicectl/devicectl/internal/testing/streamllm"
 )
 
@@ -37,41 +36,11 @@ func clusterConfig(t *testing.T, nats, name string) *config.Config {
 // reply.
 func seedSend(t *testing.T, addr, id, mac, text string) (state, reply string) {
 	t.Helper()
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "1", "method": "tasks/send", "params": map[string]any{
-		"id": id, "message": map[string]any{"role": "user", "parts": []any{map[string]string{"type": "text", "text": text}}},
-		"metadata": map[string]string{"mac": mac}}})
-	req, _ := http.NewRequestWithContext(waitCtx(t), "POST", "http://"+addr+"/tasks/send", strings.NewReader(string(body)))
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	task, err := seedtask.Send(waitCtx(t), nil, "http://"+addr, seedtask.Request{ID: id, Text: text, Metadata: map[string]string{"mac": mac}})
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s: %v", addr, err)
 	}
-	defer resp.Body.Close()
-	var out struct {
-		Result struct {
-			Status struct {
-				State string `json:"state"`
-			} `json:"status"`
-			Artifacts []struct {
-				Parts []struct {
-					Text string `json:"text"`
-				} `json:"parts"`
-			} `json:"artifacts"`
-		} `json:"result"`
-		Error json.RawMessage `json:"error"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-		t.Fatal(err)
-	}
-	if out.Error != nil {
-		t.Fatalf("tasks/send %q on %s: %s", text, addr, out.Error)
-	}
-	for _, a := range out.Result.Artifacts {
-		for _, p := range a.Parts {
-			reply += p.Text
-		}
-	}
-	return out.Result.Status.State, reply
+	return task.Status.State, task.Reply()
 }
 
 // Two serve nodes on one NATS: a seed task sent to the first reaches a device on the second, whose
@@ -194,47 +163,18 @@ func clusterGoneNodesTasksFail(t *testing.T, where string) {
 	one, addr1 := startServer(t, nodeConfig("one"))
 
 	// A seed task streaming on node one, working once its first event is out.
-	body := `{"jsonrpc":"2.0","id":1,"method":"tasks/send/stream","params":{"id":"long","message":{"role":"user","parts":[{"type":"text","text":"sing"}]}}}`
-	req, _ := http.NewRequestWithContext(t.Context(), "POST", "http://"+addr1+"/tasks/send/stream", strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	_, stream, err := seedtask.Stream(t.Context(), nil, "http://"+addr1, seedtask.Request{ID: "long", Text: "sing"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	for br := bufio.NewReader(resp.Body); ; {
-		line, err := br.ReadString('\n')
-		if err != nil {
-			t.Fatalf("the stream ended before its first event: %v", err)
-		}
-		if strings.HasPrefix(line, "data:") {
-			break
-		}
-	}
+	defer stream.Close()
 	taskState := func(addr string) (state, why string) {
 		t.Helper()
-		resp, err := http.Get("http://" + addr + "/tasks/long")
+		task, err := seedtask.Get(t.Context(), nil, "http://"+addr, "long")
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer resp.Body.Close()
-		var task struct {
-			Status struct {
-				State   string `json:"state"`
-				Message *struct {
-					Parts []struct {
-						Text string `json:"text"`
-					} `json:"parts"`
-				} `json:"message"`
-			} `json:"status"`
-		}
-		if err := json.NewDecoder(resp.Body).Decode(&task); err != nil {
-			t.Fatalf("GET /tasks/long on %s: %s, %v", addr, resp.Status, err)
-		}
-		if m := task.Status.Message; m != nil && len(m.Parts) > 0 {
-			why = m.Parts[0].Text
-		}
-		return task.Status.State, why
+		return task.Status.State, task.Why()
 	}
 	if state, _ := taskState(addr1); state != "working" {
 		t.Fatalf("the streaming task on node one is %s", state)

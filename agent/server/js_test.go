@@ -5,7 +5,6 @@ package server
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/hal"
 	"github.com/devicectl/devicectl/hal/sim"
+	"github.com/devicectl/devicectl/internal/testing/a2ajs"
 	"github.com/devicectl/devicectl/internal/testing/devicerun"
 	"github.com/devicectl/devicectl/tools"
 	"github.com/devicectl/devicectl/tools/builtin"
@@ -36,24 +36,10 @@ var _ hal.Speaker = slowSpeaker{}
 
 // The npm @a2a-js/sdk clients (1.3.0, A2A 1.0; 0.3.14, A2A 0.3) against the agent server as
 // serve builds it, with a device attached and the token asked for: send, stream, get and cancel
-// each (agent/a2a/testdata/js/check.mjs). The turn they cancel is 把音量调到55, held by the
-// device's speaker. Opt in with DEVICECTL_A2A_JS=1 after scripts/a2a-js.sh (CI does).
+// each (agent/a2a/testdata/js/check.mjs, through internal/testing/a2ajs). The turn they cancel
+// is 把音量调到55, held by the device's speaker. Opt in with DEVICECTL_A2A_JS=1 after scripts/a2a-js.sh (CI does).
 func TestJSClientsAgainstServer(t *testing.T) {
-	if os.Getenv("DEVICECTL_A2A_JS") != "1" {
-		t.Skip("set DEVICECTL_A2A_JS=1 (after scripts/a2a-js.sh) to run the @a2a-js/sdk clients")
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("DEVICECTL_A2A_JS=1 but node is not on PATH: %v", err)
-	}
-	dir, err := filepath.Abs(filepath.Join("..", "..", "agent", "a2a", "testdata", "js"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules")); err != nil {
-		t.Fatalf("DEVICECTL_A2A_JS=1 but the clients are not installed (run scripts/a2a-js.sh): %v", err)
-	}
-
+	js := a2ajs.Need(t)
 	c := testConfig(t)
 	c.Agent.WaitForControl = true // so the held SetVolume holds the turn
 	const token = "js-secret"
@@ -90,22 +76,7 @@ func TestJSClientsAgainstServer(t *testing.T) {
 		t.Fatal("the device did not register")
 	}
 
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "check.mjs")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(),
-		"A2A_URL=http://"+addr,
-		"A2A_TOKEN="+token,
-		"A2A_MAC=aa:bb:cc:dd:ee:01",
-		"A2A_SLOW_TEXT=把音量调到55",
-		"A2A_WANT_REPLY=好的，音量调到30了。",
-	)
-	out, err := cmd.CombinedOutput()
-	t.Logf("node check.mjs:\n%s", out)
-	if err != nil {
-		t.Fatalf("the @a2a-js/sdk clients failed: %v", err)
-	}
+	js.Run(t, a2ajs.Checks{URL: "http://" + addr, Token: token, MAC: "aa:bb:cc:dd:ee:01", SlowText: "把音量调到55", WantReply: "好的，音量调到30了。"})
 	if v, err := spk.Volume(waitCtx(t)); err != nil || v != 30 {
 		t.Errorf("the device's volume is %d, %v; want 30", v, err)
 	}

@@ -8,8 +8,13 @@ import (
 
 	"github.com/devicectl/devicectl/internal/testing/leakcheck"
 	"github.com/devicectl/devicectl/internal/testing/pgtest"
+	"github.com/devicectl/devicectl/internal/testing/serveproc"
 )
 
-// TestMain fails the package if a test leaves goroutines behind, and stops the PostgreSQL
-// server a test started.
-func TestMain(m *testing.M) { os.Exit(pgtest.Main(m, leakcheck.Main)) }
+// TestMain fails the package if a test leaves goroutines behind, stops the PostgreSQL server a
+// test started and removes the devicectl binary a benchmark built.
+func TestMain(m *testing.M) {
+	code := pgtest.Main(m, leakcheck.Main)
+	serveproc.Remove()
+	os.Exit(code)
+}

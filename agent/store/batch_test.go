@@ -193,29 +193,23 @@ func TestGroupCommitConcurrent(t *testing.T) {
 			t.Fatal(err)
 		}
 		const writers, each = 8, 50
+		// t.Error may be called from any goroutine; wg.Wait keeps them inside the test.
 		var wg sync.WaitGroup
-		errs := make(chan error, writers*each)
 		for w := range writers {
 			wg.Go(func() {
 				for i := range each {
 					res, err := db.Write(t.Context(), `INSERT INTO t (id, v) VALUES (?, 1)`, w*each+i)
-					if err == nil {
-						var n int64
-						if n, err = res.RowsAffected(); err == nil && n != 1 {
-							err = fmt.Errorf("insert %d: %d rows", w*each+i, n)
-						}
-					}
 					if err != nil {
-						errs <- err
+						t.Error(err)
+						continue
+					}
+					if n, err := res.RowsAffected(); err != nil || n != 1 {
+						t.Errorf("insert %d: %d rows, %v", w*each+i, n, err)
 					}
 				}
 			})
 		}
 		wg.Wait()
-		close(errs)
-		for err := range errs {
-			t.Error(err)
-		}
 		if n, v := rowCount(t, db); n != writers*each || v != writers*each {
 			t.Errorf("%d rows, sum %d; want %d", n, v, writers*each)
 		}

@@ -272,8 +272,8 @@ func TestSQLiteWritersTakeTurns(t *testing.T) {
 		t.Fatal(err)
 	}
 	const each = 50
+	// t.Error may be called from any goroutine; wg.Wait keeps them inside the test.
 	var wg sync.WaitGroup
-	errs := make(chan error, 2*each)
 	for _, db := range dbs {
 		wg.Go(func() {
 			for range each {
@@ -293,16 +293,12 @@ func TestSQLiteWritersTakeTurns(t *testing.T) {
 					return tx.Commit()
 				}()
 				if err != nil {
-					errs <- err
+					t.Error(err)
 				}
 			}
 		})
 	}
 	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
 	var n int
 	if err := dbs[1].QueryRow(`SELECT count(*) FROM n`).Scan(&n); err != nil || n != 2*each {
 		t.Errorf("%d rows, %v; want %d", n, err, 2*each)

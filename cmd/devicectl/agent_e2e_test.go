@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 	"os"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/devicectl/devicectl/internal/testing/poll"
 	"github.com/devicectl/devicectl/internal/testing/pulsetest"
+	"github.com/devicectl/devicectl/internal/testing/seedtask"
 	"github.com/devicectl/devicectl/internal/testing/serveproc"
 )
 
@@ -146,36 +146,13 @@ func TestAgentLoopOnPulse(t *testing.T) {
 	if b, err := exec.Command(pactl, "set-sink-volume", pulsetest.Sink, "63%").CombinedOutput(); err != nil {
 		t.Fatalf("pactl: %v: %s", err, b)
 	}
-	body := `{"jsonrpc":"2.0","id":"request-id-1","method":"tasks/send","params":{"id":"task-e2e-1","sessionId":"session-e2e",` +
-		`"message":{"role":"user","parts":[{"type":"text","text":"把音量调到30"}]},"metadata":{"mac":"` + mac + `"}}}`
-	resp, err := http.Post(base+"/tasks/send", "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
+	seed, err := seedtask.Send(waitCtx(t), nil, base, seedtask.Request{ID: "task-e2e-1", SessionID: "session-e2e", Text: "把音量调到30",
+		Metadata: map[string]string{"mac": mac}})
+	if err != nil || seed.ID != "task-e2e-1" || seed.Status.State != "completed" {
+		t.Fatalf("POST /tasks/send: %+v, %v", seed, err)
 	}
-	defer resp.Body.Close()
-	var seed struct {
-		ID     string `json:"id"`
-		Result struct {
-			ID     string `json:"id"`
-			Status struct {
-				State string `json:"state"`
-			} `json:"status"`
-			Artifacts []struct {
-				Parts []struct {
-					Type, Text string
-				} `json:"parts"`
-			} `json:"artifacts"`
-		} `json:"result"`
-		Error json.RawMessage `json:"error"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&seed); err != nil {
-		t.Fatal(err)
-	}
-	if resp.StatusCode != http.StatusOK || seed.Error != nil || seed.ID != "request-id-1" || seed.Result.ID != "task-e2e-1" || seed.Result.Status.State != "completed" {
-		t.Fatalf("POST /tasks/send: %s, %+v", resp.Status, seed)
-	}
-	if len(seed.Result.Artifacts) != 1 || len(seed.Result.Artifacts[0].Parts) != 1 || seed.Result.Artifacts[0].Parts[0].Text != reply {
-		t.Errorf("POST /tasks/send: artifacts %+v, want the reply %q", seed.Result.Artifacts, reply)
+	if len(seed.Artifacts) != 1 || len(seed.Artifacts[0].Parts) != 1 || seed.Artifacts[0].Parts[0].Text != reply {
+		t.Errorf("POST /tasks/send: artifacts %+v, want the reply %q", seed.Artifacts, reply)
 	}
 	waitSink("30%")
 	waitPrinted(reply, 2)

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -17,7 +16,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -26,11 +24,39 @@ import (
 	"github.com/devicectl/devicectl/internal/swarm"
 	"github.com/devicectl/devicectl/internal/testing/leakcheck"
 	"github.com/devicectl/devicectl/internal/testing/logbuf"
+	"github.com/devicectl/devicectl/internal/testing/proc"
 	"github.com/devicectl/devicectl/internal/testing/serveproc"
 )
 
 // swarmCheckLeaks fails the test if goroutines it started outlive it; register it first.
 func swarmCheckLeaks(t *testing.T) { leakcheck.Check(t) }
+
+// swarmRun is `devicectl swarm` running in the test's process.
+type swarmRun struct {
+	out    *lineWaiter // its stdout: the status lines, then the summary
+	stderr logbuf.Buffer
+	cancel context.CancelFunc
+	done   chan int // its exit code
+}
+
+// runSwarm runs `devicectl swarm args...` until stop, or the test's end.
+func runSwarm(t *testing.T, args ...string) *swarmRun {
+	ctx, cancel := context.WithCancel(t.Context())
+	t.Cleanup(cancel)
+	outR, outW := io.Pipe()
+	r := &swarmRun{out: newLineWaiter(outR), cancel: cancel, done: make(chan int, 1)}
+	go func() {
+		defer outW.Close()
+		r.done <- execute(ctx, append([]string{"swarm"}, args...), strings.NewReader(""), outW, &r.stderr)
+	}()
+	return r
+}
+
+// stop stops the swarm as a signal does and returns its exit code.
+func (r *swarmRun) stop() int {
+	r.cancel()
+	return <-r.done
+}
 
 // 50 devices register with distinct MACs, each answers calls on its own hardware, the status
 // lines count them, and a stop leaves nothing running.
@@ -43,17 +69,9 @@ func TestSwarm(t *testing.T) {
 	defer srv.Close()
 
 	const n = 50
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	outR, outW := io.Pipe()
-	out := newLineWaiter(outR)
-	var stderr logbuf.Buffer
-	done := make(chan int, 1)
-	go func() {
-		defer outW.Close()
-		done <- execute(ctx, []string{"swarm", "-n", strconv.Itoa(n), "--server", srv.URL(),
-			"--mac-prefix", "02:dc:7e", "--ramp", "100ms", "--interval", "50ms"}, strings.NewReader(""), outW, &stderr)
-	}()
+	ctx := t.Context()
+	sw := runSwarm(t, "-n", strconv.Itoa(n), "--server", srv.URL(), "--mac-prefix", "02:dc:7e", "--ramp", "100ms", "--interval", "50ms")
+	out := sw.out
 
 	// Wait for every device's registration, as the server reports them: no polling.
 	registered := map[string]bool{}
@@ -120,9 +138,8 @@ func TestSwarm(t *testing.T) {
 		t.Errorf("status line %q: want all registered, no errors, no lines lost", line)
 	}
 
-	cancel()
-	if code := <-done; code != exitOK {
-		t.Fatalf("exit %d, want 0; stderr: %s", code, stderr.String())
+	if code := sw.stop(); code != exitOK {
+		t.Fatalf("exit %d, want 0; stderr: %s", code, sw.stderr.String())
 	}
 	out.waitFor(t, "swarm stopped after")
 	out.waitFor(t, fmt.Sprintf("  registered  all %d, ", n))
@@ -131,7 +148,7 @@ func TestSwarm(t *testing.T) {
 		t.Errorf("summary %q", summary)
 	}
 	out.waitFor(t, "  messages    4")
-	if s := stderr.String(); s != "" {
+	if s := sw.stderr.String(); s != "" {
 		t.Errorf("stderr: %s", s)
 	}
 	for _, d := range devs {
@@ -154,23 +171,13 @@ func TestSwarmNoServer(t *testing.T) {
 	url := srv.URL()
 	srv.Close()
 
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	outR, outW := io.Pipe()
-	out := newLineWaiter(outR)
-	var stderr logbuf.Buffer
-	done := make(chan int, 1)
-	go func() {
-		defer outW.Close()
-		done <- execute(ctx, []string{"swarm", "-n", "3", "--server", url, "--interval", "50ms"}, strings.NewReader(""), outW, &stderr)
-	}()
-	out.waitFor(t, "connected 0/3  registered 0/3  calls 0 (+0)  backing off 3")
-	cancel()
-	if code := <-done; code != exitOK {
+	sw := runSwarm(t, "-n", "3", "--server", url, "--interval", "50ms")
+	sw.out.waitFor(t, "connected 0/3  registered 0/3  calls 0 (+0)  backing off 3")
+	if code := sw.stop(); code != exitOK {
 		t.Fatalf("exit %d, want 0", code)
 	}
-	out.waitFor(t, "  registered  0 of 3 at least once; 0 registrations, 0 lines lost")
-	got := stderr.String()
+	sw.out.waitFor(t, "  registered  0 of 3 at least once; 0 registrations, 0 lines lost")
+	got := sw.stderr.String()
 	if !strings.Contains(got, "devicectl swarm: latest warning: not connected; retrying: connecting to "+url) {
 		t.Errorf("stderr %q does not say why the devices are not connected", got)
 	}
@@ -249,10 +256,7 @@ func TestSwarmMemory(t *testing.T) {
 	if soft, hard, _ := swarm.OpenFileLimit(); swarm.CheckOpenFiles(10000, soft, hard) != nil {
 		t.Skipf("10,000 devices need more open files: %v", swarm.CheckOpenFiles(10000, soft, hard))
 	}
-	bin := filepath.Join(t.TempDir(), "devicectl")
-	if b, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, b)
-	}
+	bin := serveproc.Build(t)
 	_, url := serveproc.Start(t, bin)
 	idle := idleRunRSS(t, bin, url)
 	t.Logf("devicectl run, registered and idle: RSS %s", kib(idle))
@@ -355,26 +359,7 @@ func sampleMemory(t *testing.T) swarmMeasurement {
 	debug.FreeOSMemory()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	return swarmMeasurement{Heap: int64(ms.HeapInuse), Stack: int64(ms.StackInuse), RSS: rssOf(t, "self"), Goroutines: runtime.NumGoroutine()}
-}
-
-// rssOf reads VmRSS, in bytes, of the process pid ("self" for this one).
-func rssOf(t *testing.T, pid string) int64 {
-	b, err := os.ReadFile("/proc/" + pid + "/status")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for line := range strings.Lines(string(b)) {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return kb << 10
-		}
-	}
-	t.Fatalf("no VmRSS in /proc/%s/status", pid)
-	return 0
+	return swarmMeasurement{Heap: int64(ms.HeapInuse), Stack: int64(ms.StackInuse), RSS: proc.RSS(t, "self"), Goroutines: runtime.NumGoroutine()}
 }
 
 // cpuTime is the user and system time this process has used, from /proc/self/stat.
@@ -395,26 +380,21 @@ func cpuTime(t *testing.T) time.Duration {
 	return time.Duration(utime+stime) * 10 * time.Millisecond
 }
 
-// idleRunRSS is the RSS of one `devicectl run --hardware sim`, registered and idle for a while.
+// idleRunRSS is the RSS of one `devicectl run` with simulated hardware, registered and idle for a
+// while; it is stopped before the swarms are measured.
 func idleRunRSS(t *testing.T, bin, url string) int64 {
-	cmd := exec.Command(bin, "run", "--config", "/dev/null", "--server", url, "--mac", "02-00-00-00-00-01",
-		"--hardware", "sim", "--state-dir", t.TempDir(), "--log-level", "info", "--log-format", "text")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
+	config := filepath.Join(t.TempDir(), "run.yaml")
+	text := "server:\n  url: " + url + "\ndevice:\n  mac: 02-00-00-00-00-01\n  state_dir: " + t.TempDir() +
+		"\nhardware:\n  mode: sim\nlog:\n  level: info\n  format: text\n"
+	if err := os.WriteFile(config, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	d := serveproc.Run(t, bin, config)
+	defer d.Stop()
+	if _, ok := d.Err.WaitUntil(t, "the run device's registration", d.Exited, func(s string) bool { return strings.Contains(s, "msg=registered") }); !ok {
+		t.Fatal("devicectl run exited before it registered") // its stderr is logged at the end
 	}
-	defer func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		cmd.Wait()
-	}()
-	sc := bufio.NewScanner(stderr)
-	for sc.Scan() && !strings.Contains(sc.Text(), "msg=registered") {
-	}
-	go io.Copy(io.Discard, stderr)
-	return settledRSS(t, strconv.Itoa(cmd.Process.Pid))
+	return settledRSS(t, strconv.Itoa(d.Pid))
 }
 
 // settledRSS returns the RSS of the process pid ("self" for this one) once it has stopped
@@ -423,13 +403,13 @@ func idleRunRSS(t *testing.T, bin, url string) int64 {
 func settledRSS(t *testing.T, pid string) int64 {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
-	rss, same := rssOf(t, pid), 0
+	rss, same := proc.RSS(t, pid), 0
 	for deadline := time.Now().Add(30 * time.Second); same < 10; <-tick.C {
 		if time.Now().After(deadline) {
 			t.Logf("the RSS of %s still changes after 30s: measuring it as it is", pid)
 			break
 		}
-		if r := rssOf(t, pid); r == rss {
+		if r := proc.RSS(t, pid); r == rss {
 			same++
 		} else {
 			rss, same = r, 0
@@ -472,19 +452,9 @@ func TestSwarmTalk(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("DEVICECTL_AGENT_TOKEN", tc.env)
-			ctx, cancel := context.WithCancel(t.Context())
-			defer cancel()
-			outR, outW := io.Pipe()
-			out := newLineWaiter(outR)
-			var stderr logbuf.Buffer
-			done := make(chan int, 1)
-			go func() {
-				defer outW.Close()
-				done <- execute(ctx, append([]string{"swarm", "-n", "2", "--server", "ws://" + addr + "/", "--interval", "50ms",
-					"--talk", "100", "--callers", "2"}, tc.args...), strings.NewReader(""), outW, &stderr)
-			}()
+			sw := runSwarm(t, append([]string{"-n", "2", "--server", "ws://" + addr + "/", "--interval", "50ms", "--talk", "100", "--callers", "2"}, tc.args...)...)
 			for {
-				line := out.waitFor(t, "  tasks ")
+				line := sw.out.waitFor(t, "  tasks ")
 				m := tasks.FindStringSubmatch(line)
 				if m == nil {
 					continue
@@ -494,11 +464,10 @@ func TestSwarmTalk(t *testing.T) {
 					break
 				}
 			}
-			cancel()
-			if code := <-done; code != exitOK {
-				t.Fatalf("exit %d; stderr %s", code, stderr.String())
+			if code := sw.stop(); code != exitOK {
+				t.Fatalf("exit %d; stderr %s", code, sw.stderr.String())
 			}
-			out.waitFor(t, tc.want)
+			sw.out.waitFor(t, tc.want)
 		})
 	}
 }

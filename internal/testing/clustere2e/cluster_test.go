@@ -3,7 +3,6 @@ package clustere2e
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -27,6 +26,7 @@ import (
 	"github.com/devicectl/devicectl/internal/testing/natstest"
 	"github.com/devicectl/devicectl/internal/testing/pgtest"
 	"github.com/devicectl/devicectl/internal/testing/poll"
+	"github.com/devicectl/devicectl/internal/testing/seedtask"
 	"github.com/devicectl/devicectl/internal/testing/serveproc"
 	"github.com/devicectl/devicectl/internal/testing/streamllm"
 )
@@ -198,101 +198,34 @@ func (s *swarm) waitLine(t *testing.T, since time.Time, within time.Duration, wh
 	}
 }
 
-// seedTask is what tasks/send and GET /tasks/{id} answer, as compared across nodes.
-type seedTask struct {
-	ID     string `json:"id"`
-	Status struct {
-		State   string `json:"state"`
-		Message *struct {
-			Parts []struct {
-				Text string `json:"text"`
-			} `json:"parts"`
-		} `json:"message"`
-	} `json:"status"`
-	Artifacts []struct {
-		Parts []struct {
-			Text string `json:"text"`
-		} `json:"parts"`
-	} `json:"artifacts"`
-}
-
-// why is a failed task's status message.
-func (s seedTask) why() string {
-	var b strings.Builder
-	if m := s.Status.Message; m != nil {
-		for _, p := range m.Parts {
-			b.WriteString(p.Text)
-		}
-	}
-	return b.String()
-}
-
-func (s seedTask) reply() string {
-	var b strings.Builder
-	for _, a := range s.Artifacts {
-		for _, p := range a.Parts {
-			b.WriteString(p.Text)
-		}
-	}
-	return b.String()
-}
-
 var client = &http.Client{Timeout: 90 * time.Second}
 
 // send posts tasks/send to n and returns the task, or the JSON-RPC error.
-func send(ctx context.Context, n *node, id, mac, userID, text string) (seedTask, error) {
+func send(ctx context.Context, n *node, id, mac, userID, text string) (seedtask.Task, error) {
 	meta := map[string]string{"mac": mac}
 	if userID != "" {
 		meta["user_id"] = userID
 	}
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tasks/send", "params": map[string]any{
-		"id": id, "message": map[string]any{"role": "user", "parts": []any{map[string]string{"type": "text", "text": text}}}, "metadata": meta}})
-	req, err := http.NewRequestWithContext(ctx, "POST", n.http+"/tasks/send", strings.NewReader(string(body)))
-	if err != nil {
-		return seedTask{}, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := client.Do(req)
-	if err != nil {
-		return seedTask{}, err
-	}
-	defer resp.Body.Close()
-	var out struct {
-		Result seedTask        `json:"result"`
-		Error  json.RawMessage `json:"error"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-		return seedTask{}, fmt.Errorf("%s: %w", resp.Status, err)
-	}
-	if out.Error != nil {
-		return seedTask{}, fmt.Errorf("tasks/send %q: %s", text, out.Error)
-	}
-	return out.Result, nil
+	return seedtask.Send(ctx, client, n.http, seedtask.Request{ID: id, Text: text, Metadata: meta})
 }
 
-func mustSend(t *testing.T, n *node, id, mac, userID, text string) seedTask {
+func mustSend(t *testing.T, n *node, id, mac, userID, text string) seedtask.Task {
 	t.Helper()
 	task, err := send(t.Context(), n, id, mac, userID, text)
 	if err != nil {
 		t.Fatalf("%s: %v", n.name, err)
 	}
 	if task.Status.State != "completed" {
-		t.Fatalf("%s: task %s (%q to %s) is %s: %q", n.name, id, text, mac, task.Status.State, task.reply())
+		t.Fatalf("%s: task %s (%q to %s) is %s: %q", n.name, id, text, mac, task.Status.State, task.Reply())
 	}
 	return task
 }
 
-func get(t *testing.T, n *node, id string) seedTask {
+func get(t *testing.T, n *node, id string) seedtask.Task {
 	t.Helper()
-	resp, err := client.Get(n.http + "/tasks/" + id)
+	task, err := seedtask.Get(t.Context(), client, n.http, id)
 	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	var task seedTask
-	if err := json.Unmarshal(b, &task); err != nil || task.ID != id {
-		t.Fatalf("%s: GET /tasks/%s: %s %s", n.name, id, resp.Status, b)
+		t.Fatalf("%s: %v", n.name, err)
 	}
 	return task
 }
@@ -318,38 +251,20 @@ type longTask struct {
 // task is working); its stream is read to its end in the background.
 func startLong(t *testing.T, n *node, id, mac string) *longTask {
 	t.Helper()
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tasks/send/stream", "params": map[string]any{
-		"id": id, "message": map[string]any{"role": "user", "parts": []any{map[string]string{"type": "text", "text": "sing"}}},
-		"metadata": map[string]string{"mac": mac}}})
-	req, err := http.NewRequestWithContext(t.Context(), "POST", n.http+"/tasks/send/stream", strings.NewReader(string(body)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req) // no timeout: the stream lasts until the node dies
+	// No timeout: the stream lasts until the node dies.
+	first, stream, err := seedtask.Stream(t.Context(), nil, n.http, seedtask.Request{ID: id, Text: "sing", Metadata: map[string]string{"mac": mac}})
 	if err != nil {
 		t.Fatalf("%s: %v", n.name, err)
 	}
-	br := bufio.NewReader(resp.Body)
-	for {
-		line, err := br.ReadString('\n')
-		if err != nil {
-			resp.Body.Close()
-			t.Fatalf("%s: the stream of %s ended before its first event: %v", n.name, id, err)
-		}
-		if strings.HasPrefix(line, "data:") {
-			if !strings.Contains(line, `"working"`) {
-				resp.Body.Close()
-				t.Fatalf("%s: the first event of %s: %s", n.name, id, line)
-			}
-			break
-		}
+	if !strings.Contains(first, `"working"`) {
+		stream.Close()
+		t.Fatalf("%s: the first event of %s: %s", n.name, id, first)
 	}
 	l := &longTask{id: id, done: make(chan struct{})}
 	go func() {
 		defer close(l.done)
-		defer resp.Body.Close()
-		io.Copy(io.Discard, br)
+		defer stream.Close()
+		io.Copy(io.Discard, stream)
 	}()
 	return l
 }
@@ -369,7 +284,7 @@ type answer struct {
 	id, mac string
 	swarm   int
 	sent    time.Time
-	task    seedTask
+	task    seedtask.Task
 	err     error
 }
 
@@ -401,8 +316,8 @@ func TestCluster(t *testing.T) {
 	// Tasks sent to node 1 reach devices on nodes 2 and 3: seed 004's route and A2A 1.0.
 	for _, mac := range []string{swarmMAC(2, 7), swarmMAC(3, 9)} {
 		mustSend(t, one, "reach-volume-"+mac, mac, "", "把音量调到37")
-		if task := mustSend(t, one, "reach-status-"+mac, mac, "", "你现在状态怎么样"); !strings.Contains(task.reply(), "37") {
-			t.Errorf("the status of %s through node 1: %q; want volume 37", mac, task.reply())
+		if task := mustSend(t, one, "reach-status-"+mac, mac, "", "你现在状态怎么样"); !strings.Contains(task.Reply(), "37") {
+			t.Errorf("the status of %s through node 1: %q; want volume 37", mac, task.Reply())
 		}
 	}
 	card, err := agentcard.DefaultResolver.Resolve(t.Context(), one.http)
@@ -483,17 +398,17 @@ func TestCluster(t *testing.T) {
 			completed++
 		case "failed":
 			failed++
-			if a.swarm != 2 || a.sent.After(back.at) || !strings.Contains(a.task.why(), "device") {
-				t.Errorf("task %s to %s (swarm %d, sent %s after the kill) failed: %q", a.id, a.mac, a.swarm, a.sent.Sub(killed).Round(time.Millisecond), a.task.why())
+			if a.swarm != 2 || a.sent.After(back.at) || !strings.Contains(a.task.Why(), "device") {
+				t.Errorf("task %s to %s (swarm %d, sent %s after the kill) failed: %q", a.id, a.mac, a.swarm, a.sent.Sub(killed).Round(time.Millisecond), a.task.Why())
 			} else if failed == 1 {
-				t.Logf("a task that failed: %q", a.task.why())
+				t.Logf("a task that failed: %q", a.task.Why())
 			}
 		default:
 			t.Errorf("task %s ended %s", a.id, a.task.Status.State)
 		}
 		for _, n := range []*node{one, three} {
-			if got := get(t, n, a.id); got.Status.State != a.task.Status.State || got.reply() != a.task.reply() {
-				t.Errorf("%s reads task %s as %s %q; it was answered %s %q", n.name, a.id, got.Status.State, got.reply(), a.task.Status.State, a.task.reply())
+			if got := get(t, n, a.id); got.Status.State != a.task.Status.State || got.Reply() != a.task.Reply() {
+				t.Errorf("%s reads task %s as %s %q; it was answered %s %q", n.name, a.id, got.Status.State, got.Reply(), a.task.Status.State, a.task.Reply())
 			}
 		}
 	}
@@ -506,16 +421,16 @@ func TestCluster(t *testing.T) {
 	// find node 2 gone: within its presence's TTL and a TTL more for it to come back.
 	for _, l := range long {
 		l.wait(t)
-		var task seedTask
+		var task seedtask.Task
 		poll.Until(t, "task "+l.id+" of the killed node failed", func() bool {
 			task = get(t, one, l.id)
 			return task.Status.State != "working"
 		})
-		if task.Status.State != "failed" || !strings.Contains(task.why(), "node-2") {
-			t.Errorf("task %s, working on node 2 when it was killed, is %s %q; want failed naming node-2", l.id, task.Status.State, task.why())
+		if task.Status.State != "failed" || !strings.Contains(task.Why(), "node-2") {
+			t.Errorf("task %s, working on node 2 when it was killed, is %s %q; want failed naming node-2", l.id, task.Status.State, task.Why())
 		}
-		if got := get(t, three, l.id); got.Status.State != task.Status.State || got.why() != task.why() {
-			t.Errorf("node 3 reads task %s as %s %q; node 1 as %s %q", l.id, got.Status.State, got.why(), task.Status.State, task.why())
+		if got := get(t, three, l.id); got.Status.State != task.Status.State || got.Why() != task.Why() {
+			t.Errorf("node 3 reads task %s as %s %q; node 1 as %s %q", l.id, got.Status.State, got.Why(), task.Status.State, task.Why())
 		}
 	}
 	failedAfter := time.Since(killed)
@@ -525,8 +440,8 @@ func TestCluster(t *testing.T) {
 	}
 
 	// The memory reads the same from node 3.
-	if task := mustSend(t, three, "memory-get", swarmMAC(3, 2), "user-e2e", "我喜欢什么"); !strings.Contains(task.reply(), "科技") {
-		t.Errorf("node 3 recalls %q; want 科技, kept through node 1", task.reply())
+	if task := mustSend(t, three, "memory-get", swarmMAC(3, 2), "user-e2e", "我喜欢什么"); !strings.Contains(task.Reply(), "科技") {
+		t.Errorf("node 3 recalls %q; want 科技, kept through node 1", task.Reply())
 	}
 
 	// The reminder is said once, on node 3, where its device is now. A second one set through

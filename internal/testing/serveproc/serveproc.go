@@ -81,12 +81,33 @@ func Start(t testing.TB, bin string, args ...string) (*os.Process, string) {
 // the server's log when it fails.
 func StartLogging(t testing.TB, bin string, log io.Writer, args ...string) (*os.Process, string) {
 	t.Helper()
+	p, url, _ := start(t, bin, log, false, args)
+	return p, url
+}
+
+// StartWithOutput is Start with serve's stdout, a line "+ MAC ..." per device that registers,
+// handed to the caller, who reads it until the test ends (serve waits once the pipe is full) or
+// hands it to io.Copy(io.Discard, ...).
+func StartWithOutput(t testing.TB, bin string, args ...string) (*os.Process, string, io.Reader) {
+	t.Helper()
+	return start(t, bin, io.Discard, true, args)
+}
+
+func start(t testing.TB, bin string, log io.Writer, withStdout bool, args []string) (*os.Process, string, io.Reader) {
+	t.Helper()
 	cmd := exec.Command(bin, append([]string{"serve", "--listen", "127.0.0.1:0", "--log-level", "error"}, args...)...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Stdout = io.Discard // a line per registration
+	var stdout io.Reader
+	if withStdout {
+		if stdout, err = cmd.StdoutPipe(); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		cmd.Stdout = io.Discard // a line per registration
+	}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -113,17 +134,19 @@ func StartLogging(t testing.TB, bin string, log io.Writer, args ...string) (*os.
 	if !strings.HasPrefix(url, "ws://") {
 		t.Fatalf("serve said %q", banner)
 	}
-	return cmd.Process, url
+	return cmd.Process, url, stdout
 }
 
 // Device is a `devicectl run` process that Run started.
 type Device struct {
 	Out, Err logbuf.Buffer // its stdout (what it renders) and stderr (its log)
 	Exited   chan struct{} // closed once it has exited
+	Pid      int
+	proc     *os.Process
 }
 
-// Run runs `bin run --config config` until the test ends: then it is stopped (SIGTERM) and waited
-// for, and its stderr logged if the test failed.
+// Run runs `bin run --config config` until the test ends, or Stop: then it is stopped (SIGTERM)
+// and waited for, and its stderr logged if the test failed.
 func Run(t testing.TB, bin, config string) *Device {
 	t.Helper()
 	d := &Device{Exited: make(chan struct{})}
@@ -132,16 +155,23 @@ func Run(t testing.TB, bin, config string) *Device {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	d.Pid, d.proc = cmd.Process.Pid, cmd.Process
 	go func() {
 		cmd.Wait()
 		close(d.Exited)
 	}()
 	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		<-d.Exited
+		d.Stop()
 		if t.Failed() {
 			t.Logf("devicectl run's stderr:\n%s", d.Err.String())
 		}
 	})
 	return d
+}
+
+// Stop stops the device (SIGTERM) and waits for it to exit, for a test that is done with it
+// before its end.
+func (d *Device) Stop() {
+	d.proc.Signal(syscall.SIGTERM) // an error once it has exited, when there is nothing to stop
+	<-d.Exited
 }

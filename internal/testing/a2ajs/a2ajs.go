@@ -1,0 +1,95 @@
+package a2ajs
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// modules are the clients check.mjs imports, as package.json names them.
+var modules = []string{"a2a-sdk-v1", "a2a-sdk-v03"}
+
+// Clients is node with the installed clients.
+type Clients struct {
+	node string
+	dir  string // agent/a2a/testdata/js
+}
+
+// Checks is what check.mjs is told about the server.
+type Checks struct {
+	URL   string // the server's base URL, http://ADDR
+	Token string // the bearer token it asks for; "" for none
+	MAC   string // the device the messages are for (metadata mac); "" for none
+	// SlowText is a text whose turn runs until a client cancels it; WantReply is the reply to
+	// 把音量调到30 ("" takes any reply that is not empty).
+	SlowText, WantReply string
+}
+
+// Need skips t unless DEVICECTL_A2A_JS is 1, and fails it when node or the clients are missing.
+// Call it before starting the server, so that a skip costs nothing.
+func Need(t testing.TB) *Clients {
+	t.Helper()
+	if os.Getenv("DEVICECTL_A2A_JS") != "1" {
+		t.Skip("set DEVICECTL_A2A_JS=1 (after scripts/a2a-js.sh) to run the @a2a-js/sdk clients")
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatalf("DEVICECTL_A2A_JS=1 but node is not on PATH: %v", err)
+	}
+	root, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, "agent", "a2a", "testdata", "js")
+	for _, m := range modules {
+		if _, err := os.Stat(filepath.Join(dir, "node_modules", m, "package.json")); err != nil {
+			t.Fatalf("DEVICECTL_A2A_JS=1 but %s is not installed (run scripts/a2a-js.sh): %v", m, err)
+		}
+	}
+	return &Clients{node: node, dir: dir}
+}
+
+// Run runs check.mjs against the server c describes and fails t if a client found a mismatch;
+// its output is logged either way.
+func (cl *Clients) Run(t testing.TB, c Checks) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, cl.node, "check.mjs")
+	cmd.Dir = cl.dir
+	cmd.Env = append(os.Environ(),
+		"A2A_URL="+c.URL,
+		"A2A_TOKEN="+c.Token,
+		"A2A_MAC="+c.MAC,
+		"A2A_SLOW_TEXT="+c.SlowText,
+		"A2A_WANT_REPLY="+c.WantReply,
+	)
+	out, err := cmd.CombinedOutput()
+	t.Logf("node check.mjs:\n%s", out)
+	if err != nil {
+		t.Fatalf("the @a2a-js/sdk clients failed: %v", err)
+	}
+}
+
+// moduleRoot is the directory of go.mod above the working directory, which go test sets to the
+// package's.
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
