@@ -39,9 +39,11 @@ var reviewed = map[string]string{
 		"New limits to pactl or wpctl (hardware.speaker.tool). Arguments: hardware.speaker.device and the volume as a number.",
 	"internal/testing/pulsetest/pulsetest.go:Run:program": "a test helper: program is the amixer or pactl path Need found, " +
 		"run to look at or change the private daemon's mixer behind the backend's back.",
-	"internal/testing/pulsetest/pulsetest.go:Start:bin":        "a test helper: bin is exec.LookPath(\"pulseaudio\").",
-	"internal/testing/serveproc/serveproc.go:StartLogging:bin": "a test helper: bin is the devicectl binary the test built.",
-	"internal/testing/serveproc/serveproc.go:Run:bin":          "a test helper: bin is the devicectl binary the test built, the config one the test wrote.",
+	"internal/testing/pulsetest/pulsetest.go:Start:bin": "a test helper: bin is exec.LookPath(\"pulseaudio\").",
+	"internal/testing/serveproc/serveproc.go:start:bin": "a test helper: bin is the devicectl binary the test built.",
+	"internal/testing/a2ajs/a2ajs.go:(*Clients).Run:cl.node": "a test helper: cl.node is exec.LookPath(\"node\"), " +
+		"running the @a2a-js/sdk clients' check.mjs against a server the test started.",
+	"internal/testing/serveproc/serveproc.go:Run:bin": "a test helper: bin is the devicectl binary the test built, the config one the test wrote.",
 	"internal/testing/serveproc/serveproc.go:Build:gobin": "a test helper: the go command " +
 		"($GO, else go on PATH) building devicectl for the test.",
 	"internal/testing/pgtest/pgtest.go:start:filepath.Join(bin, \"postgres\")": "a test helper: bin is binDir(), the directory " +
