@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/devicectl/devicectl/agent/server"
+	"github.com/devicectl/devicectl/internal/bearer"
 	"github.com/devicectl/devicectl/internal/config"
 	devhw "github.com/devicectl/devicectl/internal/hardware"
 	"github.com/devicectl/devicectl/internal/simdevice"
@@ -110,18 +111,6 @@ func (d *simSpeaker) waitVolume(t *testing.T, want int) {
 	}
 }
 
-// bearer adds a bearer token to every request.
-type bearer struct {
-	token string
-	next  http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.next.RoundTrip(r)
-}
-
 // connect opens an MCP session with the go-sdk's own client to serve's /mcp; changed receives a
 // value for every notifications/tools/list_changed.
 func connect(t *testing.T, addr, token string) (cs *mcp.ClientSession, changed chan struct{}) {
@@ -140,7 +129,7 @@ func tryConnect(t *testing.T, addr, token string) (*mcp.ClientSession, chan stru
 	})
 	hc := &http.Client{Transport: http.DefaultTransport}
 	if token != "" {
-		hc.Transport = bearer{token: token, next: http.DefaultTransport}
+		hc.Transport = bearer.For("http://"+addr, token, nil)
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), wait)
 	defer cancel()

@@ -18,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/devicectl/devicectl/internal/bearer"
 	"github.com/devicectl/devicectl/internal/config"
 	devhw "github.com/devicectl/devicectl/internal/hardware"
 	"github.com/devicectl/devicectl/internal/simdevice"
@@ -91,7 +92,7 @@ func TestMCPCommandInspector(t *testing.T) {
 	defer cancelWait()
 	cs, err := watcher.Connect(waitCtx, &mcp.StreamableClientTransport{
 		Endpoint:   "http://" + addr + "/mcp",
-		HTTPClient: &http.Client{Transport: bearerRoundTripper{"inspector-token"}},
+		HTTPClient: &http.Client{Transport: bearer.For("http://"+addr, "inspector-token", nil)},
 	}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -160,15 +161,6 @@ func TestMCPCommandInspector(t *testing.T) {
 	if out := inspect("--method", "tools/call", "--tool-name", "robot__amplify_volume", "--tool-arg", "level=150"); !strings.Contains(out, `"isError": true`) || !strings.Contains(out, "150 is greater than the maximum 100") {
 		t.Error("tools/call robot__amplify_volume level=150 through devicectl mcp is not a tool error naming the maximum")
 	}
-}
-
-// bearerRoundTripper sends a bearer token.
-type bearerRoundTripper struct{ token string }
-
-func (b bearerRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return http.DefaultTransport.RoundTrip(r)
 }
 
 func TestMCPCommandUsage(t *testing.T) {
