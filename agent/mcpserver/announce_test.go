@@ -13,7 +13,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/sourcegraph/jsonrpc2"
 
-	"github.com/devicectl/devicectl/agent/hub/hubtest"
 	"github.com/devicectl/devicectl/internal/config"
 )
 
@@ -97,20 +96,12 @@ func TestDeviceOwnAnnounce(t *testing.T) {
 	_, addr := startServe(t, nil)
 	cs, changed := connect(t, addr, "")
 	called := make(chan string, 1)
-	dev, err := hubtest.Dial(t.Context(), "ws://"+addr+"/", &hubtest.Options{
-		Handle: func(_ context.Context, tool string, input json.RawMessage) (json.RawMessage, *jsonrpc2.Error) {
+	attachBar(t, addr, `[{"name":"announce","description":"Chime, then say it.","main_type":"remote","sub_type":"query",
+		"parameters":{"type":"object","properties":{"text":{"type":"string"},"chime":{"type":"boolean"}},"required":["text"]}}]`,
+		func(_ context.Context, tool string, input json.RawMessage) (json.RawMessage, *jsonrpc2.Error) {
 			called <- tool + " " + string(input)
 			return json.RawMessage(`{"status":"success"}`), nil
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dev.Close()
-	if _, err := dev.Register(t.Context(), barMAC, `[{"name":"announce","description":"Chime, then say it.","main_type":"remote","sub_type":"query",
-		"parameters":{"type":"object","properties":{"text":{"type":"string"},"chime":{"type":"boolean"}},"required":["text"]}}]`); err != nil {
-		t.Fatal(err)
-	}
+		})
 	waitListed(t, cs, changed, barMAC+"__announce")
 	if res := call(t, cs, barMAC+"__announce", map[string]any{"text": "hi", "chime": true}); res.IsError {
 		t.Fatalf("the device's own announce: %q", text(res))

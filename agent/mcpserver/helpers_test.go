@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/devicectl/devicectl/agent/hub/hubtest"
 	"github.com/devicectl/devicectl/agent/server"
 	"github.com/devicectl/devicectl/internal/bearer"
 	"github.com/devicectl/devicectl/internal/config"
@@ -108,6 +110,35 @@ func (d *simSpeaker) waitVolume(t *testing.T, want int) {
 		case <-timer.C:
 			t.Fatalf("the sim speaker was not set to %d within %s", want, wait)
 		}
+	}
+}
+
+// attachBar connects a device of agent/hub/hubtest to serve at addr, answering calls with handle
+// (nil: hubtest.Echo), and registers decls as barMAC; the device is closed when the test ends.
+func attachBar(t *testing.T, addr, decls string, handle hubtest.Handler) *hubtest.Device {
+	t.Helper()
+	dev := hubtest.Connect(t, "ws://"+addr+"/", &hubtest.Options{Handle: handle})
+	ctx, cancel := context.WithTimeout(t.Context(), wait)
+	defer cancel()
+	if _, err := dev.Register(ctx, barMAC, decls); err != nil {
+		t.Fatal(err)
+	}
+	return dev
+}
+
+// holding answers a call with {} only once hold is closed or the device's line is gone; started,
+// when not nil, is sent a value as each call comes in (dropped when it is full).
+func holding(started chan<- struct{}, hold <-chan struct{}) hubtest.Handler {
+	return func(ctx context.Context, _ string, _ json.RawMessage) (json.RawMessage, *jsonrpc2.Error) {
+		select {
+		case started <- struct{}{}:
+		default:
+		}
+		select {
+		case <-hold:
+		case <-ctx.Done():
+		}
+		return json.RawMessage(`{}`), nil
 	}
 }
 

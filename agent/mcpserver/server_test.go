@@ -116,21 +116,12 @@ func TestDevicesAsTools(t *testing.T) {
 // as a tool error with its code, message and details.
 func TestDeviceErrorIsToolError(t *testing.T) {
 	_, addr := startServe(t, func(c *config.Config) { c.Agent.WaitForControl = true })
-	dev, err := hubtest.Dial(t.Context(), "ws://"+addr+"/", &hubtest.Options{
-		Handle: func(_ context.Context, tool string, input json.RawMessage) (json.RawMessage, *jsonrpc2.Error) {
-			e := &jsonrpc2.Error{Code: -32000, Message: "执行失败：音量级别超出范围（0-100）。"}
-			e.SetError(map[string]string{"details": "the amplifier is off"})
-			return nil, e
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dev.Close()
 	cs, changed := connect(t, addr, "")
-	if _, err := dev.Register(t.Context(), barMAC, hubtest.Tools); err != nil {
-		t.Fatal(err)
-	}
+	attachBar(t, addr, hubtest.Tools, func(_ context.Context, tool string, input json.RawMessage) (json.RawMessage, *jsonrpc2.Error) {
+		e := &jsonrpc2.Error{Code: -32000, Message: "执行失败：音量级别超出范围（0-100）。"}
+		e.SetError(map[string]string{"details": "the amplifier is off"})
+		return nil, e
+	})
 	waitListed(t, cs, changed, barMAC+"__amplify_volume")
 	res := call(t, cs, barMAC+"__amplify_volume", map[string]any{"level": 20})
 	want := barMAC + "__amplify_volume: the device " + barMAC + " answered 执行失败：音量级别超出范围（0-100）。 (-32000): the amplifier is off"
@@ -176,26 +167,10 @@ func TestDeviceDisconnects(t *testing.T) {
 	}
 
 	// A query in flight when the device's line drops.
-	started := make(chan struct{})
+	started := make(chan struct{}, 1)
 	hold := make(chan struct{})
 	defer close(hold)
-	dev, err := hubtest.Dial(t.Context(), "ws://"+addr+"/", &hubtest.Options{
-		Handle: func(ctx context.Context, tool string, input json.RawMessage) (json.RawMessage, *jsonrpc2.Error) {
-			close(started)
-			select {
-			case <-hold:
-			case <-ctx.Done():
-			}
-			return json.RawMessage(`{}`), nil
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dev.Close()
-	if _, err := dev.Register(t.Context(), barMAC, hubtest.Tools); err != nil {
-		t.Fatal(err)
-	}
+	dev := attachBar(t, addr, hubtest.Tools, holding(started, hold))
 	waitListed(t, cs, changed, barMAC+"__get_status")
 	go func() {
 		<-started
@@ -259,14 +234,7 @@ func TestCloseEndsSessions(t *testing.T) {
 func TestToolsChanged(t *testing.T) {
 	_, addr := startServe(t, nil)
 	cs, changed := connect(t, addr, "")
-	dev, err := hubtest.Dial(t.Context(), "ws://"+addr+"/", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dev.Close()
-	if _, err := dev.Register(t.Context(), barMAC, hubtest.Tools); err != nil {
-		t.Fatal(err)
-	}
+	dev := attachBar(t, addr, hubtest.Tools, nil)
 	waitListed(t, cs, changed, barMAC+"__amplify_volume", barMAC+"__get_status")
 	drain(changed)
 
@@ -364,23 +332,8 @@ func TestControlCallsNotWaitedForAreBounded(t *testing.T) {
 	_, addr := startServe(t, nil)
 	release := make(chan struct{})
 	defer close(release)
-	dev, err := hubtest.Dial(t.Context(), "ws://"+addr+"/", &hubtest.Options{
-		Handle: func(ctx context.Context, tool string, input json.RawMessage) (json.RawMessage, *jsonrpc2.Error) {
-			select { // a device that does not answer until the test ends
-			case <-release:
-			case <-ctx.Done():
-			}
-			return json.RawMessage(`{"status":"success"}`), nil
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dev.Close()
 	cs, changed := connect(t, addr, "")
-	if _, err := dev.Register(t.Context(), barMAC, hubtest.Tools); err != nil {
-		t.Fatal(err)
-	}
+	attachBar(t, addr, hubtest.Tools, holding(nil, release)) // a device that does not answer until the test ends
 	waitListed(t, cs, changed, barMAC+"__amplify_volume")
 	for i := range mcpserver.MaxLater {
 		if res := call(t, cs, barMAC+"__amplify_volume", map[string]any{"level": i}); res.IsError {

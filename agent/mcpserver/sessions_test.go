@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/devicectl/devicectl/agent/hub/hubtest"
 	"github.com/devicectl/devicectl/internal/config"
@@ -73,23 +72,7 @@ func TestSessionsAllBusy(t *testing.T) {
 	cs, changed := connect(t, addr, "")
 	started := make(chan struct{}, 1)
 	hold := make(chan struct{})
-	dev, err := hubtest.Dial(t.Context(), "ws://"+addr+"/", &hubtest.Options{
-		Handle: func(ctx context.Context, _ string, _ json.RawMessage) (json.RawMessage, *jsonrpc2.Error) {
-			started <- struct{}{}
-			select {
-			case <-hold:
-			case <-ctx.Done():
-			}
-			return json.RawMessage(`{}`), nil
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dev.Close()
-	if _, err := dev.Register(t.Context(), barMAC, hubtest.Tools); err != nil {
-		t.Fatal(err)
-	}
+	attachBar(t, addr, hubtest.Tools, holding(started, hold))
 	waitListed(t, cs, changed, barMAC+"__get_status")
 	called := make(chan *mcp.CallToolResult, 1)
 	go func() { called <- call(t, cs, barMAC+"__get_status", nil) }()
