@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -22,6 +21,7 @@ import (
 	"github.com/devicectl/devicectl/internal/config"
 	devhw "github.com/devicectl/devicectl/internal/hardware"
 	"github.com/devicectl/devicectl/internal/simdevice"
+	"github.com/devicectl/devicectl/internal/testing/mcpinspector"
 	"github.com/devicectl/devicectl/internal/testing/serveproc"
 	"github.com/devicectl/devicectl/internal/testing/servetest"
 )
@@ -60,23 +60,10 @@ func TestMCPCommand(t *testing.T) {
 
 // An MCP host that launches devicectl mcp, configured as the README shows (mcpServers, command
 // and args): the MCP Inspector 0.15.0's CLI (scripts/mcp-inspector.sh installs it) drives the
-// real binary, which passes it on to serve with the token. Opt in with DEVICECTL_MCP_INSPECTOR=1;
-// with it set, a missing npx or Inspector fails the test.
+// real binary, which passes it on to serve with the token. Opt in with DEVICECTL_MCP_INSPECTOR=1
+// (internal/testing/mcpinspector).
 func TestMCPCommandInspector(t *testing.T) {
-	if os.Getenv("DEVICECTL_MCP_INSPECTOR") != "1" {
-		t.Skip("set DEVICECTL_MCP_INSPECTOR=1 (after scripts/mcp-inspector.sh) to run the MCP Inspector's CLI")
-	}
-	npx, err := exec.LookPath("npx")
-	if err != nil {
-		t.Fatalf("DEVICECTL_MCP_INSPECTOR=1 but npx is not on PATH: %v", err)
-	}
-	dir, err := filepath.Abs("../../agent/mcpserver/testdata/inspector")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "inspector", "package.json")); err != nil {
-		t.Fatalf("DEVICECTL_MCP_INSPECTOR=1 but the Inspector is not installed (run scripts/mcp-inspector.sh): %v", err)
-	}
+	cli := mcpinspector.Find(t)
 	bin := serveproc.Build(t)
 
 	const mac = "02-00-00-00-00-31"
@@ -130,19 +117,7 @@ func TestMCPCommandInspector(t *testing.T) {
 	}
 	inspect := func(args ...string) string {
 		t.Helper()
-		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-		defer cancel()
-		argv := append([]string{"--no-install", "@modelcontextprotocol/inspector", "--cli", "--config", hosts, "--server", "robot"}, args...)
-		cmd := exec.CommandContext(ctx, npx, argv...)
-		cmd.Dir = dir
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		out, err := cmd.Output()
-		t.Logf("$ npx %s\n%s%s", strings.Join(argv, " "), out, stderr.String())
-		if err != nil {
-			t.Fatalf("the Inspector failed: %v", err)
-		}
-		return string(out)
+		return string(cli.Run(t, append([]string{"--config", hosts, "--server", "robot"}, args...)...))
 	}
 	if out := inspect("--method", "tools/list"); !strings.Contains(out, `"name": "robot__amplify_volume"`) {
 		t.Error("the Inspector's tools/list through devicectl mcp lacks robot__amplify_volume")
