@@ -14,6 +14,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/internal/testing/mcpclient"
 )
 
 // Each device is also DEVICE__announce {text}: the device (and only it) shows and speaks the
@@ -26,7 +27,7 @@ func TestDeviceAnnounce(t *testing.T) {
 	desk := startSim(t, addr, deskMAC)
 	bar := startSim(t, addr, barMAC)
 	barAnnounce := barMAC + "__announce"
-	waitListed(t, cs, changed, "desk__announce", barAnnounce, "desk__amplify_volume")
+	mcpclient.WaitListed(t, cs, changed, "desk__announce", barAnnounce, "desk__amplify_volume")
 
 	var listed *mcp.Tool
 	for tool, err := range cs.Tools(t.Context(), nil) {
@@ -75,13 +76,13 @@ func TestDeviceAnnounce(t *testing.T) {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(wait)
-	for names := toolNames(t, cs); slices.Contains(names, barAnnounce); names = toolNames(t, cs) {
+	for names := mcpclient.ToolNames(t, cs); slices.Contains(names, barAnnounce); names = mcpclient.ToolNames(t, cs) {
 		if time.Now().After(deadline) {
 			t.Fatalf("after the device disconnected, tools/list still has %s: %v", barAnnounce, names)
 		}
 		waitChanged(t, changed)
 	}
-	if names := toolNames(t, cs); !slices.Contains(names, "desk__announce") {
+	if names := mcpclient.ToolNames(t, cs); !slices.Contains(names, "desk__announce") {
 		t.Errorf("the desk's announce went with the bar: %v", names)
 	}
 	res = call(t, cs, barAnnounce, map[string]any{"text": "anyone?"})
@@ -102,7 +103,7 @@ func TestDeviceOwnAnnounce(t *testing.T) {
 			called <- tool + " " + string(input)
 			return json.RawMessage(`{"status":"success"}`), nil
 		})
-	waitListed(t, cs, changed, barMAC+"__announce")
+	mcpclient.WaitListed(t, cs, changed, barMAC+"__announce")
 	if res := call(t, cs, barMAC+"__announce", map[string]any{"text": "hi", "chime": true}); res.IsError {
 		t.Fatalf("the device's own announce: %q", text(res))
 	}

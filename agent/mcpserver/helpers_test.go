@@ -5,7 +5,6 @@ package mcpserver_test
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -16,11 +15,11 @@ import (
 
 	"github.com/devicectl/devicectl/agent/hub/hubtest"
 	"github.com/devicectl/devicectl/agent/server"
-	"github.com/devicectl/devicectl/internal/bearer"
 	"github.com/devicectl/devicectl/internal/config"
 	devhw "github.com/devicectl/devicectl/internal/hardware"
 	"github.com/devicectl/devicectl/internal/simdevice"
 	"github.com/devicectl/devicectl/internal/testing/leakcheck"
+	"github.com/devicectl/devicectl/internal/testing/mcpclient"
 	"github.com/devicectl/devicectl/internal/testing/servetest"
 	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
@@ -142,48 +141,17 @@ func holding(started chan<- struct{}, hold <-chan struct{}) hubtest.Handler {
 	}
 }
 
-// connect opens an MCP session with the go-sdk's own client to serve's /mcp; changed receives a
-// value for every notifications/tools/list_changed.
+// connect opens an MCP session to serve's /mcp at addr (internal/testing/mcpclient); changed
+// receives a value for every notifications/tools/list_changed.
 func connect(t *testing.T, addr, token string) (cs *mcp.ClientSession, changed chan struct{}) {
 	t.Helper()
-	cs, changed, err := tryConnect(t, addr, token)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cs, changed
+	return mcpclient.Connect(t, "http://"+addr+"/mcp", token)
 }
 
+// tryConnect is connect that returns the error instead of failing the test.
 func tryConnect(t *testing.T, addr, token string) (*mcp.ClientSession, chan struct{}, error) {
-	changed := make(chan struct{}, 64)
-	client := mcp.NewClient(&mcp.Implementation{Name: "devicectl-test", Version: "test"}, &mcp.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
-	})
-	hc := &http.Client{Transport: http.DefaultTransport}
-	if token != "" {
-		hc.Transport = bearer.For("http://"+addr, token, nil)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), wait)
-	defer cancel()
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: "http://" + addr + "/mcp", HTTPClient: hc, MaxRetries: -1}, nil)
-	if err != nil {
-		return nil, nil, err
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs, changed, nil
-}
-
-// toolNames lists the session's tools' names, sorted.
-func toolNames(t *testing.T, cs *mcp.ClientSession) []string {
 	t.Helper()
-	var names []string
-	for tool, err := range cs.Tools(t.Context(), nil) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		names = append(names, tool.Name)
-	}
-	slices.Sort(names)
-	return names
+	return mcpclient.Dial(t, "http://"+addr+"/mcp", token)
 }
 
 // call calls a tool, failing the test on a protocol error.
@@ -246,23 +214,3 @@ func compactJSON(t *testing.T, v any) string {
 }
 
 type toolDecl = tools.Declaration
-
-// waitListed waits until tools/list holds every name in want: a device's tools are listed when
-// the server has seen its registration, which can come just after the device was answered. The
-// session must be open before, so that a list_changed follows any listing that lacks them.
-func waitListed(t *testing.T, cs *mcp.ClientSession, changed <-chan struct{}, want ...string) []string {
-	t.Helper()
-	timer := time.NewTimer(wait)
-	defer timer.Stop()
-	for {
-		names := toolNames(t, cs)
-		if !slices.ContainsFunc(want, func(n string) bool { return !slices.Contains(names, n) }) {
-			return names
-		}
-		select {
-		case <-changed:
-		case <-timer.C:
-			t.Fatalf("tools/list lacks some of %v within %s: %v", want, wait, names)
-		}
-	}
-}

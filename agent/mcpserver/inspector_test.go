@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/internal/testing/mcpclient"
 	"github.com/devicectl/devicectl/internal/testing/mcpinspector"
 )
 
@@ -25,7 +26,7 @@ func TestInspector(t *testing.T) {
 	})
 	cs, changed := connect(t, addr, "")
 	robot := startSim(t, addr, deskMAC)
-	waitListed(t, cs, changed, "robot__amplify_volume") // the server has seen the registration
+	mcpclient.WaitListed(t, cs, changed, "robot__amplify_volume") // the server has seen the registration
 	endpoint := "http://" + addr + "/mcp"
 
 	// inspect runs the Inspector's CLI with args after the URL and decodes what it prints.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/devicectl/devicectl/agent/mcpserver"
 	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/internal/testing/mcpclient"
 )
 
 // functionName is the pattern OpenAI's and Anthropic's APIs hold a tool's name to; a host that
@@ -36,7 +37,7 @@ func TestToolNamesFitHosts(t *testing.T) {
 		return json.RawMessage(fmt.Sprintf(`{"tool":%q}`, tool)), nil
 	})
 	nameA, nameB := mcpserver.ToolName("kitchen-speaker", longA), mcpserver.ToolName("kitchen-speaker", longB)
-	names := waitListed(t, cs, changed, "kitchen-speaker__get_status", nameA, nameB)
+	names := mcpclient.WaitListed(t, cs, changed, "kitchen-speaker__get_status", nameA, nameB)
 	for _, n := range names {
 		if !functionName.MatchString(n) {
 			t.Errorf("the tool name %q does not match %s", n, functionName)

@@ -19,6 +19,7 @@ import (
 	"github.com/devicectl/devicectl/agent/mcpserver"
 	"github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/internal/testing/httpdo"
+	"github.com/devicectl/devicectl/internal/testing/mcpclient"
 	"github.com/devicectl/devicectl/internal/testing/servetest"
 )
 
@@ -38,7 +39,7 @@ func TestDevicesAsTools(t *testing.T) {
 	cs, changed := connect(t, addr, "")
 	desk := startSim(t, addr, deskMAC)
 	bar := startSim(t, addr, barMAC)
-	waitListed(t, cs, changed,
+	mcpclient.WaitListed(t, cs, changed,
 		"desk__amplify_volume", "desk__set_virtual_human_expression", "desk__get_device_status",
 		barMAC+"__amplify_volume", barMAC+"__get_device_status",
 		"calculate", "search_web", "add_user_memory", "search_user_memories", "delete_user_memory")
@@ -122,7 +123,7 @@ func TestDeviceErrorIsToolError(t *testing.T) {
 		e.SetError(map[string]string{"details": "the amplifier is off"})
 		return nil, e
 	})
-	waitListed(t, cs, changed, barMAC+"__amplify_volume")
+	mcpclient.WaitListed(t, cs, changed, barMAC+"__amplify_volume")
 	res := call(t, cs, barMAC+"__amplify_volume", map[string]any{"level": 20})
 	want := barMAC + "__amplify_volume: the device " + barMAC + " answered 执行失败：音量级别超出范围（0-100）。 (-32000): the amplifier is off"
 	if !res.IsError || text(res) != want {
@@ -138,13 +139,13 @@ func TestDeviceDisconnects(t *testing.T) {
 		c.Agent.DeviceAliases = map[string]string{"02:00:00:00:00:01": "desk"} // as written, not normalised
 	})
 	cs, changed := connect(t, addr, "")
-	if names := toolNames(t, cs); slices.ContainsFunc(names, func(n string) bool { return strings.Contains(n, mcpserver.Sep) }) {
+	if names := mcpclient.ToolNames(t, cs); slices.ContainsFunc(names, func(n string) bool { return strings.Contains(n, mcpserver.Sep) }) {
 		t.Fatalf("device tools listed before any device registered: %v", names)
 	}
 
 	desk := startSim(t, addr, deskMAC)
 	waitChanged(t, changed)
-	waitListed(t, cs, changed, "desk__amplify_volume")
+	mcpclient.WaitListed(t, cs, changed, "desk__amplify_volume")
 	drain(changed)
 
 	if err := desk.Close(); err != nil {
@@ -154,7 +155,7 @@ func TestDeviceDisconnects(t *testing.T) {
 	// A list_changed of the registration may still have been on its way: the listing may take
 	// one more notification to lose the tools.
 	deadline := time.Now().Add(wait)
-	for names := toolNames(t, cs); slices.Contains(names, "desk__amplify_volume"); names = toolNames(t, cs) {
+	for names := mcpclient.ToolNames(t, cs); slices.Contains(names, "desk__amplify_volume"); names = mcpclient.ToolNames(t, cs) {
 		if time.Now().After(deadline) {
 			t.Fatalf("after the device disconnected, tools/list still has its tools: %v", names)
 		}
@@ -171,7 +172,7 @@ func TestDeviceDisconnects(t *testing.T) {
 	hold := make(chan struct{})
 	defer close(hold)
 	dev := attachBar(t, addr, hubtest.Tools, holding(started, hold))
-	waitListed(t, cs, changed, barMAC+"__get_status")
+	mcpclient.WaitListed(t, cs, changed, barMAC+"__get_status")
 	go func() {
 		<-started
 		dev.Close()
@@ -206,7 +207,7 @@ func TestToken(t *testing.T) {
 	}
 
 	cs, changed := connect(t, addr, token)
-	waitListed(t, cs, changed, deskMAC+"__amplify_volume")
+	mcpclient.WaitListed(t, cs, changed, deskMAC+"__amplify_volume")
 }
 
 // Close ends the MCP sessions, so the server's shutdown does not wait for their event streams.
@@ -235,7 +236,7 @@ func TestToolsChanged(t *testing.T) {
 	_, addr := startServe(t, nil)
 	cs, changed := connect(t, addr, "")
 	dev := attachBar(t, addr, hubtest.Tools, nil)
-	waitListed(t, cs, changed, barMAC+"__amplify_volume", barMAC+"__get_status")
+	mcpclient.WaitListed(t, cs, changed, barMAC+"__amplify_volume", barMAC+"__get_status")
 	drain(changed)
 
 	const only = `[{"name":"get_status","description":"Read the device's state, again.","main_type":"remote","sub_type":"query","parameters":{"type":"object","properties":{"verbose":{"type":"boolean"}}}}]`
@@ -323,7 +324,7 @@ func TestBadJSON(t *testing.T) {
 		t.Errorf("a truncated body: %d %s, want 400 with a -32700 parse error", code, body)
 	}
 	cs, changed := connect(t, addr, "")
-	waitListed(t, cs, changed, "calculate")
+	mcpclient.WaitListed(t, cs, changed, "calculate")
 }
 
 // Control calls answered at once but still waiting for a silent device are bounded: past
@@ -334,7 +335,7 @@ func TestControlCallsNotWaitedForAreBounded(t *testing.T) {
 	defer close(release)
 	cs, changed := connect(t, addr, "")
 	attachBar(t, addr, hubtest.Tools, holding(nil, release)) // a device that does not answer until the test ends
-	waitListed(t, cs, changed, barMAC+"__amplify_volume")
+	mcpclient.WaitListed(t, cs, changed, barMAC+"__amplify_volume")
 	for i := range mcpserver.MaxLater {
 		if res := call(t, cs, barMAC+"__amplify_volume", map[string]any{"level": i}); res.IsError {
 			t.Fatalf("control call %d: %q, want success at once", i+1, text(res))

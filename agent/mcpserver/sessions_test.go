@@ -14,6 +14,7 @@ import (
 
 	"github.com/devicectl/devicectl/agent/hub/hubtest"
 	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/internal/testing/mcpclient"
 )
 
 func ping(t *testing.T, cs *mcp.ClientSession) error {
@@ -73,7 +74,7 @@ func TestSessionsAllBusy(t *testing.T) {
 	started := make(chan struct{}, 1)
 	hold := make(chan struct{})
 	attachBar(t, addr, hubtest.Tools, holding(started, hold))
-	waitListed(t, cs, changed, barMAC+"__get_status")
+	mcpclient.WaitListed(t, cs, changed, barMAC+"__get_status")
 	called := make(chan *mcp.CallToolResult, 1)
 	go func() { called <- call(t, cs, barMAC+"__get_status", nil) }()
 	<-started

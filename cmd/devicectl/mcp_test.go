@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,10 +16,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/devicectl/devicectl/internal/bearer"
 	"github.com/devicectl/devicectl/internal/config"
 	devhw "github.com/devicectl/devicectl/internal/hardware"
 	"github.com/devicectl/devicectl/internal/simdevice"
+	"github.com/devicectl/devicectl/internal/testing/mcpclient"
 	"github.com/devicectl/devicectl/internal/testing/mcpinspector"
 	"github.com/devicectl/devicectl/internal/testing/serveproc"
 	"github.com/devicectl/devicectl/internal/testing/servetest"
@@ -71,20 +70,7 @@ func TestMCPCommandInspector(t *testing.T) {
 	c.Agent.DeviceAliases = map[string]string{mac: "robot"}
 	addr, tokenFile := startAgent(t, c, "inspector-token")
 	// A session of our own first, to know when serve's MCP server lists the device's tools.
-	changed := make(chan struct{}, 16)
-	watcher := mcp.NewClient(&mcp.Implementation{Name: "watcher", Version: "test"}, &mcp.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
-	})
-	waitCtx, cancelWait := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancelWait()
-	cs, err := watcher.Connect(waitCtx, &mcp.StreamableClientTransport{
-		Endpoint:   "http://" + addr + "/mcp",
-		HTTPClient: &http.Client{Transport: bearer.For("http://"+addr, "inspector-token", nil)},
-	}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs, changed := mcpclient.Connect(t, "http://"+addr+"/mcp", "inspector-token")
 	volumes := make(chan int, 16)
 	dc := config.Defaults()
 	dc.Device.StateDir = t.TempDir()
@@ -93,20 +79,7 @@ func TestMCPCommandInspector(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer dev.Close()
-	for {
-		res, err := cs.ListTools(waitCtx, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if slices.ContainsFunc(res.Tools, func(tool *mcp.Tool) bool { return tool.Name == "robot__amplify_volume" }) {
-			break
-		}
-		select {
-		case <-changed:
-		case <-waitCtx.Done():
-			t.Fatal("serve's MCP server did not list robot__amplify_volume")
-		}
-	}
+	mcpclient.WaitListed(t, cs, changed, "robot__amplify_volume")
 
 	hosts := filepath.Join(t.TempDir(), "hosts.json")
 	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"robot": map[string]any{
@@ -130,7 +103,7 @@ func TestMCPCommandInspector(t *testing.T) {
 		if v != 30 {
 			t.Errorf("the sim speaker was set to %d, want 30", v)
 		}
-	case <-waitCtx.Done():
+	case <-time.After(10 * time.Second):
 		t.Fatal("the sim speaker did not move")
 	}
 	if out := inspect("--method", "tools/call", "--tool-name", "robot__amplify_volume", "--tool-arg", "level=150"); !strings.Contains(out, `"isError": true`) || !strings.Contains(out, "150 is greater than the maximum 100") {
