@@ -21,6 +21,7 @@ import (
 
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/hal/sim"
+	"github.com/devicectl/devicectl/internal/testing/execload"
 	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
 	"github.com/devicectl/devicectl/tools/builtin"
@@ -164,20 +165,6 @@ func startDevice(b *testing.B, out io.Writer, p path) client {
 	return client{conn: c, stop: func() { cancel(); wg.Wait() }}
 }
 
-func executeFrame(i int) []byte {
-	return fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"mcp/tool/execute","params":{"tool_name":"amplify_volume","tool_input":{"level":%d}},"id":"tool-call-%d"}`, i%101, i)
-}
-
-// notServed explains why frame is not a response carrying a result, or returns nil if it is: a call
-// the device refused (busy, say) was not served, and must not count as one.
-func notServed(frame []byte) error {
-	var m struct{ Result, Error json.RawMessage }
-	if err := json.Unmarshal(frame, &m); err != nil || m.Result == nil || m.Error != nil {
-		return fmt.Errorf("answer %s is not a result", frame)
-	}
-	return nil
-}
-
 // roundTrips sends n executes one at a time, each waiting for its answer, and appends each one's
 // round trip to lat when lat is not nil.
 func roundTrips(b *testing.B, c client, n int, lat *[]time.Duration) time.Duration {
@@ -185,7 +172,7 @@ func roundTrips(b *testing.B, c client, n int, lat *[]time.Duration) time.Durati
 	start := time.Now()
 	for i := range n {
 		sent := time.Now()
-		if err := c.conn.Write(ctx, websocket.MessageText, executeFrame(i)); err != nil {
+		if err := c.conn.Write(ctx, websocket.MessageText, execload.Frame(i)); err != nil {
 			b.Fatal(err)
 		}
 		_, answer, err := c.conn.Read(ctx)
@@ -195,7 +182,7 @@ func roundTrips(b *testing.B, c client, n int, lat *[]time.Duration) time.Durati
 		if lat != nil {
 			*lat = append(*lat, time.Since(sent))
 		}
-		if err := notServed(answer); err != nil {
+		if err := execload.Served(answer); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -227,53 +214,28 @@ func reportLatency(b *testing.B, dev, floor []time.Duration) {
 	}
 }
 
-// pipelineWindow is how many executes pipelined keeps outstanding: the device's default in-flight
-// bound, as a server that respects it would. More would be answered -32002 (busy), which is cheap
-// and would flatter the device.
-const pipelineWindow = 8
-
-// pipelined keeps pipelineWindow executes outstanding, sending the next as each answer arrives,
+// pipelined keeps execload.Window executes outstanding, sending the next as each answer arrives,
 // until n have been answered.
 func pipelined(b *testing.B, c client, n int) time.Duration {
-	return pipelinedFrames(b, c, n, executeFrame)
+	return pipelinedFrames(b, c, n, execload.Frame)
 }
 
 func pipelinedFrames(b *testing.B, c client, n int, frame func(int) []byte) time.Duration {
 	ctx := context.Background()
-	start := time.Now()
-	window := make(chan struct{}, pipelineWindow)
-	failed := make(chan struct{})
-	errc := make(chan error, 1)
-	go func() {
-		defer close(failed)
-		for range n {
-			_, answer, err := c.conn.Read(ctx)
-			if err != nil {
-				errc <- err
-				return
-			}
-			if err := notServed(answer); err != nil {
-				errc <- err
-				return
-			}
-			<-window
+	took, err := execload.Pipeline(n, frame, func(f []byte) error {
+		err := c.conn.Write(ctx, websocket.MessageText, f)
+		if err != nil {
+			c.conn.CloseNow() // the reading stops too
 		}
-		errc <- nil
-	}()
-	for i := range n {
-		select {
-		case window <- struct{}{}:
-		case <-failed:
-			b.Fatal(<-errc)
-		}
-		if err := c.conn.Write(ctx, websocket.MessageText, frame(i)); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if err := <-errc; err != nil {
+		return err
+	}, func() ([]byte, error) {
+		_, answer, err := c.conn.Read(ctx)
+		return answer, err
+	})
+	if err != nil {
 		b.Fatal(err)
 	}
-	return time.Since(start)
+	return took
 }
 
 // compare runs the floor and devicectl alternately in blocks, so both see the same machine, and
@@ -325,7 +287,7 @@ func benchRoundTrips(b *testing.B, dev client) {
 	reportLatency(b, *lat[dev.conn], *lat[floor.conn])
 }
 
-// BenchmarkExecutePipelined: executes kept pipelineWindow deep, answers read concurrently,
+// BenchmarkExecutePipelined: executes kept execload.Window deep, answers read concurrently,
 // through the workers (target: the device's rate >= 0.85x the floor's, i.e. x-floor <= 1.18).
 func BenchmarkExecutePipelined(b *testing.B) {
 	benchPipelined(b, workers)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/devicectl/devicectl/agent"
 	"github.com/devicectl/devicectl/agent/store/storetest"
+	"github.com/devicectl/devicectl/internal/bearer"
 )
 
 // newV1Client resolves the card and connects the way any A2A 1.0 client does.
@@ -27,7 +28,7 @@ func newV1Client(t *testing.T, ts *testServer, token string) *a2aclient.Client {
 	}
 	hc := &http.Client{Timeout: 10 * time.Second}
 	if token != "" {
-		hc.Transport = bearer{token: token, next: http.DefaultTransport}
+		hc.Transport = bearer.For(ts.URL, token, nil)
 	}
 	c, err := a2aclient.NewFromCard(ctx, card, a2aclient.WithJSONRPCTransport(hc))
 	if err != nil {

@@ -13,8 +13,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/sourcegraph/jsonrpc2"
 
-	"github.com/devicectl/devicectl/agent/hub/hubtest"
 	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/internal/testing/mcpclient"
 )
 
 // Each device is also DEVICE__announce {text}: the device (and only it) shows and speaks the
@@ -27,7 +27,7 @@ func TestDeviceAnnounce(t *testing.T) {
 	desk := startSim(t, addr, deskMAC)
 	bar := startSim(t, addr, barMAC)
 	barAnnounce := barMAC + "__announce"
-	waitListed(t, cs, changed, "desk__announce", barAnnounce, "desk__amplify_volume")
+	mcpclient.WaitListed(t, cs, changed, "desk__announce", barAnnounce, "desk__amplify_volume")
 
 	var listed *mcp.Tool
 	for tool, err := range cs.Tools(t.Context(), nil) {
@@ -76,13 +76,13 @@ func TestDeviceAnnounce(t *testing.T) {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(wait)
-	for names := toolNames(t, cs); slices.Contains(names, barAnnounce); names = toolNames(t, cs) {
+	for names := mcpclient.ToolNames(t, cs); slices.Contains(names, barAnnounce); names = mcpclient.ToolNames(t, cs) {
 		if time.Now().After(deadline) {
 			t.Fatalf("after the device disconnected, tools/list still has %s: %v", barAnnounce, names)
 		}
 		waitChanged(t, changed)
 	}
-	if names := toolNames(t, cs); !slices.Contains(names, "desk__announce") {
+	if names := mcpclient.ToolNames(t, cs); !slices.Contains(names, "desk__announce") {
 		t.Errorf("the desk's announce went with the bar: %v", names)
 	}
 	res = call(t, cs, barAnnounce, map[string]any{"text": "anyone?"})
@@ -97,21 +97,13 @@ func TestDeviceOwnAnnounce(t *testing.T) {
 	_, addr := startServe(t, nil)
 	cs, changed := connect(t, addr, "")
 	called := make(chan string, 1)
-	dev, err := hubtest.Dial(t.Context(), "ws://"+addr+"/", &hubtest.Options{
-		Handle: func(_ context.Context, tool string, input json.RawMessage) (json.RawMessage, *jsonrpc2.Error) {
+	attachBar(t, addr, `[{"name":"announce","description":"Chime, then say it.","main_type":"remote","sub_type":"query",
+		"parameters":{"type":"object","properties":{"text":{"type":"string"},"chime":{"type":"boolean"}},"required":["text"]}}]`,
+		func(_ context.Context, tool string, input json.RawMessage) (json.RawMessage, *jsonrpc2.Error) {
 			called <- tool + " " + string(input)
 			return json.RawMessage(`{"status":"success"}`), nil
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dev.Close()
-	if _, err := dev.Register(t.Context(), barMAC, `[{"name":"announce","description":"Chime, then say it.","main_type":"remote","sub_type":"query",
-		"parameters":{"type":"object","properties":{"text":{"type":"string"},"chime":{"type":"boolean"}},"required":["text"]}}]`); err != nil {
-		t.Fatal(err)
-	}
-	waitListed(t, cs, changed, barMAC+"__announce")
+		})
+	mcpclient.WaitListed(t, cs, changed, barMAC+"__announce")
 	if res := call(t, cs, barMAC+"__announce", map[string]any{"text": "hi", "chime": true}); res.IsError {
 		t.Fatalf("the device's own announce: %q", text(res))
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/internal/testing/mcpclient"
 )
 
 // conformanceVersion is the suite testdata/conformance pins.
@@ -125,7 +126,7 @@ func TestConformance(t *testing.T) {
 	cs, changed := connect(t, addr, "")
 	startSim(t, addr, deskMAC)
 	adv := advertised{caps: cs.InitializeResult().Capabilities}
-	adv.tools = waitListed(t, cs, changed, "desk__amplify_volume")
+	adv.tools = mcpclient.WaitListed(t, cs, changed, "desk__amplify_volume")
 	if adv.caps.Prompts != nil {
 		for p, err := range cs.Prompts(t.Context(), nil) {
 			if err != nil {

@@ -5,19 +5,21 @@ package mcpserver_test
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/devicectl/devicectl/agent/hub/hubtest"
 	"github.com/devicectl/devicectl/agent/server"
 	"github.com/devicectl/devicectl/internal/config"
 	devhw "github.com/devicectl/devicectl/internal/hardware"
 	"github.com/devicectl/devicectl/internal/simdevice"
 	"github.com/devicectl/devicectl/internal/testing/leakcheck"
+	"github.com/devicectl/devicectl/internal/testing/mcpclient"
 	"github.com/devicectl/devicectl/internal/testing/servetest"
 	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/tools"
@@ -110,60 +112,46 @@ func (d *simSpeaker) waitVolume(t *testing.T, want int) {
 	}
 }
 
-// bearer adds a bearer token to every request.
-type bearer struct {
-	token string
-	next  http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.next.RoundTrip(r)
-}
-
-// connect opens an MCP session with the go-sdk's own client to serve's /mcp; changed receives a
-// value for every notifications/tools/list_changed.
-func connect(t *testing.T, addr, token string) (cs *mcp.ClientSession, changed chan struct{}) {
+// attachBar connects a device of agent/hub/hubtest to serve at addr, answering calls with handle
+// (nil: hubtest.Echo), and registers decls as barMAC; the device is closed when the test ends.
+func attachBar(t *testing.T, addr, decls string, handle hubtest.Handler) *hubtest.Device {
 	t.Helper()
-	cs, changed, err := tryConnect(t, addr, token)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cs, changed
-}
-
-func tryConnect(t *testing.T, addr, token string) (*mcp.ClientSession, chan struct{}, error) {
-	changed := make(chan struct{}, 64)
-	client := mcp.NewClient(&mcp.Implementation{Name: "devicectl-test", Version: "test"}, &mcp.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
-	})
-	hc := &http.Client{Transport: http.DefaultTransport}
-	if token != "" {
-		hc.Transport = bearer{token: token, next: http.DefaultTransport}
-	}
+	dev := hubtest.Connect(t, "ws://"+addr+"/", &hubtest.Options{Handle: handle})
 	ctx, cancel := context.WithTimeout(t.Context(), wait)
 	defer cancel()
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: "http://" + addr + "/mcp", HTTPClient: hc, MaxRetries: -1}, nil)
-	if err != nil {
-		return nil, nil, err
+	if _, err := dev.Register(ctx, barMAC, decls); err != nil {
+		t.Fatal(err)
 	}
-	t.Cleanup(func() { cs.Close() })
-	return cs, changed, nil
+	return dev
 }
 
-// toolNames lists the session's tools' names, sorted.
-func toolNames(t *testing.T, cs *mcp.ClientSession) []string {
-	t.Helper()
-	var names []string
-	for tool, err := range cs.Tools(t.Context(), nil) {
-		if err != nil {
-			t.Fatal(err)
+// holding answers a call with {} only once hold is closed or the device's line is gone; started,
+// when not nil, is sent a value as each call comes in (dropped when it is full).
+func holding(started chan<- struct{}, hold <-chan struct{}) hubtest.Handler {
+	return func(ctx context.Context, _ string, _ json.RawMessage) (json.RawMessage, *jsonrpc2.Error) {
+		select {
+		case started <- struct{}{}:
+		default:
 		}
-		names = append(names, tool.Name)
+		select {
+		case <-hold:
+		case <-ctx.Done():
+		}
+		return json.RawMessage(`{}`), nil
 	}
-	slices.Sort(names)
-	return names
+}
+
+// connect opens an MCP session to serve's /mcp at addr (internal/testing/mcpclient); changed
+// receives a value for every notifications/tools/list_changed.
+func connect(t *testing.T, addr, token string) (cs *mcp.ClientSession, changed chan struct{}) {
+	t.Helper()
+	return mcpclient.Connect(t, "http://"+addr+"/mcp", token)
+}
+
+// tryConnect is connect that returns the error instead of failing the test.
+func tryConnect(t *testing.T, addr, token string) (*mcp.ClientSession, chan struct{}, error) {
+	t.Helper()
+	return mcpclient.Dial(t, "http://"+addr+"/mcp", token)
 }
 
 // call calls a tool, failing the test on a protocol error.
@@ -226,23 +214,3 @@ func compactJSON(t *testing.T, v any) string {
 }
 
 type toolDecl = tools.Declaration
-
-// waitListed waits until tools/list holds every name in want: a device's tools are listed when
-// the server has seen its registration, which can come just after the device was answered. The
-// session must be open before, so that a list_changed follows any listing that lacks them.
-func waitListed(t *testing.T, cs *mcp.ClientSession, changed <-chan struct{}, want ...string) []string {
-	t.Helper()
-	timer := time.NewTimer(wait)
-	defer timer.Stop()
-	for {
-		names := toolNames(t, cs)
-		if !slices.ContainsFunc(want, func(n string) bool { return !slices.Contains(names, n) }) {
-			return names
-		}
-		select {
-		case <-changed:
-		case <-timer.C:
-			t.Fatalf("tools/list lacks some of %v within %s: %v", want, wait, names)
-		}
-	}
-}

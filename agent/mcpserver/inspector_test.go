@@ -3,69 +3,36 @@
 package mcpserver_test
 
 import (
-	"context"
 	"encoding/json"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/internal/testing/mcpclient"
+	"github.com/devicectl/devicectl/internal/testing/mcpinspector"
 )
 
 // TestInspector points the MCP Inspector 0.15.0's CLI (npm @modelcontextprotocol/inspector,
 // installed in testdata/inspector by scripts/mcp-inspector.sh) at serve's /mcp with a sim device
 // attached: tools/list shows the device's tools, tools/call of its amplify_volume moves the sim
 // speaker, robot__announce has the device say a text, and a bad level is an MCP tool error
-// carrying the detail. Opt in with
-// DEVICECTL_MCP_INSPECTOR=1; with it set, a missing node or Inspector fails the test.
+// carrying the detail. Opt in with DEVICECTL_MCP_INSPECTOR=1 (internal/testing/mcpinspector).
 func TestInspector(t *testing.T) {
-	if os.Getenv("DEVICECTL_MCP_INSPECTOR") != "1" {
-		t.Skip("set DEVICECTL_MCP_INSPECTOR=1 (after scripts/mcp-inspector.sh) to run the MCP Inspector's CLI")
-	}
-	npx, err := exec.LookPath("npx")
-	if err != nil {
-		t.Fatalf("DEVICECTL_MCP_INSPECTOR=1 but npx is not on PATH: %v", err)
-	}
-	dir, err := filepath.Abs(filepath.Join("testdata", "inspector"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pkg, err := os.ReadFile(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "inspector", "package.json"))
-	if err != nil {
-		t.Fatalf("DEVICECTL_MCP_INSPECTOR=1 but the Inspector is not installed (run scripts/mcp-inspector.sh): %v", err)
-	}
-	var meta struct{ Version string }
-	if err := json.Unmarshal(pkg, &meta); err != nil || meta.Version != "0.15.0" {
-		t.Fatalf("testdata/inspector holds Inspector %q (%v), want 0.15.0 (run scripts/mcp-inspector.sh)", meta.Version, err)
-	}
+	cli := mcpinspector.Find(t)
 
 	_, addr := startServe(t, func(c *config.Config) {
 		c.Agent.DeviceAliases = map[string]string{deskMAC: "robot"}
 	})
 	cs, changed := connect(t, addr, "")
 	robot := startSim(t, addr, deskMAC)
-	waitListed(t, cs, changed, "robot__amplify_volume") // the server has seen the registration
+	mcpclient.WaitListed(t, cs, changed, "robot__amplify_volume") // the server has seen the registration
 	endpoint := "http://" + addr + "/mcp"
 
 	// inspect runs the Inspector's CLI with args after the URL and decodes what it prints.
 	inspect := func(into any, args ...string) {
 		t.Helper()
-		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-		defer cancel()
-		argv := append([]string{"--no-install", "@modelcontextprotocol/inspector", "--cli", endpoint, "--transport", "http"}, args...)
-		cmd := exec.CommandContext(ctx, npx, argv...)
-		cmd.Dir = dir
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		out, err := cmd.Output()
-		t.Logf("$ npx %s\n%s%s", strings.Join(argv, " "), out, stderr.String())
-		if err != nil {
-			t.Fatalf("the Inspector failed: %v\n%s", err, stderr.String())
-		}
+		out := cli.Run(t, append([]string{endpoint, "--transport", "http"}, args...)...)
 		if err := json.Unmarshal(out, into); err != nil {
 			t.Fatalf("the Inspector printed no JSON result: %v", err)
 		}

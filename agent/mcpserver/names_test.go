@@ -12,9 +12,9 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
-	"github.com/devicectl/devicectl/agent/hub/hubtest"
 	"github.com/devicectl/devicectl/agent/mcpserver"
 	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/internal/testing/mcpclient"
 )
 
 // functionName is the pattern OpenAI's and Anthropic's APIs hold a tool's name to; a host that
@@ -31,22 +31,13 @@ func TestToolNamesFitHosts(t *testing.T) {
 		c.Agent.DeviceAliases = map[string]string{barMAC: "kitchen-speaker"}
 	})
 	cs, changed := connect(t, addr, "")
-	dev, err := hubtest.Dial(t.Context(), "ws://"+addr+"/", &hubtest.Options{
-		Handle: func(_ context.Context, tool string, _ json.RawMessage) (json.RawMessage, *jsonrpc2.Error) {
-			return json.RawMessage(fmt.Sprintf(`{"tool":%q}`, tool)), nil
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dev.Close()
 	query := `{"name":%q,"description":"d","main_type":"remote","sub_type":"query","parameters":{"type":"object","properties":{}}}`
 	decls := "[" + fmt.Sprintf(query, "get_status") + "," + fmt.Sprintf(query, longA) + "," + fmt.Sprintf(query, longB) + "]"
-	if _, err := dev.Register(t.Context(), barMAC, decls); err != nil {
-		t.Fatal(err)
-	}
+	attachBar(t, addr, decls, func(_ context.Context, tool string, _ json.RawMessage) (json.RawMessage, *jsonrpc2.Error) {
+		return json.RawMessage(fmt.Sprintf(`{"tool":%q}`, tool)), nil
+	})
 	nameA, nameB := mcpserver.ToolName("kitchen-speaker", longA), mcpserver.ToolName("kitchen-speaker", longB)
-	names := waitListed(t, cs, changed, "kitchen-speaker__get_status", nameA, nameB)
+	names := mcpclient.WaitListed(t, cs, changed, "kitchen-speaker__get_status", nameA, nameB)
 	for _, n := range names {
 		if !functionName.MatchString(n) {
 			t.Errorf("the tool name %q does not match %s", n, functionName)

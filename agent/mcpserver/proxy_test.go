@@ -14,6 +14,7 @@ import (
 
 	"github.com/devicectl/devicectl/agent/mcpserver"
 	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/internal/testing/mcpclient"
 	"github.com/devicectl/devicectl/internal/testing/servetest"
 )
 
@@ -44,7 +45,7 @@ func TestProxy(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	waitListed(t, cs, changed, "desk__amplify_volume", "calculate")
+	mcpclient.WaitListed(t, cs, changed, "desk__amplify_volume", "calculate")
 	res := call(t, cs, "desk__amplify_volume", map[string]any{"level": 42})
 	if res.IsError {
 		t.Errorf("desk__amplify_volume 42: %s", text(res))
@@ -66,7 +67,7 @@ func TestProxy(t *testing.T) {
 	}
 	waitChanged(t, changed)
 	deadline := time.Now().Add(wait)
-	for slices.Contains(toolNames(t, cs), "desk__amplify_volume") { // the proxy re-lists, then tells
+	for slices.Contains(mcpclient.ToolNames(t, cs), "desk__amplify_volume") { // the proxy re-lists, then tells
 		if time.Now().After(deadline) {
 			t.Fatal("the gone device's tools are still listed through the proxy")
 		}
@@ -108,7 +109,7 @@ func TestProxyErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Close()
-	toolNames(t, cs) // the proxy is serving
+	mcpclient.ToolNames(t, cs) // the proxy is serving
 	if err := srv.Close(); err != nil {
 		t.Fatal(err)
 	}

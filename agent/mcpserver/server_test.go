@@ -19,6 +19,7 @@ import (
 	"github.com/devicectl/devicectl/agent/mcpserver"
 	"github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/internal/testing/httpdo"
+	"github.com/devicectl/devicectl/internal/testing/mcpclient"
 	"github.com/devicectl/devicectl/internal/testing/servetest"
 )
 
@@ -38,7 +39,7 @@ func TestDevicesAsTools(t *testing.T) {
 	cs, changed := connect(t, addr, "")
 	desk := startSim(t, addr, deskMAC)
 	bar := startSim(t, addr, barMAC)
-	waitListed(t, cs, changed,
+	mcpclient.WaitListed(t, cs, changed,
 		"desk__amplify_volume", "desk__set_virtual_human_expression", "desk__get_device_status",
 		barMAC+"__amplify_volume", barMAC+"__get_device_status",
 		"calculate", "search_web", "add_user_memory", "search_user_memories", "delete_user_memory")
@@ -116,22 +117,13 @@ func TestDevicesAsTools(t *testing.T) {
 // as a tool error with its code, message and details.
 func TestDeviceErrorIsToolError(t *testing.T) {
 	_, addr := startServe(t, func(c *config.Config) { c.Agent.WaitForControl = true })
-	dev, err := hubtest.Dial(t.Context(), "ws://"+addr+"/", &hubtest.Options{
-		Handle: func(_ context.Context, tool string, input json.RawMessage) (json.RawMessage, *jsonrpc2.Error) {
-			e := &jsonrpc2.Error{Code: -32000, Message: "执行失败：音量级别超出范围（0-100）。"}
-			e.SetError(map[string]string{"details": "the amplifier is off"})
-			return nil, e
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dev.Close()
 	cs, changed := connect(t, addr, "")
-	if _, err := dev.Register(t.Context(), barMAC, hubtest.Tools); err != nil {
-		t.Fatal(err)
-	}
-	waitListed(t, cs, changed, barMAC+"__amplify_volume")
+	attachBar(t, addr, hubtest.Tools, func(_ context.Context, tool string, input json.RawMessage) (json.RawMessage, *jsonrpc2.Error) {
+		e := &jsonrpc2.Error{Code: -32000, Message: "执行失败：音量级别超出范围（0-100）。"}
+		e.SetError(map[string]string{"details": "the amplifier is off"})
+		return nil, e
+	})
+	mcpclient.WaitListed(t, cs, changed, barMAC+"__amplify_volume")
 	res := call(t, cs, barMAC+"__amplify_volume", map[string]any{"level": 20})
 	want := barMAC + "__amplify_volume: the device " + barMAC + " answered 执行失败：音量级别超出范围（0-100）。 (-32000): the amplifier is off"
 	if !res.IsError || text(res) != want {
@@ -147,13 +139,13 @@ func TestDeviceDisconnects(t *testing.T) {
 		c.Agent.DeviceAliases = map[string]string{"02:00:00:00:00:01": "desk"} // as written, not normalised
 	})
 	cs, changed := connect(t, addr, "")
-	if names := toolNames(t, cs); slices.ContainsFunc(names, func(n string) bool { return strings.Contains(n, mcpserver.Sep) }) {
+	if names := mcpclient.ToolNames(t, cs); slices.ContainsFunc(names, func(n string) bool { return strings.Contains(n, mcpserver.Sep) }) {
 		t.Fatalf("device tools listed before any device registered: %v", names)
 	}
 
 	desk := startSim(t, addr, deskMAC)
 	waitChanged(t, changed)
-	waitListed(t, cs, changed, "desk__amplify_volume")
+	mcpclient.WaitListed(t, cs, changed, "desk__amplify_volume")
 	drain(changed)
 
 	if err := desk.Close(); err != nil {
@@ -163,7 +155,7 @@ func TestDeviceDisconnects(t *testing.T) {
 	// A list_changed of the registration may still have been on its way: the listing may take
 	// one more notification to lose the tools.
 	deadline := time.Now().Add(wait)
-	for names := toolNames(t, cs); slices.Contains(names, "desk__amplify_volume"); names = toolNames(t, cs) {
+	for names := mcpclient.ToolNames(t, cs); slices.Contains(names, "desk__amplify_volume"); names = mcpclient.ToolNames(t, cs) {
 		if time.Now().After(deadline) {
 			t.Fatalf("after the device disconnected, tools/list still has its tools: %v", names)
 		}
@@ -176,27 +168,11 @@ func TestDeviceDisconnects(t *testing.T) {
 	}
 
 	// A query in flight when the device's line drops.
-	started := make(chan struct{})
+	started := make(chan struct{}, 1)
 	hold := make(chan struct{})
 	defer close(hold)
-	dev, err := hubtest.Dial(t.Context(), "ws://"+addr+"/", &hubtest.Options{
-		Handle: func(ctx context.Context, tool string, input json.RawMessage) (json.RawMessage, *jsonrpc2.Error) {
-			close(started)
-			select {
-			case <-hold:
-			case <-ctx.Done():
-			}
-			return json.RawMessage(`{}`), nil
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dev.Close()
-	if _, err := dev.Register(t.Context(), barMAC, hubtest.Tools); err != nil {
-		t.Fatal(err)
-	}
-	waitListed(t, cs, changed, barMAC+"__get_status")
+	dev := attachBar(t, addr, hubtest.Tools, holding(started, hold))
+	mcpclient.WaitListed(t, cs, changed, barMAC+"__get_status")
 	go func() {
 		<-started
 		dev.Close()
@@ -231,7 +207,7 @@ func TestToken(t *testing.T) {
 	}
 
 	cs, changed := connect(t, addr, token)
-	waitListed(t, cs, changed, deskMAC+"__amplify_volume")
+	mcpclient.WaitListed(t, cs, changed, deskMAC+"__amplify_volume")
 }
 
 // Close ends the MCP sessions, so the server's shutdown does not wait for their event streams.
@@ -259,15 +235,8 @@ func TestCloseEndsSessions(t *testing.T) {
 func TestToolsChanged(t *testing.T) {
 	_, addr := startServe(t, nil)
 	cs, changed := connect(t, addr, "")
-	dev, err := hubtest.Dial(t.Context(), "ws://"+addr+"/", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dev.Close()
-	if _, err := dev.Register(t.Context(), barMAC, hubtest.Tools); err != nil {
-		t.Fatal(err)
-	}
-	waitListed(t, cs, changed, barMAC+"__amplify_volume", barMAC+"__get_status")
+	dev := attachBar(t, addr, hubtest.Tools, nil)
+	mcpclient.WaitListed(t, cs, changed, barMAC+"__amplify_volume", barMAC+"__get_status")
 	drain(changed)
 
 	const only = `[{"name":"get_status","description":"Read the device's state, again.","main_type":"remote","sub_type":"query","parameters":{"type":"object","properties":{"verbose":{"type":"boolean"}}}}]`
@@ -355,7 +324,7 @@ func TestBadJSON(t *testing.T) {
 		t.Errorf("a truncated body: %d %s, want 400 with a -32700 parse error", code, body)
 	}
 	cs, changed := connect(t, addr, "")
-	waitListed(t, cs, changed, "calculate")
+	mcpclient.WaitListed(t, cs, changed, "calculate")
 }
 
 // Control calls answered at once but still waiting for a silent device are bounded: past
@@ -364,24 +333,9 @@ func TestControlCallsNotWaitedForAreBounded(t *testing.T) {
 	_, addr := startServe(t, nil)
 	release := make(chan struct{})
 	defer close(release)
-	dev, err := hubtest.Dial(t.Context(), "ws://"+addr+"/", &hubtest.Options{
-		Handle: func(ctx context.Context, tool string, input json.RawMessage) (json.RawMessage, *jsonrpc2.Error) {
-			select { // a device that does not answer until the test ends
-			case <-release:
-			case <-ctx.Done():
-			}
-			return json.RawMessage(`{"status":"success"}`), nil
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dev.Close()
 	cs, changed := connect(t, addr, "")
-	if _, err := dev.Register(t.Context(), barMAC, hubtest.Tools); err != nil {
-		t.Fatal(err)
-	}
-	waitListed(t, cs, changed, barMAC+"__amplify_volume")
+	attachBar(t, addr, hubtest.Tools, holding(nil, release)) // a device that does not answer until the test ends
+	mcpclient.WaitListed(t, cs, changed, barMAC+"__amplify_volume")
 	for i := range mcpserver.MaxLater {
 		if res := call(t, cs, barMAC+"__amplify_volume", map[string]any{"level": i}); res.IsError {
 			t.Fatalf("control call %d: %q, want success at once", i+1, text(res))

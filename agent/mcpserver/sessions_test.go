@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/devicectl/devicectl/agent/hub/hubtest"
 	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/internal/testing/mcpclient"
 )
 
 func ping(t *testing.T, cs *mcp.ClientSession) error {
@@ -73,24 +73,8 @@ func TestSessionsAllBusy(t *testing.T) {
 	cs, changed := connect(t, addr, "")
 	started := make(chan struct{}, 1)
 	hold := make(chan struct{})
-	dev, err := hubtest.Dial(t.Context(), "ws://"+addr+"/", &hubtest.Options{
-		Handle: func(ctx context.Context, _ string, _ json.RawMessage) (json.RawMessage, *jsonrpc2.Error) {
-			started <- struct{}{}
-			select {
-			case <-hold:
-			case <-ctx.Done():
-			}
-			return json.RawMessage(`{}`), nil
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dev.Close()
-	if _, err := dev.Register(t.Context(), barMAC, hubtest.Tools); err != nil {
-		t.Fatal(err)
-	}
-	waitListed(t, cs, changed, barMAC+"__get_status")
+	attachBar(t, addr, hubtest.Tools, holding(started, hold))
+	mcpclient.WaitListed(t, cs, changed, barMAC+"__get_status")
 	called := make(chan *mcp.CallToolResult, 1)
 	go func() { called <- call(t, cs, barMAC+"__get_status", nil) }()
 	<-started

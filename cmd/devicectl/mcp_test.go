@@ -7,9 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -21,6 +19,8 @@ import (
 	"github.com/devicectl/devicectl/internal/config"
 	devhw "github.com/devicectl/devicectl/internal/hardware"
 	"github.com/devicectl/devicectl/internal/simdevice"
+	"github.com/devicectl/devicectl/internal/testing/mcpclient"
+	"github.com/devicectl/devicectl/internal/testing/mcpinspector"
 	"github.com/devicectl/devicectl/internal/testing/serveproc"
 	"github.com/devicectl/devicectl/internal/testing/servetest"
 )
@@ -59,23 +59,10 @@ func TestMCPCommand(t *testing.T) {
 
 // An MCP host that launches devicectl mcp, configured as the README shows (mcpServers, command
 // and args): the MCP Inspector 0.15.0's CLI (scripts/mcp-inspector.sh installs it) drives the
-// real binary, which passes it on to serve with the token. Opt in with DEVICECTL_MCP_INSPECTOR=1;
-// with it set, a missing npx or Inspector fails the test.
+// real binary, which passes it on to serve with the token. Opt in with DEVICECTL_MCP_INSPECTOR=1
+// (internal/testing/mcpinspector).
 func TestMCPCommandInspector(t *testing.T) {
-	if os.Getenv("DEVICECTL_MCP_INSPECTOR") != "1" {
-		t.Skip("set DEVICECTL_MCP_INSPECTOR=1 (after scripts/mcp-inspector.sh) to run the MCP Inspector's CLI")
-	}
-	npx, err := exec.LookPath("npx")
-	if err != nil {
-		t.Fatalf("DEVICECTL_MCP_INSPECTOR=1 but npx is not on PATH: %v", err)
-	}
-	dir, err := filepath.Abs("../../agent/mcpserver/testdata/inspector")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "inspector", "package.json")); err != nil {
-		t.Fatalf("DEVICECTL_MCP_INSPECTOR=1 but the Inspector is not installed (run scripts/mcp-inspector.sh): %v", err)
-	}
+	cli := mcpinspector.Find(t)
 	bin := serveproc.Build(t)
 
 	const mac = "02-00-00-00-00-31"
@@ -83,20 +70,7 @@ func TestMCPCommandInspector(t *testing.T) {
 	c.Agent.DeviceAliases = map[string]string{mac: "robot"}
 	addr, tokenFile := startAgent(t, c, "inspector-token")
 	// A session of our own first, to know when serve's MCP server lists the device's tools.
-	changed := make(chan struct{}, 16)
-	watcher := mcp.NewClient(&mcp.Implementation{Name: "watcher", Version: "test"}, &mcp.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
-	})
-	waitCtx, cancelWait := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancelWait()
-	cs, err := watcher.Connect(waitCtx, &mcp.StreamableClientTransport{
-		Endpoint:   "http://" + addr + "/mcp",
-		HTTPClient: &http.Client{Transport: bearerRoundTripper{"inspector-token"}},
-	}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs, changed := mcpclient.Connect(t, "http://"+addr+"/mcp", "inspector-token")
 	volumes := make(chan int, 16)
 	dc := config.Defaults()
 	dc.Device.StateDir = t.TempDir()
@@ -105,20 +79,7 @@ func TestMCPCommandInspector(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer dev.Close()
-	for {
-		res, err := cs.ListTools(waitCtx, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if slices.ContainsFunc(res.Tools, func(tool *mcp.Tool) bool { return tool.Name == "robot__amplify_volume" }) {
-			break
-		}
-		select {
-		case <-changed:
-		case <-waitCtx.Done():
-			t.Fatal("serve's MCP server did not list robot__amplify_volume")
-		}
-	}
+	mcpclient.WaitListed(t, cs, changed, "robot__amplify_volume")
 
 	hosts := filepath.Join(t.TempDir(), "hosts.json")
 	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"robot": map[string]any{
@@ -129,19 +90,7 @@ func TestMCPCommandInspector(t *testing.T) {
 	}
 	inspect := func(args ...string) string {
 		t.Helper()
-		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-		defer cancel()
-		argv := append([]string{"--no-install", "@modelcontextprotocol/inspector", "--cli", "--config", hosts, "--server", "robot"}, args...)
-		cmd := exec.CommandContext(ctx, npx, argv...)
-		cmd.Dir = dir
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		out, err := cmd.Output()
-		t.Logf("$ npx %s\n%s%s", strings.Join(argv, " "), out, stderr.String())
-		if err != nil {
-			t.Fatalf("the Inspector failed: %v", err)
-		}
-		return string(out)
+		return string(cli.Run(t, append([]string{"--config", hosts, "--server", "robot"}, args...)...))
 	}
 	if out := inspect("--method", "tools/list"); !strings.Contains(out, `"name": "robot__amplify_volume"`) {
 		t.Error("the Inspector's tools/list through devicectl mcp lacks robot__amplify_volume")
@@ -154,21 +103,12 @@ func TestMCPCommandInspector(t *testing.T) {
 		if v != 30 {
 			t.Errorf("the sim speaker was set to %d, want 30", v)
 		}
-	case <-waitCtx.Done():
+	case <-time.After(10 * time.Second):
 		t.Fatal("the sim speaker did not move")
 	}
 	if out := inspect("--method", "tools/call", "--tool-name", "robot__amplify_volume", "--tool-arg", "level=150"); !strings.Contains(out, `"isError": true`) || !strings.Contains(out, "150 is greater than the maximum 100") {
 		t.Error("tools/call robot__amplify_volume level=150 through devicectl mcp is not a tool error naming the maximum")
 	}
-}
-
-// bearerRoundTripper sends a bearer token.
-type bearerRoundTripper struct{ token string }
-
-func (b bearerRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return http.DefaultTransport.RoundTrip(r)
 }
 
 func TestMCPCommandUsage(t *testing.T) {

@@ -24,6 +24,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/devicectl/devicectl/internal/testing/execload"
 	"github.com/devicectl/devicectl/internal/testing/leakcheck"
 )
 
@@ -40,9 +41,6 @@ const (
 	// loadCalls is how many executes the loaded RSS is measured over: docs/design.md's target is
 	// the RSS after 100k calls.
 	loadCalls = 100000
-	// pipelineWindow is how many executes the load keeps outstanding: devicectl's default bound on
-	// calls in flight (more would be answered busy), as in device/bench_test.go.
-	pipelineWindow = 8
 	// waitLimit bounds each wait for something that takes milliseconds when it works.
 	waitLimit = 10 * time.Second
 )
@@ -232,7 +230,7 @@ func newServer() *server {
 		if err != nil {
 			return
 		}
-		l := &line{ws: c, registration: reg, at: at, frames: make(chan []byte, 2*pipelineWindow)}
+		l := &line{ws: c, registration: reg, at: at, frames: make(chan []byte, 2*execload.Window)}
 		defer close(l.frames)
 		select {
 		case s.lines <- l:
@@ -428,56 +426,26 @@ func (w *peakWatch) peak() (int64, error) {
 	return max(<-w.sampled, rss), err
 }
 
-func executeFrame(i int) []byte {
-	return fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"mcp/tool/execute","params":{"tool_name":"amplify_volume","tool_input":{"level":%d}},"id":"tool-call-%d"}`, i%101, i)
-}
-
-// pipeline keeps pipelineWindow executes outstanding on l, sending the next as each answer
+// pipeline keeps execload.Window executes outstanding on l, sending the next as each answer
 // arrives, until n have been answered with a result; it returns how long that took.
 func pipeline(l *line, n int) (time.Duration, error) {
 	ctx := context.Background()
-	start := time.Now()
-	window := make(chan struct{}, pipelineWindow)
-	stop := make(chan struct{})
-	errc := make(chan error, 1)
-	go func() {
-		defer close(stop)
-		silence := time.NewTimer(waitLimit)
-		defer silence.Stop()
-		for range n {
-			var f []byte
-			var ok bool
-			silence.Reset(waitLimit)
-			select {
-			case f, ok = <-l.frames:
-			case <-silence.C:
-			}
-			if !ok {
-				errc <- errors.New("the line ended, or went silent, before every call was answered")
-				return
-			}
-			var m struct{ Result, Error json.RawMessage }
-			if err := json.Unmarshal(f, &m); err != nil || m.Result == nil || m.Error != nil {
-				errc <- fmt.Errorf("answer %s is not a result", f)
-				return
-			}
-			<-window
-		}
-		errc <- nil
-	}()
-	for i := range n {
+	silence := time.NewTimer(waitLimit)
+	defer silence.Stop()
+	return execload.Pipeline(n, execload.Frame, func(f []byte) error {
+		return l.ws.Write(ctx, websocket.MessageText, f)
+	}, func() ([]byte, error) {
+		// The reading gives up when the line ends or goes silent, so a failed send ends it too.
+		silence.Reset(waitLimit)
 		select {
-		case window <- struct{}{}:
-		case <-stop:
-			return 0, <-errc
+		case f, ok := <-l.frames:
+			if ok {
+				return f, nil
+			}
+		case <-silence.C:
 		}
-		if err := l.ws.Write(ctx, websocket.MessageText, executeFrame(i)); err != nil {
-			<-stop // the reader gives up when the line ends or goes silent
-			return 0, err
-		}
-	}
-	err := <-errc
-	return time.Since(start), err
+		return nil, errors.New("the line ended, or went silent, before every call was answered")
+	})
 }
 
 // median of xs, which it sorts.
@@ -626,7 +594,7 @@ func TestProgramsServe(t *testing.T) {
 			t.Errorf("%s registered with %s, want %s", sd.name, l.registration, want)
 		}
 		w := watchPeak(p.pid())
-		if _, err := pipeline(l, 3*pipelineWindow); err != nil {
+		if _, err := pipeline(l, 3*execload.Window); err != nil {
 			t.Errorf("%s: %v%s", sd.name, err, p.tail())
 		}
 		rss, _, err := memory(p.pid())

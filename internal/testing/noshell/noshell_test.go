@@ -44,6 +44,8 @@ var reviewed = map[string]string{
 	"internal/testing/a2ajs/a2ajs.go:(*Clients).Run:cl.node": "a test helper: cl.node is exec.LookPath(\"node\"), " +
 		"running the @a2a-js/sdk clients' check.mjs against a server the test started.",
 	"internal/testing/serveproc/serveproc.go:Run:bin": "a test helper: bin is the devicectl binary the test built, the config one the test wrote.",
+	"internal/testing/mcpinspector/mcpinspector.go:(*CLI).Run:c.npx": "a test helper: c.npx is exec.LookPath(\"npx\") " +
+		"(Find), running the MCP Inspector installed in the tree with the test's arguments.",
 	"internal/testing/serveproc/serveproc.go:Build:gobin": "a test helper: the go command " +
 		"($GO, else go on PATH) building devicectl for the test.",
 	"internal/testing/pgtest/pgtest.go:start:filepath.Join(bin, \"postgres\")": "a test helper: bin is binDir(), the directory " +

@@ -1,0 +1,95 @@
+package mcpinspector
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Version is the Inspector the install pins.
+const Version = "0.15.0"
+
+// installDir is where scripts/mcp-inspector.sh installs the Inspector, from the module's root.
+const installDir = "agent/mcpserver/testdata/inspector"
+
+// runLimit bounds one run of the CLI: npx and node start in seconds, the call itself takes
+// milliseconds.
+const runLimit = 2 * time.Minute
+
+// CLI is the installed Inspector's command-line mode.
+type CLI struct {
+	npx string
+	dir string // the install: npx runs there, to find it without the registry
+}
+
+// Find returns the installed Inspector. It skips t unless DEVICECTL_MCP_INSPECTOR=1, and fails t
+// when npx is not on PATH or the install is missing or holds another version than Version.
+func Find(t testing.TB) *CLI {
+	t.Helper()
+	if os.Getenv("DEVICECTL_MCP_INSPECTOR") != "1" {
+		t.Skip("set DEVICECTL_MCP_INSPECTOR=1 (after scripts/mcp-inspector.sh) to run the MCP Inspector's CLI")
+	}
+	npx, err := exec.LookPath("npx")
+	if err != nil {
+		t.Fatalf("DEVICECTL_MCP_INSPECTOR=1 but npx is not on PATH: %v", err)
+	}
+	root, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, filepath.FromSlash(installDir))
+	pkg, err := os.ReadFile(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "inspector", "package.json"))
+	if err != nil {
+		t.Fatalf("DEVICECTL_MCP_INSPECTOR=1 but the Inspector is not installed (run scripts/mcp-inspector.sh): %v", err)
+	}
+	var meta struct{ Version string }
+	if err := json.Unmarshal(pkg, &meta); err != nil || meta.Version != Version {
+		t.Fatalf("%s holds Inspector %q (%v), want %s (run scripts/mcp-inspector.sh)", installDir, meta.Version, err, Version)
+	}
+	return &CLI{npx: npx, dir: dir}
+}
+
+// Run runs the Inspector's CLI with args (what follows --cli: the server, then the method and
+// its arguments), logs the command and what it printed, and returns its standard output. A run
+// that fails, or takes over two minutes, fails t.
+func (c *CLI) Run(t testing.TB, args ...string) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), runLimit)
+	defer cancel()
+	argv := append([]string{"--no-install", "@modelcontextprotocol/inspector", "--cli"}, args...)
+	cmd := exec.CommandContext(ctx, c.npx, argv...)
+	cmd.Dir = c.dir
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	t.Logf("$ npx %s\n%s%s", strings.Join(argv, " "), out, stderr.String())
+	if err != nil {
+		t.Fatalf("the Inspector failed: %v\n%s", err, stderr.String())
+	}
+	return out
+}
+
+// moduleRoot is the nearest directory at or above the working directory (a test's is its
+// package's) that holds go.mod.
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.mod at or above the working directory")
+		}
+		dir = parent
+	}
+}
