@@ -4,7 +4,7 @@
 #   make build   stamped binary in bin/ with every command, not stripped (74.3 MB on amd64);
 #                TAGS=openapi adds OpenAPI tool sets
 #   make test    gofmt, go vet, go mod tidy check, board-deps, go test -race, and tests again with
-#                -tags openapi (command, daemon) and with BOARD_TAGS (command, daemon)
+#                -tags openapi (command, daemon) and with BOARD_TAGS (command, daemon, config)
 #   make cross   stripped static linux binaries in dist/, with SHA256SUMS: the boards' (armv6,
 #                armv7, arm64, riscv64) without BOARD_TAGS's features (armv6: 9,429,154 bytes, of
 #                9 MiB), amd64 with everything
@@ -52,7 +52,7 @@ build:
 test: lint tidy-check
 	$(GO) test -race ./...
 	$(GO) test -race -tags openapi ./cmd/devicectl ./internal/daemon
-	$(GO) test -tags '$(BOARD_TAGS)' ./cmd/devicectl ./internal/daemon
+	$(GO) test -tags '$(BOARD_TAGS)' ./cmd/devicectl ./internal/daemon ./internal/config
 
 lint: fmt-check vet board-deps
 

@@ -12,6 +12,68 @@ import (
 	"testing"
 )
 
+// Every agent and llm key rejects a bad value with an error naming the key, the problem and the
+// line, as TestBadValues checks the others.
+func TestAgentBadValues(t *testing.T) {
+	tested := checkBadValues(t, []badValue{
+		{"agent.listen", ":http", `port "http" is not a number`},
+		{"agent.listen", "localhost", `"localhost" is not host:port (e.g. 127.0.0.1:8765)`},
+		{"agent.planner", "gpt", `"gpt" is not one of rules, llm`},
+		{"agent.turn_timeout", "0s", "must be positive"},
+		{"agent.wait_for_control", "maybe", "is not true or false"},
+		{"agent.state_dir", "[a]", "want a single value"},
+		{"agent.token_file", "{a: b}", "want a single value"},
+		{"agent.device_tokens_file", "[a, b]", "want a single value"},
+		{"agent.device_aliases", "[desk]", "want name: value pairs, got a list"},
+		{"agent.web", "yes please", "is not true or false"},
+		{"agent.public_url", "robot.example", "is not an http:// or https:// URL"},
+		{"agent.allowed_hosts", "robot.lan", "want a list"},
+		{"agent.allowed_origins", `[http://a, ""]`, "item 2 is empty"},
+		{"agent.devices_open", "sometimes", "is not true or false"},
+		{"agent.timezone", "Mars/Olympus", `"Mars/Olympus" is not an IANA time zone name`},
+		{"agent.store", "mysql://db.example/devicectl", "not a postgres:// or postgresql:// URL"},
+		{"agent.reminders.grace", "soon", "is not a duration"},
+		{"agent.tasks.keep.age", "0s", "must be positive"},
+		{"agent.tasks.keep.count", "0", "out of range"},
+		{"agent.limits.connections", "0", "out of range"},
+		{"agent.limits.connections_per_address", "-1", "out of range"},
+		{"agent.limits.header_timeout", "never", "is not a duration"},
+		{"agent.limits.body_timeout", "0s", "must be positive"},
+		{"agent.limits.idle_timeout", "-1s", "must be positive"},
+		{"agent.limits.write_timeout", "0s", "must be positive"},
+		{"agent.limits.request_bytes", "lots", "size"},
+		{"agent.limits.message_bytes", "[1]", "want a single value"},
+		{"agent.limits.task_history", "1", "out of range"},
+		{"agent.limits.tools_per_device", "0", "out of range"},
+		{"agent.limits.schema_bytes", "big", "size"},
+		{"agent.limits.mcp_sessions", "0", "out of range"},
+		{"agent.limits.mcp_session_idle", "0s", "must be positive"},
+		{"agent.limits.turns", "0", "out of range"},
+		{"agent.limits.web_call_bytes", "{}", "want a single value"},
+		{"agent.limits.web_calls", "0", "out of range"},
+		{"agent.search.searxng_url", "searx.local", "is not an http:// or https:// URL"},
+		{"agent.stt.engine", "whisper", `"whisper" is not one of auto, command, openai, none`},
+		{"agent.cluster.nats", "http://n:4222", "want nats://HOST:PORT"},
+		{"agent.cluster.nats", "nats://a:4222,b:4222", `URL 2 ("b:4222"): want nats://HOST:PORT`},
+		{"agent.cluster.token_file", "[a]", "want a single value"},
+		{"agent.cluster.name", "a.b", "want 1 to 32 of A-Z a-z 0-9 _ -"},
+		{"agent.cluster.node", "node 1", "want 1 to 64 of A-Z a-z 0-9 _ -"},
+		{"agent.cluster.ttl", "0s", "must be positive"},
+		{"agent.stt.command", "[a, '']", "item 2 is empty"},
+		{"agent.stt.base_url", "localhost:8080", "is not an http:// or https:// URL"},
+		{"agent.stt.model", "[a]", "want a single value"},
+		{"agent.stt.api_key_file", "{}", "want a single value"},
+		{"llm.base_url", "ftp://x/v1", "is not an http:// or https:// URL"},
+		{"llm.model", "[a]", "want a single value"},
+		{"llm.api_key_file", "{}", "want a single value"},
+	})
+	for _, s := range agentKeys() {
+		if !tested[s.key] {
+			t.Errorf("no bad-value case for %s", s.key)
+		}
+	}
+}
+
 func TestAgentDefaults(t *testing.T) {
 	a := Defaults().Agent
 	if a.Listen != "127.0.0.1:8765" || a.Planner != PlannerRules || a.WaitForControl || a.TurnTimeout <= 0 {

@@ -24,7 +24,8 @@ func toolSetSettings() []setting {
 
 // leftOutSetsKey reads a list of tool sets of a kind this build leaves out: one empty item per
 // entry, which the daemon then refuses by name (left out of this build), without compiling the
-// kind's keys into a binary that cannot use them.
+// kind's keys into a binary that cannot use them. An empty list is nil, as itemsKey reads it, so
+// that a board sees the same config as a laptop in it (a reload compares them).
 func leftOutSetsKey[T any](key, usage string, list func(*Config) *[]T) setting {
 	return setting{key: key, usage: usage, typ: "list",
 		get: func(c *Config) string { return countItems(len(*list(c))) },
@@ -32,7 +33,11 @@ func leftOutSetsKey[T any](key, usage string, list func(*Config) *[]T) setting {
 			if read, err := listToRead(key, n); !read {
 				return err
 			}
-			*list(c) = make([]T, len(n.Content))
+			var items []T
+			if len(n.Content) > 0 {
+				items = make([]T, len(n.Content))
+			}
+			*list(c) = items
 			return nil
 		},
 	}

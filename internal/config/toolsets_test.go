@@ -20,15 +20,6 @@ toolsets:
       prefix: lights_
       drop_after: 1m
     - url: http://127.0.0.1:9628
-  openapi:
-    - spec: /etc/devicectl/weather.yaml
-      base_url: https://api.example.com/v1
-      server_variables: {region: eu}
-      operations: [getForecast]
-      bearer_token_file: /etc/devicectl/weather.token
-      api_key_file: /etc/devicectl/weather.key
-      api_key_scheme: api_key
-      timeout: 3s
 `
 	c := Defaults()
 	if err := Parse([]byte(doc), c); err != nil {
@@ -46,16 +37,7 @@ toolsets:
 	lights.DropAfter = time.Minute
 	second := DefaultOpenToolSet()
 	second.URL = "http://127.0.0.1:9628"
-	weather := DefaultOpenAPISet()
-	weather.Spec = "/etc/devicectl/weather.yaml"
-	weather.BaseURL = "https://api.example.com/v1"
-	weather.ServerVariables = map[string]string{"region": "eu"}
-	weather.Operations = []string{"getForecast"}
-	weather.BearerTokenFile = "/etc/devicectl/weather.token"
-	weather.APIKeyFile = "/etc/devicectl/weather.key" // with the token: the Petstore needs both
-	weather.APIKeyScheme = "api_key"
-	weather.Timeout = 3 * time.Second
-	want := ToolSetsConfig{OpenTool: []OpenToolSetConfig{lights, second}, OpenAPI: []OpenAPISetConfig{weather}}
+	want := ToolSetsConfig{OpenTool: []OpenToolSetConfig{lights, second}}
 	if !reflect.DeepEqual(c.ToolSets, want) {
 		t.Errorf("toolsets =\n%+v\nwant\n%+v", c.ToolSets, want)
 	}
@@ -64,48 +46,9 @@ toolsets:
 	}
 }
 
-func TestParseMCPSets(t *testing.T) {
-	doc := `
-toolsets:
-  mcp:
-    - name: everything
-      command: [npx, -y, "@modelcontextprotocol/server-everything", stdio]
-      env: {DEBUG: "1"}
-      tools: [echo]
-      sub_types: {echo: control}
-    - name: remote
-      url: http://127.0.0.1:3001/mcp
-      token_file: /etc/devicectl/mcp.token
-      prefix: r_
-      timeout: 5s
-      init_timeout: 2s
-`
-	c := Defaults()
-	if err := Parse([]byte(doc), c); err != nil {
-		t.Fatal(err)
-	}
-	every := DefaultMCPSet()
-	every.Name = "everything"
-	every.Command = []string{"npx", "-y", "@modelcontextprotocol/server-everything", "stdio"}
-	every.Env = map[string]string{"DEBUG": "1"}
-	every.Tools = []string{"echo"}
-	every.SubTypes = map[string]string{"echo": "control"}
-	every.Prefix = "everything_" // the default: the name and _
-	remote := DefaultMCPSet()
-	remote.Name = "remote"
-	remote.URL = "http://127.0.0.1:3001/mcp"
-	remote.TokenFile = "/etc/devicectl/mcp.token"
-	remote.Prefix = "r_"
-	remote.Timeout = 5 * time.Second
-	remote.InitTimeout = 2 * time.Second
-	if want := []MCPSetConfig{every, remote}; !reflect.DeepEqual(c.ToolSets.MCP, want) {
-		t.Errorf("toolsets.mcp =\n%+v\nwant\n%+v", c.ToolSets.MCP, want)
-	}
-}
-
 // Each mistake is named by its key, down to the item and the line.
 func TestToolSetErrors(t *testing.T) {
-	for _, tc := range []struct{ doc, want string }{
+	checkParseErrors(t, []parseError{
 		{"toolsets:\n  opentool:\n    - api_key_file: k\n", "toolsets.opentool[1].url: missing"},
 		{"toolsets:\n  opentool:\n    - url: ftp://x\n", `toolsets.opentool[1].url: "ftp://x" is not an http:// or https:// URL (line 3)`},
 		{"toolsets:\n  opentool:\n    - url: http://x\n      sub_type: maybe\n", `toolsets.opentool[1].sub_type: "maybe" is not query or control (line 4)`},
@@ -116,24 +59,17 @@ func TestToolSetErrors(t *testing.T) {
 		{"toolsets:\n  opentool:\n    url: http://x\n", "toolsets.opentool: want a list of mappings"},
 		{"toolsets:\n  opentool:\n    - http://x\n", "toolsets.opentool[1]: want a mapping"},
 		{"toolsets:\n  opentool:\n    - url: http://x\n      timeout: soon\n", `toolsets.opentool[1].timeout: "soon" is not a duration`},
-		{"toolsets:\n  openapi:\n    - base_url: http://x\n", "toolsets.openapi[1].spec: missing"},
-		{"toolsets:\n  openapi:\n    - spec: a.yaml\n      api_key_scheme: key\n", "toolsets.openapi[1].api_key_scheme: set without api_key_file"},
-		{"toolsets:\n  openapi:\n    - spec: a.yaml\n      api_key_file: k\n      api_key_scheme: key\n      api_key_header: X-Key\n", "toolsets.openapi[1].api_key_header: set with api_key_scheme"},
-		{"toolsets:\n  openapi:\n    - spec: a.yaml\n      api_key_header: X-Key\n", "toolsets.openapi[1].api_key_header: set without api_key_file"},
 		{"toolsets:\n  grpc: []\n", "toolsets.grpc: unknown key"},
-		{"toolsets:\n  mcp:\n    - command: [x]\n", "toolsets.mcp[1].name: missing"},
-		{"toolsets:\n  mcp:\n    - name: a\n      command: [x]\n    - name: b\n", "toolsets.mcp[2].command: missing: set command (a stdio server's argv) or url"},
-		{"toolsets:\n  mcp:\n    - name: a\n      command: [x]\n      url: http://x/mcp\n", "toolsets.mcp[1].url: set command or url, not both"},
-		{"toolsets:\n  mcp:\n    - name: a\n      command: [x]\n      token_file: t\n", "toolsets.mcp[1].token_file: set without url"},
-		{"toolsets:\n  mcp:\n    - name: a\n      command: x\n", "toolsets.mcp[1].command: want a list"},
-		{"toolsets:\n  mcp:\n    - name: a\n      url: http://x/mcp\n      env: {A: b}\n", "toolsets.mcp[1].env: set with url"},
-		{"toolsets:\n  mcp:\n    - name: a\n      command: [x, \"\"]\n", "toolsets.mcp[1].command: item 2 is empty"},
-		{"toolsets:\n  mcp:\n    - name: my set\n      command: [x]\n", `toolsets.mcp[1].name: "my set": use letters, digits, _ and -`},
-		{"toolsets:\n  mcp:\n    - name: a\n      prefix: a.\n      command: [x]\n", `toolsets.mcp[1].prefix: "a.": use letters`},
-		{"toolsets:\n  mcp:\n    - name: a\n      url: stdio:x\n", `toolsets.mcp[1].url: "stdio:x" is not an http:// or https:// URL`},
-		{"toolsets:\n  mcp:\n    - name: a\n      command: [x]\n      init_timeout: 0s\n", `toolsets.mcp[1].init_timeout: "0s" must be positive`},
 		{"opentool:\n  listen: 9627\n", `opentool.listen: "9627" is not host:port`},
-	} {
+	})
+}
+
+// A parseError is a config file that Parse or Check must refuse with an error containing want.
+type parseError struct{ doc, want string }
+
+func checkParseErrors(t *testing.T, cases []parseError) {
+	t.Helper()
+	for _, tc := range cases {
 		c := Defaults()
 		err := Parse([]byte(tc.doc), c)
 		if err == nil {
@@ -142,6 +78,62 @@ func TestToolSetErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: error = %v, want one containing %q", tc.doc, err, tc.want)
 		}
+	}
+}
+
+// Every entry of a tool-set list is kept, in every build: the daemon loads each, or refuses it by
+// its key where the build leaves its kind out (toolsets_*_board_test.go). An empty list is no tool
+// sets, the same as no key at all, so that a reload adding one sees nothing changed.
+func TestToolSetEntriesKept(t *testing.T) {
+	doc := `
+toolsets:
+  opentool:
+    - url: http://192.168.1.20:9627
+  openapi:
+    - spec: a.yaml
+    - spec: b.yaml
+  mcp:
+    - {name: a, command: [a-server]}
+    - {name: b, url: "http://127.0.0.1:3001/mcp"}
+    - {name: c, command: [c-server]}
+`
+	c := Defaults()
+	if err := Parse([]byte(doc), c); err != nil {
+		t.Fatal(err)
+	}
+	if n := [3]int{len(c.ToolSets.OpenTool), len(c.ToolSets.OpenAPI), len(c.ToolSets.MCP)}; n != [3]int{1, 2, 3} {
+		t.Errorf("opentool, openapi, mcp: %v entries, want [1 2 3]", n)
+	}
+	for _, doc := range []string{
+		"toolsets:\n  opentool: []\n  openapi: []\n  mcp: []\n",
+		"toolsets:\n  opentool:\n  openapi:\n  mcp:\n",
+	} {
+		c := Defaults()
+		if err := Parse([]byte(doc), c); err != nil {
+			t.Errorf("%q: %v", doc, err)
+		} else if !reflect.DeepEqual(c.ToolSets, Defaults().ToolSets) {
+			t.Errorf("%q: toolsets = %#v, want %#v", doc, c.ToolSets, Defaults().ToolSets)
+		}
+	}
+}
+
+// checkLeftOut checks a build that leaves out key's kind of tool set: its entries are counted
+// whatever they hold, for the daemon to refuse each by its key and say the build leaves it out.
+// Dropping one would start the device without tools its config asks for.
+func checkLeftOut(t *testing.T, key string, entries func(*Config) int) {
+	t.Helper()
+	for _, k := range Keys(Defaults()) {
+		if k.Name == key && (len(k.Items) > 0 || !strings.Contains(k.Usage, "not in this build")) {
+			t.Errorf("%s in this build: %d item keys, usage %q; want none, and that it is not in this build", key, len(k.Items), k.Usage)
+		}
+	}
+	doc, _ := yamlFor(key, "[{name: a, command: [x]}, {spec: a.yaml, colour: red}, 5]")
+	c := Defaults()
+	if err := Parse([]byte(doc), c); err != nil {
+		t.Fatalf("%q: %v", doc, err)
+	}
+	if n := entries(c); n != 3 {
+		t.Errorf("%q: %d entries, want 3", doc, n)
 	}
 }
 
