@@ -2,12 +2,13 @@ package a2ajs
 
 import (
 	"context"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/devicectl/devicectl/internal/testing/modroot"
 )
 
 // modules are the clients check.mjs imports, as package.json names them.
@@ -29,6 +30,9 @@ type Checks struct {
 	SlowText, WantReply string
 }
 
+// clientsDir is where scripts/a2a-js.sh installs the clients, beside check.mjs.
+const clientsDir = "agent/a2a/testdata/js"
+
 // Need skips t unless DEVICECTL_A2A_JS is 1, and fails it when node or the clients are missing.
 // Call it before starting the server, so that a skip costs nothing.
 func Need(t testing.TB) *Clients {
@@ -40,11 +44,11 @@ func Need(t testing.TB) *Clients {
 	if err != nil {
 		t.Fatalf("DEVICECTL_A2A_JS=1 but node is not on PATH: %v", err)
 	}
-	root, err := moduleRoot()
+	root, err := modroot.Dir()
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join(root, "agent", "a2a", "testdata", "js")
+	dir := filepath.Join(root, filepath.FromSlash(clientsDir))
 	for _, m := range modules {
 		if _, err := os.Stat(filepath.Join(dir, "node_modules", m, "package.json")); err != nil {
 			t.Fatalf("DEVICECTL_A2A_JS=1 but %s is not installed (run scripts/a2a-js.sh): %v", m, err)
@@ -72,24 +76,5 @@ func (cl *Clients) Run(t testing.TB, c Checks) {
 	t.Logf("node check.mjs:\n%s", out)
 	if err != nil {
 		t.Fatalf("the @a2a-js/sdk clients failed: %v", err)
-	}
-}
-
-// moduleRoot is the directory of go.mod above the working directory, which go test sets to the
-// package's.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod above the working directory")
-		}
-		dir = parent
 	}
 }

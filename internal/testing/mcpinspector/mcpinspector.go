@@ -3,13 +3,14 @@ package mcpinspector
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/devicectl/devicectl/internal/testing/modroot"
 )
 
 // Version is the Inspector the install pins.
@@ -39,7 +40,7 @@ func Find(t testing.TB) *CLI {
 	if err != nil {
 		t.Fatalf("DEVICECTL_MCP_INSPECTOR=1 but npx is not on PATH: %v", err)
 	}
-	root, err := moduleRoot()
+	root, err := modroot.Dir()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,23 +74,4 @@ func (c *CLI) Run(t testing.TB, args ...string) []byte {
 		t.Fatalf("the Inspector failed: %v\n%s", err, stderr.String())
 	}
 	return out
-}
-
-// moduleRoot is the nearest directory at or above the working directory (a test's is its
-// package's) that holds go.mod.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod at or above the working directory")
-		}
-		dir = parent
-	}
 }

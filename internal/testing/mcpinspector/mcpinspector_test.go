@@ -5,12 +5,14 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/devicectl/devicectl/internal/testing/modroot"
 )
 
 // The install Find looks for is the one scripts/mcp-inspector.sh makes: its package.json, found
 // from this package's directory as from any other, pins Version.
 func TestInstallDirPinsVersion(t *testing.T) {
-	root, err := moduleRoot()
+	root, err := modroot.Dir()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,13 +10,14 @@ import (
 	"go/printer"
 	"go/token"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/devicectl/devicectl/internal/testing/modroot"
 )
 
 // reviewed are the places that start a program named by an expression rather than a literal,
@@ -291,34 +292,18 @@ func exprString(fset *token.FileSet, e ast.Expr) string {
 	return b.String()
 }
 
-// moduleRoot is the directory holding go.mod, found upwards from the test's directory.
-func moduleRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test's directory")
-		}
-		dir = parent
-	}
-}
-
 // TestNoShell parses every Go file of the module that is not a test (whatever its build tags)
 // and checks each place that starts a program.
 func TestNoShell(t *testing.T) {
-	root := moduleRoot(t)
+	root, err := modroot.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
 	fset := token.NewFileSet()
 	var findings []finding
 	matched := map[string]bool{}
 	files := 0
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
