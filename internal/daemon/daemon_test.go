@@ -17,6 +17,7 @@ import (
 
 	"github.com/devicectl/devicectl/device/agenttest"
 	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/internal/testing/shscript"
 	"github.com/devicectl/devicectl/internal/testing/standin"
 )
 
@@ -87,11 +88,7 @@ func TestHooksRunOnEvents(t *testing.T) {
 	srv := standin.Start(t, nil)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "events")
-	hook := filepath.Join(dir, "hook.sh")
-	script := fmt.Sprintf("#!/bin/sh\nprintf '%%s|%%s|%%s|%%s|%%s|%%s\\n' \"$DEVICECTL_EVENT\" \"$DEVICECTL_MAC\" \"$DEVICECTL_TOOL\" \"$DEVICECTL_STATUS\" \"$DEVICECTL_REPLY\" \"$DEVICECTL_REASON\" >> %s\n", out)
-	if err := os.WriteFile(hook, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	hook := shscript.Write(t, dir, "hook.sh", fmt.Sprintf("printf '%%s|%%s|%%s|%%s|%%s|%%s\\n' \"$DEVICECTL_EVENT\" \"$DEVICECTL_MAC\" \"$DEVICECTL_TOOL\" \"$DEVICECTL_STATUS\" \"$DEVICECTL_REPLY\" \"$DEVICECTL_REASON\" >> %s\n", out))
 	cfg := standin.BaseConfig(t, srv.URL()) + fmt.Sprintf(`hooks:
   connected: [%[1]s]
   registered: [%[1]s]
@@ -146,10 +143,7 @@ func TestTokenNeverLogged(t *testing.T) {
 		t.Run(format, func(t *testing.T) {
 			dir := t.TempDir()
 			reasons := filepath.Join(dir, "reasons")
-			hook := filepath.Join(dir, "hook.sh")
-			if err := os.WriteFile(hook, []byte("#!/bin/sh\necho \"$DEVICECTL_REASON\" >> "+reasons+"\n"), 0o755); err != nil {
-				t.Fatal(err)
-			}
+			hook := shscript.Write(t, dir, "hook.sh", "echo \"$DEVICECTL_REASON\" >> "+reasons+"\n")
 			cfg := standin.BaseConfig(t, srv.URL()) + "  format: " + format + "\nhooks:\n  disconnected: [" + hook + "]\n"
 			d := startDaemon(t, cfg, func(k string) string {
 				if k == config.TokenEnv {
@@ -208,14 +202,8 @@ func TestReloadHardware(t *testing.T) {
 	srv := standin.Start(t, nil)
 	dir := t.TempDir()
 	shown := filepath.Join(dir, "shown")
-	face := filepath.Join(dir, "face.sh")
-	if err := os.WriteFile(face, []byte("#!/bin/sh\necho \"$1\" >> "+shown+"\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	broken := filepath.Join(dir, "broken.sh")
-	if err := os.WriteFile(broken, []byte("#!/bin/sh\necho no display >&2\nexit 3\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	face := shscript.Write(t, dir, "face.sh", "echo \"$1\" >> "+shown+"\n")
+	broken := shscript.Write(t, dir, "broken.sh", "echo no display >&2\nexit 3\n")
 	sim := standin.BaseConfig(t, srv.URL())
 	withFace := func(prog string) string {
 		return strings.Replace(sim, "  mode: sim\n", "  mode: config\n  face:\n    driver: command\n    command: ["+prog+"]\n", 1)

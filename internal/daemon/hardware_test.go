@@ -110,15 +110,11 @@ func TestMissingPart(t *testing.T) {
 	hw := `hardware:
   face: {driver: command, command: [` + missing + `], optional: OPTIONAL}
 `
-	path := filepath.Join(t.TempDir(), "devicectl.yaml")
-	if err := os.WriteFile(path, []byte(withParts(t, srv.URL(), strings.ReplaceAll(hw, "OPTIONAL", "false"))), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	c, err := config.Load(path)
+	c, err := config.Load(writeFile(t, "devicectl.yaml", withParts(t, srv.URL(), strings.ReplaceAll(hw, "OPTIONAL", "false"))))
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = New(c, &Options{Getenv: func(string) string { return "" }}).Run(t.Context())
+	err = refusedStart(t, c)
 	if err == nil || !strings.Contains(err.Error(), "hardware.face: ") || !strings.Contains(err.Error(), missing) {
 		t.Errorf("Run = %v; want an error naming hardware.face and the program", err)
 	}

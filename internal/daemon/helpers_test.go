@@ -2,12 +2,15 @@ package daemon
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/devicectl/devicectl/device/agenttest"
 	// The drivers run registers (cmd/devicectl): the daemon opens the parts its config names.
 	_ "github.com/devicectl/devicectl/hal/drivers"
 	configpkg "github.com/devicectl/devicectl/internal/config"
@@ -23,6 +26,71 @@ func waitCtx(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// simConfig is the defaults with simulated parts, a state directory of the test's own, and url
+// as the server, for a daemon built in Go rather than read from a file.
+func simConfig(t *testing.T, url, mac string) *configpkg.Config {
+	c := configpkg.Defaults()
+	c.Server.URL = url
+	c.Device.MAC = mac
+	c.Device.StateDir = t.TempDir()
+	c.Hardware.Mode = "sim"
+	return c
+}
+
+// refusedStart runs a daemon on c, which must refuse to start, and returns Run's error (nil
+// once the daemon has run until the test's context ended).
+func refusedStart(t *testing.T, c *configpkg.Config) error {
+	return New(c, &Options{Stderr: io.Discard, Getenv: func(string) string { return "" }}).Run(t.Context())
+}
+
+// writeFile writes content to a file called name in a directory of the test's own and returns
+// its path.
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// toolNamesOf is the names of the tools d registered, in their order.
+func toolNamesOf(d *agenttest.Device) []string {
+	var names []string
+	for _, tl := range d.Tools {
+		names = append(names, tl.Name)
+	}
+	return names
+}
+
+// waitTools waits for a registration whose tool names satisfy ok, which what describes: a tool
+// set's tools come (and go) in a registration of their own.
+func waitTools(t *testing.T, srv *agenttest.Server, what string, ok func([]string) bool) *agenttest.Device {
+	t.Helper()
+	deadline := time.After(20 * time.Second)
+	var last []string
+	for {
+		select {
+		case e := <-srv.Events():
+			if e.Kind != agenttest.Registered {
+				continue
+			}
+			if last = toolNamesOf(e.Device); ok(last) {
+				return e.Device
+			}
+		case <-deadline:
+			t.Fatalf("no registration with %s within 20s; the last one declared %v", what, last)
+		}
+	}
+}
+
+// hasTools is a waitTools condition: the registration declares every tool in want.
+func hasTools(want ...string) func([]string) bool {
+	return func(names []string) bool {
+		return !slices.ContainsFunc(want, func(n string) bool { return !slices.Contains(names, n) })
+	}
 }
 
 // daemonUnderTest is a Daemon running on its own goroutine, reading the config file path.

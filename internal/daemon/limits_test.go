@@ -15,6 +15,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/devicectl/devicectl/internal/config"
+	"github.com/devicectl/devicectl/internal/testing/shscript"
 	"github.com/devicectl/devicectl/internal/testing/standin"
 	"github.com/devicectl/devicectl/protocol"
 )
@@ -73,14 +74,10 @@ func TestConfiguredLimits(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			face := filepath.Join(dir, "face.sh")
-			if err := os.WriteFile(face, []byte(`#!/bin/sh
-[ "$1" = smile ] || exit 0
+			face := shscript.Write(t, dir, "face.sh", `[ "$1" = smile ] || exit 0
 echo smile > "`+showing+`"
 read line < "`+release+`"
-`), 0o755); err != nil {
-				t.Fatal(err)
-			}
+`)
 			cfg := strings.Replace(standin.BaseConfig(t, srv.URL()), "  mode: sim\n",
 				"  mode: config\n  face:\n    driver: command\n    command: ["+face+"]\n", 1) +
 				fmt.Sprintf("execution:\n  max_in_flight: 1\n  max_queued: %d\n", queued)

@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/devicectl/devicectl/internal/config"
-	"github.com/devicectl/devicectl/internal/testing/logbuf"
 	"github.com/devicectl/devicectl/internal/testing/standin"
 )
 
@@ -131,15 +130,10 @@ func TestOpenAPIToolSet(t *testing.T) {
 // A broken document is a config error naming the tool set, and refuses the start.
 func TestOpenAPIBadSpec(t *testing.T) {
 	spec := writeFile(t, "broken.yaml", "openapi: 3.0.3\ninfo: {title: x}\npaths: {}\n")
-	c := config.Defaults()
-	c.Server.URL = "ws://127.0.0.1:1/"
-	c.Device.MAC = "AA-BB-CC-DD-EE-FF"
-	c.Device.StateDir = t.TempDir()
-	c.Hardware.Mode = "sim"
+	c := simConfig(t, "ws://127.0.0.1:1/", "AA-BB-CC-DD-EE-FF")
 	c.ToolSets.OpenAPI = []config.OpenAPISetConfig{config.DefaultOpenAPISet()}
 	c.ToolSets.OpenAPI[0].Spec = spec
-	var stderr logbuf.Buffer
-	err := New(c, &Options{Stderr: &stderr, Getenv: func(string) string { return "" }}).Run(t.Context())
+	err := refusedStart(t, c)
 	if err == nil || !strings.Contains(err.Error(), "toolsets.openapi[1].spec: ") || !strings.Contains(err.Error(), "broken.yaml") {
 		t.Errorf("Run = %v, want an error naming toolsets.openapi[1].spec and the file", err)
 	}
@@ -149,15 +143,10 @@ func TestOpenAPIBadSpec(t *testing.T) {
 // the config key's name, not the Go option's.
 func TestOpenAPIRelativeServer(t *testing.T) {
 	spec := writeFile(t, "relative.yaml", strings.Replace(thermostatSpec, "http://thermostat.invalid/api", "/api", 1))
-	c := config.Defaults()
-	c.Server.URL = "ws://127.0.0.1:1/"
-	c.Device.MAC = "AA-BB-CC-DD-EE-FF"
-	c.Device.StateDir = t.TempDir()
-	c.Hardware.Mode = "sim"
+	c := simConfig(t, "ws://127.0.0.1:1/", "AA-BB-CC-DD-EE-FF")
 	c.ToolSets.OpenAPI = []config.OpenAPISetConfig{config.DefaultOpenAPISet()}
 	c.ToolSets.OpenAPI[0].Spec = spec
-	var stderr logbuf.Buffer
-	err := New(c, &Options{Stderr: &stderr, Getenv: func(string) string { return "" }}).Run(t.Context())
+	err := refusedStart(t, c)
 	if err == nil || !strings.Contains(err.Error(), "toolsets.openapi[1]") || !strings.Contains(err.Error(), `URL "/api" is relative`) ||
 		!strings.Contains(err.Error(), "set base_url") || strings.Contains(err.Error(), "Options.BaseURL") {
 		t.Errorf("Run = %v, want an error naming toolsets.openapi[1] and base_url", err)

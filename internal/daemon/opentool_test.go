@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -18,7 +17,6 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
-	"github.com/devicectl/devicectl/device/agenttest"
 	"github.com/devicectl/devicectl/internal/testing/standin"
 	"github.com/devicectl/devicectl/tools/opentool"
 	"github.com/devicectl/devicectl/tools/opentoolhttp"
@@ -29,23 +27,6 @@ func openToolAddr(t *testing.T, d *daemonUnderTest, nth int) string {
 	t.Helper()
 	m := d.stderr.WaitCount(t, regexp.MustCompile(`serving the device's tools over OpenTool.* listen=(\S+)`), nth)
 	return m[nth-1][1]
-}
-
-func writeFile(t *testing.T, name, content string) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-func toolNamesOf(d *agenttest.Device) []string {
-	var names []string
-	for _, tl := range d.Tools {
-		names = append(names, tl.Name)
-	}
-	return names
 }
 
 // The device's tools, served to an OpenTool client: the document lists them, a call runs on the
@@ -195,22 +176,6 @@ func serveRemote(t *testing.T, r *remoteTools, addr string) {
 	t.Cleanup(func() { r.srv.Close() })
 }
 
-// waitTools waits for a registration whose tools satisfy ok.
-func waitTools(t *testing.T, srv *agenttest.Server, what string, ok func([]string) bool) *agenttest.Device {
-	t.Helper()
-	deadline := time.After(20 * time.Second)
-	for {
-		select {
-		case e := <-srv.Events():
-			if e.Kind == agenttest.Registered && ok(toolNamesOf(e.Device)) {
-				return e.Device
-			}
-		case <-deadline:
-			t.Fatalf("no registration with %s within 20s", what)
-		}
-	}
-}
-
 // An OpenTool server's functions become device tools: registered when it comes up (here after
 // the device), forwarded with its key, failing as -32000, withdrawn when it is gone for good and
 // registered again when it is back.
@@ -240,7 +205,7 @@ func TestOpenToolToolSet(t *testing.T) {
 
 	remote := &remoteTools{}
 	serveRemote(t, remote, addr)
-	dev := waitTools(t, srv, "the lamp's tools", func(n []string) bool { return slices.Contains(n, "lamp_turn_on") })
+	dev := waitTools(t, srv, "the lamp's tools", hasTools("lamp_turn_on"))
 	for _, tl := range dev.Tools {
 		if tl.Name == "lamp_turn_on" {
 			params, _ := json.Marshal(tl.Parameters)
@@ -280,7 +245,7 @@ func TestOpenToolToolSet(t *testing.T) {
     {"name": "fail", "description": "Always fails.", "parameters": []}`, "", 1)
 	remote.doc.Store(&doc)
 	serveRemote(t, remote, addr)
-	dev = waitTools(t, srv, "the lamp back", func(n []string) bool { return slices.Contains(n, "lamp_turn_on") })
+	dev = waitTools(t, srv, "the lamp back", hasTools("lamp_turn_on"))
 	if slices.Contains(toolNamesOf(dev), "lamp_fail") {
 		t.Errorf("lamp_fail is still declared after the lamp dropped it: %v", toolNamesOf(dev))
 	}
@@ -308,7 +273,7 @@ func TestToolSetKeyRenewedKeepsTools(t *testing.T) {
 	key := writeFile(t, "lamp.key", "lamp-key\n")
 	config := standin.BaseConfig(t, srv.URL()) + fmt.Sprintf("toolsets:\n  opentool:\n    - url: http://%s\n      api_key_file: %s\n      prefix: lamp_\n", remote.addr, key)
 	d := startDaemon(t, config, nil)
-	dev := waitTools(t, srv, "the lamp's tools", func(n []string) bool { return slices.Contains(n, "lamp_turn_on") })
+	dev := waitTools(t, srv, "the lamp's tools", hasTools("lamp_turn_on"))
 
 	if err := os.WriteFile(key, []byte("lamp-key-2\n"), 0o600); err != nil {
 		t.Fatal(err)

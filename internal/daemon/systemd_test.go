@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/internal/testing/sdnotify"
 	"github.com/devicectl/devicectl/internal/testing/standin"
 )
@@ -54,11 +53,7 @@ func TestReadyWithoutServer(t *testing.T) {
 	url := "ws://" + ln.Addr().String() + "/"
 	ln.Close()
 
-	c := config.Defaults()
-	c.Server.URL = url
-	c.Device.MAC = "AA-BB-CC-DD-EE-03"
-	c.Device.StateDir = t.TempDir()
-	c.Hardware.Mode = "sim"
+	c := simConfig(t, url, "AA-BB-CC-DD-EE-03")
 	c.Log.Level = slog.LevelError
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()

@@ -12,38 +12,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/devicectl/devicectl/device/agenttest"
 	"github.com/devicectl/devicectl/internal/testing/standin"
 )
-
-// registrationWith returns the first registration from srv whose tools include every name in
-// want: a tool set's tools come in a registration of their own once the set is up.
-func registrationWith(t *testing.T, srv *agenttest.Server, want ...string) *agenttest.Device {
-	t.Helper()
-	deadline := time.After(20 * time.Second)
-	var last []string
-	for {
-		select {
-		case e := <-srv.Events():
-			if e.Kind != agenttest.Registered {
-				continue
-			}
-			last = toolNamesOf(e.Device)
-			if !slices.ContainsFunc(want, func(n string) bool { return !slices.Contains(last, n) }) {
-				return e.Device
-			}
-		case <-deadline:
-			t.Fatalf("no registration with %v within 20s; the last one declared %v", want, last)
-		}
-	}
-}
 
 // everythingDir is where scripts/mcp-everything.sh installs server-everything. With
 // DEVICECTL_MCP_EVERYTHING=1 a missing node or install fails the test; without it the test skips.
@@ -83,7 +59,7 @@ func TestMCPEverything(t *testing.T) {
 			}
 			srv := standin.Start(t, nil)
 			d := startDaemon(t, standin.BaseConfig(t, srv.URL())+"toolsets:\n  mcp:\n"+set, nil)
-			dev := registrationWith(t, srv, "amplify_volume", "everything_echo", "everything_get-sum")
+			dev := waitTools(t, srv, "the everything tools", hasTools("amplify_volume", "everything_echo", "everything_get-sum"))
 			t.Logf("mcp/registerTools (%s) declared: %s", mode, strings.Join(toolNamesOf(dev), " "))
 
 			if got := resultOrError(standin.Execute(t, dev, "everything_echo", `{"message":"hello from the device"}`)); !strings.Contains(got, "Echo: hello from the device") {
@@ -201,7 +177,7 @@ func TestMCPListChanged(t *testing.T) {
 	srv := standin.Start(t, nil)
 	config := standin.BaseConfig(t, srv.URL()) + fmt.Sprintf("toolsets:\n  mcp:\n    - name: lamp\n      url: %s\n      token_file: %s\n", hs.URL, tokenFile)
 	d := startDaemon(t, config, nil)
-	dev := registrationWith(t, srv, "amplify_volume", "lamp_on")
+	dev := waitTools(t, srv, "the lamp", hasTools("amplify_volume", "lamp_on"))
 	for _, n := range toolNamesOf(dev) {
 		if strings.Contains(n, "dim") || strings.Contains(n, "remote_ref") {
 			t.Errorf("the uncarriable tool %s is declared", n)
@@ -225,7 +201,7 @@ func TestMCPListChanged(t *testing.T) {
 	mcp.AddTool(server, &mcp.Tool{Name: "off", Description: "Turn the lamp off."}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "the switch is stuck"}}}, nil, nil
 	})
-	again := registrationWith(t, srv, "amplify_volume", "lamp_on", "lamp_off")
+	again := waitTools(t, srv, "the lamp again", hasTools("amplify_volume", "lamp_on", "lamp_off"))
 	select {
 	case <-dev.Done():
 		t.Error("the line closed for the new registration; want it registered again on the live line")

@@ -7,21 +7,15 @@ import (
 	"testing"
 
 	"github.com/devicectl/devicectl/internal/config"
-	"github.com/devicectl/devicectl/internal/testing/logbuf"
 )
 
 // Without the mcp build tag, an MCP tool set is refused with how to get one.
 func TestMCPNotBuiltIn(t *testing.T) {
-	c := config.Defaults()
-	c.Server.URL = "ws://127.0.0.1:1/"
-	c.Device.MAC = "AA-BB-CC-DD-EE-FF"
-	c.Device.StateDir = t.TempDir()
-	c.Hardware.Mode = "sim"
+	c := simConfig(t, "ws://127.0.0.1:1/", "AA-BB-CC-DD-EE-FF")
 	c.ToolSets.MCP = []config.MCPSetConfig{config.DefaultMCPSet()}
 	c.ToolSets.MCP[0].Name = "everything"
 	c.ToolSets.MCP[0].Command = []string{"mcp-server-everything"}
-	var stderr logbuf.Buffer
-	err := New(c, &Options{Stderr: &stderr, Getenv: func(string) string { return "" }}).Run(t.Context())
+	err := refusedStart(t, c)
 	if err == nil || !strings.Contains(err.Error(), "toolsets.mcp[1]: this devicectl is built without MCP tool sets (the devicectl_omit_mcpsets tag") {
 		t.Errorf("Run = %v, want the build tag named", err)
 	}
