@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -13,7 +12,6 @@ import (
 	"time"
 
 	"github.com/devicectl/devicectl/internal/config"
-	"github.com/devicectl/devicectl/internal/testing/logbuf"
 	"github.com/devicectl/devicectl/internal/testing/serveproc"
 	"github.com/devicectl/devicectl/internal/testing/standin"
 )
@@ -90,14 +88,7 @@ func TestRunSIGHUPWithFIFOConfig(t *testing.T) {
 	if err := os.WriteFile(configPath, []byte(standin.BaseConfig(t, srv.URL())), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "run", "--config", configPath)
-	cmd.Env = append(os.Environ(), config.TokenEnv+"=")
-	var stderr logbuf.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
+	p := serveproc.RunWith(t, bin, append(os.Environ(), config.TokenEnv+"="), "run", "--config", configPath)
 	standin.NextRegistration(t, srv)
 
 	if err := os.Remove(configPath); err != nil {
@@ -106,25 +97,13 @@ func TestRunSIGHUPWithFIFOConfig(t *testing.T) {
 	if err := syscall.Mkfifo(configPath, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+	if err := syscall.Kill(p.Pid, syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
 	refused := "reload refused"
-	stderr.WaitFor(t, refused+" after SIGHUP", func(s string) bool { return strings.Contains(s, refused) })
-	if want := configPath + " is a named pipe (FIFO), not a regular file"; !strings.Contains(stderr.String(), want) {
-		t.Errorf("the refusal does not say %q:\n%s", want, stderr.String())
+	p.Err.WaitFor(t, refused+" after SIGHUP", func(s string) bool { return strings.Contains(s, refused) })
+	if want := configPath + " is a named pipe (FIFO), not a regular file"; !strings.Contains(p.Err.String(), want) {
+		t.Errorf("the refusal does not say %q:\n%s", want, p.Err.String())
 	}
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Errorf("after SIGTERM: %v, want exit 0; stderr:\n%s", err, stderr.String())
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatalf("still running 10s after SIGTERM; stderr:\n%s", stderr.String())
-	}
+	p.Terminate(t)
 }

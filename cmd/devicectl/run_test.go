@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -15,7 +13,6 @@ import (
 
 	"github.com/devicectl/devicectl/device/agenttest"
 	"github.com/devicectl/devicectl/internal/config"
-	"github.com/devicectl/devicectl/internal/testing/logbuf"
 	"github.com/devicectl/devicectl/internal/testing/serveproc"
 	"github.com/devicectl/devicectl/internal/testing/standin"
 )
@@ -122,40 +119,20 @@ func TestRunSIGTERM(t *testing.T) {
 
 	// The harness's command line, plus a state directory of the test's own: run as root, the
 	// default (/var/lib/devicectl) would leave a client-id on the machine.
-	cmd := exec.Command(bin, "run", "--server", srv.URL(), "--mac", "AA-BB-CC-DD-EE-FF", "--hardware", "sim", "--ping-interval", "1s",
-		"--state-dir", t.TempDir())
-	cmd.Env = append(os.Environ(), config.TokenEnv+"=")
-	var stderr logbuf.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill() // if the test fails before the process ends
+	p := serveproc.RunWith(t, bin, append(os.Environ(), config.TokenEnv+"="), "run", "--server", srv.URL(), "--mac", "AA-BB-CC-DD-EE-FF",
+		"--hardware", "sim", "--ping-interval", "1s", "--state-dir", t.TempDir())
 	d, err := srv.WaitDevice(waitCtx(t), "AA-BB-CC-DD-EE-FF")
 	if err != nil {
-		t.Fatalf("%v; stderr:\n%s", err, stderr.String())
+		t.Fatalf("%v; stderr:\n%s", err, p.Err.String())
 	}
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	select {
-	case err := <-exited:
-		var exitErr *exec.ExitError
-		if errors.As(err, &exitErr) || err != nil {
-			t.Errorf("after SIGTERM: %v, want exit 0; stderr:\n%s", err, stderr.String())
-		}
-	case <-waitCtx(t).Done():
-		t.Fatalf("still running 10s after SIGTERM; stderr:\n%s", stderr.String())
-	}
+	p.Terminate(t)
 	select {
 	case <-d.Done():
 	case <-waitCtx(t).Done():
 		t.Error("the server still sees the device after it exited")
 	}
-	if !strings.Contains(stderr.String(), "msg=stopped") {
-		t.Errorf("no graceful stop in the log:\n%s", stderr.String())
+	if !strings.Contains(p.Err.String(), "msg=stopped") {
+		t.Errorf("no graceful stop in the log:\n%s", p.Err.String())
 	}
 }
 
@@ -172,20 +149,13 @@ func TestRunSIGHUP(t *testing.T) {
 	if err := os.WriteFile(configPath, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "run", "--config", configPath)
-	cmd.Env = append(os.Environ(), config.TokenEnv+"=")
-	var stderr logbuf.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
+	p := serveproc.RunWith(t, bin, append(os.Environ(), config.TokenEnv+"="), "run", "--config", configPath)
 	first := standin.NextRegistration(t, srv)
 
 	if err := os.WriteFile(configPath, []byte(strings.Replace(cfg, "language: en", "language: zh", 1)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+	if err := syscall.Kill(p.Pid, syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
 	again := standin.NextRegistration(t, srv)
@@ -193,20 +163,8 @@ func TestRunSIGHUP(t *testing.T) {
 		t.Errorf("after SIGHUP: registered from %s (first %s) with %q; want the Chinese tools on the same line",
 			again.RemoteAddr, first.RemoteAddr, standin.Description(again, "amplify_volume"))
 	}
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Errorf("after SIGTERM: %v, want exit 0; stderr:\n%s", err, stderr.String())
-		}
-	case <-waitCtx(t).Done():
-		t.Fatalf("still running 10s after SIGTERM; stderr:\n%s", stderr.String())
-	}
-	if !strings.Contains(stderr.String(), "configuration reloaded") {
-		t.Errorf("no reload in the log:\n%s", stderr.String())
+	p.Terminate(t)
+	if !strings.Contains(p.Err.String(), "configuration reloaded") {
+		t.Errorf("no reload in the log:\n%s", p.Err.String())
 	}
 }

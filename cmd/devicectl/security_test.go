@@ -20,7 +20,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -36,7 +35,6 @@ import (
 
 	"github.com/devicectl/devicectl/device/agenttest"
 	"github.com/devicectl/devicectl/internal/config"
-	"github.com/devicectl/devicectl/internal/testing/logbuf"
 	"github.com/devicectl/devicectl/internal/testing/serveproc"
 	"github.com/devicectl/devicectl/internal/testing/standin"
 	"github.com/devicectl/devicectl/internal/testing/testca"
@@ -104,34 +102,13 @@ log:
 }
 
 // process is the real devicectl binary running `run`.
-type process struct {
-	cmd            *exec.Cmd
-	stdout, stderr logbuf.Buffer
-	exited         chan struct{}
-	waitErr        error // set before exited is closed
-}
+type process struct{ *serveproc.Device }
 
-// startProcess runs `bin run --config config` with env as its whole environment. The process is
-// killed at the end of the test if it is still running.
-func startProcess(t *testing.T, bin, config string, env []string) *process {
+// startProcess runs `bin run --config config` with env as its whole environment until the test
+// ends.
+func startProcess(t *testing.T, bin, config string, env []string) process {
 	t.Helper()
-	p := &process{exited: make(chan struct{})}
-	p.cmd = exec.Command(bin, "run", "--config", config)
-	p.cmd.Env = env
-	p.cmd.Stdout = &p.stdout
-	p.cmd.Stderr = &p.stderr
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		p.waitErr = p.cmd.Wait()
-		close(p.exited)
-	}()
-	t.Cleanup(func() {
-		p.cmd.Process.Kill()
-		<-p.exited
-	})
-	return p
+	return process{serveproc.RunWith(t, bin, env, "run", "--config", config)}
 }
 
 // environWithout is this process's environment less the variables named.
@@ -143,17 +120,17 @@ func environWithout(names ...string) []string {
 }
 
 // alive fails the test if the process has exited.
-func (p *process) alive(t *testing.T) {
+func (p process) alive(t *testing.T) {
 	t.Helper()
 	select {
-	case <-p.exited:
-		t.Fatalf("devicectl exited (%v); log:\n%s", p.waitErr, p.stderr.String())
+	case <-p.Exited:
+		t.Fatalf("devicectl exited (%v); log:\n%s", p.WaitErr, p.Err.String())
 	default:
 	}
 }
 
 // waitLog waits until the log has at least n lines matching re and returns them.
-func (p *process) waitLog(t *testing.T, re *regexp.Regexp, n int) []string {
+func (p process) waitLog(t *testing.T, re *regexp.Regexp, n int) []string {
 	t.Helper()
 	var found []string
 	matched := func(log string) bool {
@@ -165,26 +142,10 @@ func (p *process) waitLog(t *testing.T, re *regexp.Regexp, n int) []string {
 		}
 		return len(found) >= n
 	}
-	if _, ok := p.stderr.WaitUntil(t, fmt.Sprintf("%d log lines matching %q", n, re), p.exited, matched); !ok {
-		t.Fatalf("devicectl exited (%v) before %d log lines matching %q; log:\n%s", p.waitErr, n, re, p.stderr.String())
+	if _, ok := p.Err.WaitUntil(t, fmt.Sprintf("%d log lines matching %q", n, re), p.Exited, matched); !ok {
+		t.Fatalf("devicectl exited (%v) before %d log lines matching %q; log:\n%s", p.WaitErr, n, re, p.Err.String())
 	}
 	return found
-}
-
-// stop sends SIGTERM, as systemd does, and wants exit 0 within 10s.
-func (p *process) stop(t *testing.T) {
-	t.Helper()
-	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-p.exited:
-		if p.waitErr != nil {
-			t.Errorf("after SIGTERM: %v, want exit 0; log:\n%s", p.waitErr, p.stderr.String())
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatalf("still running 10s after SIGTERM; log:\n%s", p.stderr.String())
-	}
 }
 
 // retryLine matches the agent's log line for a failed attempt in the text format, capturing the
@@ -249,7 +210,7 @@ func TestRunTLS(t *testing.T) {
 			if tc.refused == "" {
 				d, err := srv.WaitDevice(waitCtx(t), "AA-BB-CC-DD-EE-FF")
 				if err != nil {
-					t.Fatalf("%v; log:\n%s", err, p.stderr.String())
+					t.Fatalf("%v; log:\n%s", err, p.Err.String())
 				}
 				if tc.peer != "" {
 					select {
@@ -264,7 +225,7 @@ func TestRunTLS(t *testing.T) {
 				if resp, err := d.Execute(waitCtx(t), "amplify_volume", json.RawMessage(`{"level": 5}`)); err != nil || resp.Error != nil {
 					t.Errorf("a call over the verified line: %+v, %v", resp, err)
 				}
-				p.stop(t)
+				p.Terminate(t)
 				return
 			}
 
@@ -281,7 +242,7 @@ func TestRunTLS(t *testing.T) {
 			if n := len(srv.Devices()); n != 0 {
 				t.Errorf("%d devices registered over a line that should have been refused", n)
 			}
-			p.stop(t)
+			p.Terminate(t)
 		})
 	}
 }
@@ -310,11 +271,11 @@ func TestRunWarnsLooseTokenFile(t *testing.T) {
 			if got, want := d.Header.Get("Authorization"), "Bearer loose-token-"+strconv.FormatUint(uint64(mode), 8); got != want {
 				t.Errorf("Authorization %q, want %q", got, want)
 			}
-			p.stop(t)
+			p.Terminate(t)
 			warning := regexp.MustCompile(`level=WARN msg="secret file is readable by group or others; chmod 600 it" key=server.token_file file=` +
 				regexp.QuoteMeta(token) + ` mode=` + regexp.QuoteMeta(mode.String()) + `\n`)
-			if got, want := warning.MatchString(p.stderr.String()), mode&0o044 != 0; got != want {
-				t.Errorf("warning logged: %v, want %v; log:\n%s", got, want, p.stderr.String())
+			if got, want := warning.MatchString(p.Err.String()), mode&0o044 != 0; got != want {
+				t.Errorf("warning logged: %v, want %v; log:\n%s", got, want, p.Err.String())
 			}
 		})
 	}
@@ -398,7 +359,7 @@ hooks:
   final_reply: [%[1]s]
 `, child)
 			p := startProcess(t, bin, runConfig(t, srv.URL(), serverKeys, tc.format, extra), env)
-			pid := p.cmd.Process.Pid
+			pid := p.Pid
 
 			d := standin.NextRegistration(t, srv)
 			if got := d.Header.Get("Authorization"); got != "Bearer "+hiddenToken {
@@ -451,7 +412,7 @@ hooks:
 			// The hooks runner logs each run once the program has exited (the log is at debug).
 			p.waitLog(t, regexp.MustCompile(`hook ran.*final_reply`), 1)
 			p.waitLog(t, regexp.MustCompile(`hook ran.*tool_executed`), 1)
-			p.stop(t)
+			p.Terminate(t)
 
 			copies, _ := filepath.Glob(filepath.Join(dir, "*.*.*"))
 			var tags []string
@@ -470,16 +431,16 @@ hooks:
 					t.Errorf("no copy from %s among %v", want, tags)
 				}
 			}
-			for name, out := range map[string]string{"stderr": p.stderr.String(), "stdout": p.stdout.String()} {
+			for name, out := range map[string]string{"stderr": p.Err.String(), "stdout": p.Out.String()} {
 				if strings.Contains(out, hiddenToken) {
 					t.Errorf("the token is on %s:\n%s", name, out)
 				}
 			}
-			if !strings.Contains(p.stdout.String(), "your token is [redacted]") {
-				t.Errorf("stdout %q, want the echoed reply with the token redacted", p.stdout.String())
+			if !strings.Contains(p.Out.String(), "your token is [redacted]") {
+				t.Errorf("stdout %q, want the echoed reply with the token redacted", p.Out.String())
 			}
 			// The refusal was logged, without the token it quoted.
-			if log := p.stderr.String(); !strings.Contains(log, "refused: [redacted]") {
+			if log := p.Err.String(); !strings.Contains(log, "refused: [redacted]") {
 				t.Errorf("no redacted refusal in the log:\n%s", log)
 			}
 		})
@@ -487,7 +448,7 @@ hooks:
 }
 
 // waitPID reads the pid child.sh writes to the FIFO at path, failing if p exits first.
-func waitPID(t *testing.T, path string, p *process) int {
+func waitPID(t *testing.T, path string, p process) int {
 	t.Helper()
 	got := make(chan []byte, 1)
 	go func() {
@@ -498,8 +459,8 @@ func waitPID(t *testing.T, path string, p *process) int {
 	why := ""
 	select {
 	case b = <-got:
-	case <-p.exited:
-		why = fmt.Sprintf("devicectl exited (%v)", p.waitErr)
+	case <-p.Exited:
+		why = fmt.Sprintf("devicectl exited (%v)", p.WaitErr)
 	case <-time.After(10 * time.Second):
 		why = "nothing within 10s"
 	}
@@ -509,7 +470,7 @@ func waitPID(t *testing.T, path string, p *process) int {
 			f.Close()
 		}
 		<-got
-		t.Fatalf("no pid on %s: %s; log:\n%s", filepath.Base(path), why, p.stderr.String())
+		t.Fatalf("no pid on %s: %s; log:\n%s", filepath.Base(path), why, p.Err.String())
 	}
 	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
 	if err != nil {

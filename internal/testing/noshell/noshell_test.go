@@ -44,7 +44,8 @@ var reviewed = map[string]string{
 	"internal/testing/serveproc/serveproc.go:start:bin": "a test helper: bin is the devicectl binary the test built.",
 	"internal/testing/a2ajs/a2ajs.go:(*Clients).Run:cl.node": "a test helper: cl.node is exec.LookPath(\"node\"), " +
 		"running the @a2a-js/sdk clients' check.mjs against a server the test started.",
-	"internal/testing/serveproc/serveproc.go:Run:bin": "a test helper: bin is the devicectl binary the test built, the config one the test wrote.",
+	"internal/testing/serveproc/serveproc.go:RunWith:bin": "a test helper: bin is the devicectl binary the test built, run with " +
+		"the `run` command line and environment the test gives.",
 	"internal/testing/mcpinspector/mcpinspector.go:(*CLI).Run:c.npx": "a test helper: c.npx is exec.LookPath(\"npx\") " +
 		"(Find), running the MCP Inspector installed in the tree with the test's arguments.",
 	"internal/testing/serveproc/serveproc.go:Build:gobin": "a test helper: the go command " +

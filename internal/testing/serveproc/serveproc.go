@@ -15,6 +15,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/devicectl/devicectl/internal/testing/logbuf"
 )
@@ -121,26 +122,33 @@ func start(t testing.TB, bin string, log io.Writer, withStdout bool, args []stri
 		cmd.Wait()
 	})
 	errs := bufio.NewReader(stderr)
-	var banner string
-	for !strings.Contains(banner, "listening at ") { // log lines may come first, at --log-level info
-		io.WriteString(log, banner)
-		if banner, err = errs.ReadString('\n'); err != nil {
+	for {
+		line, err := errs.ReadString('\n')
+		if err != nil {
 			t.Fatalf("serve: %v", err)
 		}
+		if url, ok := BannerURL(line); ok {
+			go io.Copy(log, errs)
+			return cmd.Process, url, stdout
+		}
+		io.WriteString(log, line) // log lines may come first, at --log-level info
 	}
-	go io.Copy(log, errs)
-	_, url, _ := strings.Cut(banner, "listening at ")
+}
+
+// BannerURL returns the devices' ws:// URL from serve's banner, the line that says where it
+// listens ("devicectl serve: listening at ws://127.0.0.1:PORT/; HTTP at ..."); ok is false for
+// any other line.
+func BannerURL(line string) (url string, ok bool) {
+	_, url, ok = strings.Cut(line, "listening at ")
 	url, _, _ = strings.Cut(url, ";")
-	if !strings.HasPrefix(url, "ws://") {
-		t.Fatalf("serve said %q", banner)
-	}
-	return cmd.Process, url, stdout
+	return url, ok && strings.HasPrefix(url, "ws://")
 }
 
 // Device is a `devicectl run` process that Run started.
 type Device struct {
 	Out, Err logbuf.Buffer // its stdout (what it renders) and stderr (its log)
 	Exited   chan struct{} // closed once it has exited
+	WaitErr  error         // how it exited (nil: with status 0), set before Exited is closed
 	Pid      int
 	proc     *os.Process
 }
@@ -149,15 +157,23 @@ type Device struct {
 // and waited for, and its stderr logged if the test failed.
 func Run(t testing.TB, bin, config string) *Device {
 	t.Helper()
+	return RunWith(t, bin, nil, "run", "--config", config)
+}
+
+// RunWith is Run with the command line args (a `run` command's, as a harness or systemd gives
+// it) and env as the process's whole environment (nil: this process's).
+func RunWith(t testing.TB, bin string, env []string, args ...string) *Device {
+	t.Helper()
 	d := &Device{Exited: make(chan struct{})}
-	cmd := exec.Command(bin, "run", "--config", config)
+	cmd := exec.Command(bin, args...)
+	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = &d.Out, &d.Err
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	d.Pid, d.proc = cmd.Process.Pid, cmd.Process
 	go func() {
-		cmd.Wait()
+		d.WaitErr = cmd.Wait()
 		close(d.Exited)
 	}()
 	t.Cleanup(func() {
@@ -169,9 +185,35 @@ func Run(t testing.TB, bin, config string) *Device {
 	return d
 }
 
-// Stop stops the device (SIGTERM) and waits for it to exit, for a test that is done with it
-// before its end.
+// StopWait bounds how long a device may take to exit after SIGTERM: a working one takes
+// milliseconds.
+const StopWait = 10 * time.Second
+
+// Stop stops the device (SIGTERM, then SIGKILL if it is still running StopWait later) and waits
+// for it to exit, for a test that is done with it before its end.
 func (d *Device) Stop() {
 	d.proc.Signal(syscall.SIGTERM) // an error once it has exited, when there is nothing to stop
-	<-d.Exited
+	select {
+	case <-d.Exited:
+	case <-time.After(StopWait):
+		d.proc.Kill()
+		<-d.Exited
+	}
+}
+
+// Terminate stops the device as systemd does, with SIGTERM, and fails the test unless it exits
+// with status 0 within StopWait.
+func (d *Device) Terminate(t testing.TB) {
+	t.Helper()
+	if err := d.proc.Signal(syscall.SIGTERM); err != nil {
+		t.Fatalf("SIGTERM: %v; log:\n%s", err, d.Err.String())
+	}
+	select {
+	case <-d.Exited:
+		if d.WaitErr != nil {
+			t.Errorf("after SIGTERM: %v, want exit 0; log:\n%s", d.WaitErr, d.Err.String())
+		}
+	case <-time.After(StopWait):
+		t.Fatalf("still running %v after SIGTERM; log:\n%s", StopWait, d.Err.String())
+	}
 }

@@ -39,4 +39,23 @@ func TestServeAndRun(t *testing.T) {
 	if d.Pid <= 0 {
 		t.Errorf("Pid = %d", d.Pid)
 	}
+	if d.WaitErr != nil {
+		t.Errorf("after SIGTERM: %v, want exit 0", d.WaitErr)
+	}
+}
+
+// Only the line that says where serve listens gives a URL, and only a ws:// one.
+func TestBannerURL(t *testing.T) {
+	for line, want := range map[string]string{
+		"devicectl serve: listening at ws://127.0.0.1:4321/; HTTP at http://127.0.0.1:4321/ (planner rules); type help for the commands\n": "ws://127.0.0.1:4321/",
+		"devicectl serve: listening at ws://[::1]:80/":                    "ws://[::1]:80/",
+		"time=... level=INFO msg=\"opened the database\"":                 "",
+		"devicectl serve: the web page is at http://127.0.0.1:4321/":      "",
+		"devicectl serve: listening at http://127.0.0.1:4321/; HTTP at x": "",
+	} {
+		got, ok := BannerURL(line)
+		if got != want && ok || ok != (want != "") {
+			t.Errorf("BannerURL(%q) = %q, %v; want %q", line, got, ok, want)
+		}
+	}
 }
