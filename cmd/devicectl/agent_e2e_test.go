@@ -3,8 +3,6 @@
 package main
 
 import (
-	"context"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -40,33 +38,8 @@ func TestAgentLoopOnPulse(t *testing.T) {
 	const mac = "02-00-00-00-00-30"
 
 	// serve, in this process, as the command runs it.
-	ctx, stopServe := context.WithCancel(t.Context())
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	errR, errW := io.Pipe()
-	served := make(chan int, 1)
-	go func() {
-		defer outW.Close()
-		defer errW.Close()
-		served <- execute(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--state-dir", t.TempDir(), "--log-level", "error"}, inR, outW, errW)
-	}()
-	defer func() {
-		inW.Close()
-		stopServe()
-		if code := <-served; code != 0 {
-			t.Errorf("serve exited %d", code)
-		}
-	}()
-	errs := newLineWaiter(errR)
-	banner := errs.waitFor(t, "listening at ")
-	go func() {
-		for range errs.lines {
-		}
-	}()
-	_, wsURL, _ := strings.Cut(banner, "listening at ")
-	wsURL, _, _ = strings.Cut(wsURL, ";")
-	base := "http://" + strings.TrimSuffix(strings.TrimPrefix(wsURL, "ws://"), "/")
-	out := newLineWaiter(outR)
+	srv := startServe(t, nil, "--listen", "127.0.0.1:0", "--state-dir", t.TempDir(), "--log-level", "error")
+	wsURL, base, out := srv.url, srv.api(), srv.out
 
 	// devicectl run, a process of its own, on the null sink.
 	configPath := filepath.Join(t.TempDir(), "devicectl.yaml")

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"net/http"
@@ -21,26 +20,8 @@ import (
 // The robot speaks first, in real time: serve with a device, "remind me in 2 seconds to stretch"
 // over A2A, and the device shows and speaks the reminder about two seconds later, with no turn.
 func TestServeReminder(t *testing.T) {
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	inR, inW := io.Pipe()
-	defer inW.Close()
-	serveOutR, serveOutW := io.Pipe()
-	errR, errW := io.Pipe()
-	done := make(chan int, 1)
-	go func() {
-		defer serveOutW.Close()
-		defer errW.Close()
-		done <- execute(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--state-dir", t.TempDir()}, inR, serveOutW, errW)
-	}()
-	console := newLineWaiter(serveOutR)
-	banner, err := bufio.NewReader(errR).ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
-	go io.Copy(io.Discard, errR)
-	_, url, _ := strings.Cut(banner, "listening at ")
-	url, _, _ = strings.Cut(url, ";")
+	srv := startServe(t, nil, "--listen", "127.0.0.1:0", "--state-dir", t.TempDir())
+	console, url := srv.out, srv.url
 
 	dir := t.TempDir()
 	spoken := filepath.Join(dir, "spoken.txt")
@@ -64,7 +45,7 @@ func TestServeReminder(t *testing.T) {
 		for range console.lines {
 		}
 	}()
-	api := "http" + strings.TrimPrefix(strings.TrimSuffix(url, "/"), "ws")
+	api := srv.api()
 	sent := time.Now()
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, api+"/a2a", strings.NewReader(
 		`{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"remind me in 2 seconds to stretch"}]}}}`))
@@ -86,7 +67,4 @@ func TestServeReminder(t *testing.T) {
 		b, _ := os.ReadFile(spoken)
 		return strings.Contains(string(b), "Reminder: stretch")
 	})
-	inW.Close()
-	cancel()
-	<-done
 }

@@ -12,18 +12,10 @@ import (
 // A server that stops normally says so (close 1001), and its devices reconnect without a
 // warning: a normal shutdown is not an error on either side.
 func TestServeStopIsNoFault(t *testing.T) {
-	srvCtx, stopServer := context.WithCancel(t.Context())
-	errR, errW := io.Pipe()
-	srvLog := newLineWaiter(errR)
-	served := make(chan int, 1)
-	go func() {
-		defer errW.Close()
-		served <- execute(srvCtx, []string{"serve", "--listen", "127.0.0.1:0", "--state-dir", t.TempDir(), "--log-level", "info", "--log-format", "text"},
-			strings.NewReader(""), io.Discard, errW)
-	}()
-	banner := srvLog.waitFor(t, "listening at ")
-	_, url, _ := strings.Cut(banner, "listening at ")
-	url, _, _ = strings.Cut(url, ";")
+	var srvLog []string // read once serve has stopped
+	srv := startServe(t, func(l string) { srvLog = append(srvLog, l) },
+		"--listen", "127.0.0.1:0", "--state-dir", t.TempDir(), "--log-level", "info", "--log-format", "text")
+	url := srv.url
 
 	devR, devW := io.Pipe()
 	devLog := newLineWaiter(devR)
@@ -35,8 +27,7 @@ func TestServeStopIsNoFault(t *testing.T) {
 			"--state-dir", t.TempDir(), "--log-level", "info", "--log-format", "text"}, strings.NewReader(""), io.Discard, devW)
 	}()
 	devLog.waitFor(t, "msg=registered")
-	stopServer()
-	if code := <-served; code != 0 {
+	if code := srv.stop(); code != 0 {
 		t.Errorf("serve exit %d", code)
 	}
 	line := devLog.waitFor(t, "the server closed the line")
@@ -45,13 +36,10 @@ func TestServeStopIsNoFault(t *testing.T) {
 	}
 	stopDevice()
 	<-ran
-	for line := range drain(srvLog) {
+	for _, line := range srvLog {
 		t.Log(line)
 		if strings.Contains(line, "level=ERROR") {
 			t.Errorf("serve logged its own normal stop as an error: %s", line)
 		}
 	}
 }
-
-// drain returns what is left of w's lines once its writer is closed.
-func drain(w *lineWaiter) <-chan string { return w.lines }

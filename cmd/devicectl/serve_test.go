@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"net/http"
@@ -16,28 +15,11 @@ import (
 
 // serve prints devices as they come and go, and its console drives them.
 func TestServe(t *testing.T) {
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	errR, errW := io.Pipe()
-	out := newLineWaiter(outR)
-	done := make(chan int, 1)
-	go func() {
-		defer outW.Close()
-		defer errW.Close()
-		// A database of its own: the machine's would keep the MAC bound to an earlier run's device.
-		done <- execute(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--state-dir", t.TempDir()}, inR, outW, errW)
-	}()
-	banner, err := bufio.NewReader(errR).ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
-	go io.Copy(io.Discard, errR)
-	_, url, ok := strings.Cut(banner, "listening at ")
-	url, _, _ = strings.Cut(url, ";")
-	if !ok || !strings.HasPrefix(url, "ws://127.0.0.1:") {
-		t.Fatalf("banner %q has no URL", banner)
+	// A database of its own: the machine's would keep the MAC bound to an earlier run's device.
+	srv := startServe(t, nil, "--listen", "127.0.0.1:0", "--state-dir", t.TempDir())
+	url, out := srv.url, srv.out
+	if !strings.HasPrefix(url, "ws://127.0.0.1:") {
+		t.Fatalf("serve listens at %q, want loopback", url)
 	}
 
 	devCtx, stopDevice := context.WithCancel(t.Context())
@@ -50,7 +32,7 @@ func TestServe(t *testing.T) {
 
 	send := func(line string) {
 		t.Helper()
-		if _, err := io.WriteString(inW, line+"\n"); err != nil {
+		if _, err := io.WriteString(srv.in, line+"\n"); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -96,10 +78,9 @@ func TestServe(t *testing.T) {
 	out.waitFor(t, "error: no device is registered yet")
 
 	send("quit")
-	if code := <-done; code != 0 {
+	if code := srv.wait(); code != 0 {
 		t.Errorf("serve exit %d, want 0", code)
 	}
-	inW.Close()
 }
 
 // Beyond loopback, serve needs a token for its HTTP API; a bad config fails before it listens.
@@ -131,29 +112,11 @@ func TestServeRefusalFloodCounted(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("agent:\n  device_tokens_file: "+token+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	errR, errW := io.Pipe()
-	done := make(chan int, 1)
-	go func() {
-		defer errW.Close()
-		done <- execute(ctx, []string{"serve", "--config", cfg, "--state-dir", dir, "--listen", "127.0.0.1:0"}, strings.NewReader(""), io.Discard, errW)
-	}()
-	stderr := bufio.NewReader(errR)
-	banner, err := stderr.ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, addr, _ := strings.Cut(banner, "listening at ws://")
-	addr, _, _ = strings.Cut(addr, "/")
-	rest := make(chan string, 1)
-	go func() {
-		b, _ := io.ReadAll(stderr)
-		rest <- string(b)
-	}()
+	var log []string // read once serve has stopped
+	srv := startServe(t, func(l string) { log = append(log, l) }, "--config", cfg, "--state-dir", dir, "--listen", "127.0.0.1:0")
 	const dials = 50
 	for range dials {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/", nil)
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.api()+"/", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -170,12 +133,11 @@ func TestServeRefusalFloodCounted(t *testing.T) {
 			t.Fatalf("a dial without the token: %s, want 401", resp.Status)
 		}
 	}
-	cancel()
-	if code := <-done; code != 0 {
+	if code := srv.stop(); code != 0 {
 		t.Errorf("serve exit %d, want 0", code)
 	}
 	lines, counted := 0, 0
-	for l := range strings.Lines(<-rest) {
+	for _, l := range log {
 		if !strings.Contains(l, "device refused: no valid bearer token") {
 			continue
 		}

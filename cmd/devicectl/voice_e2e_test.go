@@ -3,9 +3,7 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -62,40 +60,15 @@ func needVoice(t *testing.T) {
 // hardware.microphone and voice sections (YAML flow mappings).
 func startVoiceRig(t *testing.T, bin, microphone, voice string) *voiceRig {
 	t.Helper()
-	r := &voiceRig{mac: "02-00-00-00-00-51", exited: make(chan struct{}), dir: t.TempDir(), log: &lockedLines{}}
+	r := &voiceRig{mac: "02-00-00-00-00-51", dir: t.TempDir(), log: &lockedLines{}}
 	serveCfg := filepath.Join(r.dir, "serve.yaml")
 	doc := "agent: {listen: '127.0.0.1:0', state_dir: " + t.TempDir() + "}\nlog: {level: debug, format: json}\n"
 	if err := os.WriteFile(serveCfg, []byte(doc), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	ctx, stopServe := context.WithCancel(t.Context())
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	errR, errW := io.Pipe()
-	served := make(chan int, 1)
-	go func() {
-		defer outW.Close()
-		defer errW.Close()
-		served <- execute(ctx, []string{"serve", "--config", serveCfg}, inR, outW, errW)
-	}()
-	t.Cleanup(func() {
-		inW.Close()
-		stopServe()
-		if code := <-served; code != 0 {
-			t.Errorf("serve exited %d", code)
-		}
-	})
-	errs := newLineWaiter(errR)
-	banner := errs.waitFor(t, "listening at ")
-	go func() {
-		for line := range errs.lines {
-			r.log.add(line)
-		}
-	}()
-	_, wsURL, _ := strings.Cut(banner, "listening at ")
-	wsURL, _, _ = strings.Cut(wsURL, ";")
-	wsURL = strings.Fields(wsURL)[0]
-	r.out = newLineWaiter(outR)
+	srv := startServe(t, r.log.add, "--config", serveCfg)
+	wsURL := srv.url
+	r.out = srv.out
 
 	cfg := fmt.Sprintf(`server:
   url: %s
@@ -116,20 +89,8 @@ log:
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	dev := exec.Command(bin, "run", "--config", path)
-	r.devErr = &logbuf.Buffer{}
-	dev.Stdout, dev.Stderr = io.Discard, r.devErr
-	if err := dev.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		dev.Wait()
-		close(r.exited)
-	}()
-	t.Cleanup(func() {
-		dev.Process.Signal(syscall.SIGTERM)
-		<-r.exited
-	})
+	dev := serveproc.Run(t, bin, path)
+	r.devErr, r.exited = &dev.Err, dev.Exited
 	r.out.waitFor(t, "+ "+r.mac+" registered")
 	return r
 }
