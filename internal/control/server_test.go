@@ -17,19 +17,8 @@ import (
 	"github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/internal/hardware"
 	"github.com/devicectl/devicectl/internal/testing/leakcheck"
+	"github.com/devicectl/devicectl/internal/testing/sockdir"
 )
-
-// socketPath is a path for a socket in a directory of its own; t.TempDir's names grow with the
-// test's name past the 107 bytes a socket path may hold.
-func socketPath(t *testing.T) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "ctl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	return filepath.Join(dir, "control.sock")
-}
 
 // simAgent is a device agent on simulated hardware that is never run: its Call is what the
 // daemon serves the socket with.
@@ -80,7 +69,7 @@ func raw(t *testing.T, path, line string) string {
 // The wire: one request line in, the device's JSON-RPC response line out, byte for byte.
 func TestProtocol(t *testing.T) {
 	leakcheck.Check(t)
-	path := socketPath(t)
+	path := filepath.Join(sockdir.New(t), "control.sock")
 	a := simAgent(t)
 	s := start(t, path, &Options{Call: a.Call, MaxRequest: 256})
 	cases := []struct{ name, in, want string }{
@@ -126,7 +115,7 @@ func TestProtocol(t *testing.T) {
 
 func TestSocketFile(t *testing.T) {
 	leakcheck.Check(t)
-	path := socketPath(t)
+	path := filepath.Join(sockdir.New(t), "control.sock")
 	s := start(t, path, &Options{Call: simAgent(t).Call})
 	fi, err := os.Lstat(path)
 	if err != nil {
@@ -156,7 +145,7 @@ func TestSocketFile(t *testing.T) {
 // A socket a killed daemon left behind is replaced; a file that is not a socket is left alone.
 func TestStaleSocket(t *testing.T) {
 	leakcheck.Check(t)
-	path := socketPath(t)
+	path := filepath.Join(sockdir.New(t), "control.sock")
 	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
 	if err != nil {
 		t.Fatal(err)
@@ -184,7 +173,7 @@ func TestStaleSocket(t *testing.T) {
 // Close removes only its own socket: one a newer server put at the same path stays.
 func TestCloseKeepsAnotherSocket(t *testing.T) {
 	leakcheck.Check(t)
-	path := socketPath(t)
+	path := filepath.Join(sockdir.New(t), "control.sock")
 	old, err := Listen(path, &Options{Call: simAgent(t).Call})
 	if err != nil {
 		t.Fatal(err)
@@ -218,7 +207,7 @@ func blockingCall(started chan<- struct{}, release <-chan struct{}) CallFunc {
 // IdleTimeout and frees its slot.
 func TestLimits(t *testing.T) {
 	leakcheck.Check(t)
-	path := socketPath(t)
+	path := filepath.Join(sockdir.New(t), "control.sock")
 	started, release := make(chan struct{}, 1), make(chan struct{})
 	start(t, path, &Options{Call: blockingCall(started, release), MaxClients: 2, IdleTimeout: 200 * time.Millisecond})
 
@@ -259,7 +248,7 @@ func TestLimits(t *testing.T) {
 // Close waits for a call in progress for its grace, then cancels it, and the client is told.
 func TestCloseCancelsStuckCall(t *testing.T) {
 	leakcheck.Check(t)
-	path := socketPath(t)
+	path := filepath.Join(sockdir.New(t), "control.sock")
 	started := make(chan struct{}, 1)
 	s, err := Listen(path, &Options{Call: blockingCall(started, nil)})
 	if err != nil {
