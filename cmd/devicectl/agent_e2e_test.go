@@ -4,9 +4,7 @@ package main
 
 import (
 	"net/http"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +17,7 @@ import (
 	"github.com/devicectl/devicectl/internal/testing/pulsetest"
 	"github.com/devicectl/devicectl/internal/testing/seedtask"
 	"github.com/devicectl/devicectl/internal/testing/serveproc"
+	"github.com/devicectl/devicectl/internal/testing/standin"
 )
 
 // The whole loop, for real: an A2A message 把音量调到30 (a2a-go's client) goes to devicectl serve,
@@ -42,12 +41,9 @@ func TestAgentLoopOnPulse(t *testing.T) {
 	wsURL, base, out := srv.url, srv.api(), srv.out
 
 	// devicectl run, a process of its own, on the null sink.
-	configPath := filepath.Join(t.TempDir(), "devicectl.yaml")
 	cfg := "server:\n  url: " + wsURL + "\ndevice:\n  mac: " + mac + "\n  state_dir: " + t.TempDir() +
 		"\nhardware:\n  speaker: {driver: alsa, device: pulse}\nlog:\n  level: error\n"
-	if err := os.WriteFile(configPath, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	configPath := standin.WriteFile(t, "devicectl.yaml", cfg)
 	dev := serveproc.Run(t, bin, configPath)
 	out.waitFor(t, "+ "+mac+" registered 3 tools")
 
@@ -84,18 +80,18 @@ func TestAgentLoopOnPulse(t *testing.T) {
 	}
 
 	// A2A 1.0, through a2a-go's client, from the agent card.
-	card, err := agentcard.DefaultResolver.Resolve(waitCtx(t), base)
+	card, err := agentcard.DefaultResolver.Resolve(standin.WaitCtx(t), base)
 	if err != nil {
 		t.Fatalf("resolving the agent card: %v", err)
 	}
-	client, err := a2aclient.NewFromCard(waitCtx(t), card, a2aclient.WithJSONRPCTransport(&http.Client{Timeout: 10 * time.Second}))
+	client, err := a2aclient.NewFromCard(standin.WaitCtx(t), card, a2aclient.WithJSONRPCTransport(&http.Client{Timeout: 10 * time.Second}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer client.Destroy()
 	msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("把音量调到30"))
 	msg.Metadata = map[string]any{"mac": mac}
-	res, err := client.SendMessage(waitCtx(t), &a2a.SendMessageRequest{Message: msg})
+	res, err := client.SendMessage(standin.WaitCtx(t), &a2a.SendMessageRequest{Message: msg})
 	if err != nil {
 		t.Fatalf("message/send: %v", err)
 	}
@@ -119,7 +115,7 @@ func TestAgentLoopOnPulse(t *testing.T) {
 	if b, err := exec.Command(pactl, "set-sink-volume", pulsetest.Sink, "63%").CombinedOutput(); err != nil {
 		t.Fatalf("pactl: %v: %s", err, b)
 	}
-	seed, err := seedtask.Send(waitCtx(t), nil, base, seedtask.Request{ID: "task-e2e-1", SessionID: "session-e2e", Text: "把音量调到30",
+	seed, err := seedtask.Send(standin.WaitCtx(t), nil, base, seedtask.Request{ID: "task-e2e-1", SessionID: "session-e2e", Text: "把音量调到30",
 		Metadata: map[string]string{"mac": mac}})
 	if err != nil || seed.ID != "task-e2e-1" || seed.Status.State != "completed" {
 		t.Fatalf("POST /tasks/send: %+v, %v", seed, err)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"io/fs"
@@ -12,38 +11,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/devicectl/devicectl/internal/testing/logbuf"
 	"github.com/devicectl/devicectl/internal/testing/pulsetest"
 	"github.com/devicectl/devicectl/internal/testing/serveproc"
+	"github.com/devicectl/devicectl/internal/testing/sockdir"
 	"github.com/devicectl/devicectl/internal/testing/standin"
 )
-
-// runningDaemon is `devicectl run` in this process, with its log followed.
-type runningDaemon struct {
-	stderr logbuf.Buffer
-	cancel context.CancelFunc
-	done   chan struct{}
-	code   int
-}
-
-// startRun runs `devicectl run --config path` until the test ends or stop is called.
-func startRun(t *testing.T, path string) *runningDaemon {
-	t.Helper()
-	ctx, cancel := context.WithCancel(t.Context())
-	d := &runningDaemon{cancel: cancel, done: make(chan struct{})}
-	go func() {
-		defer close(d.done)
-		var stdout logbuf.Buffer
-		d.code = execute(ctx, []string{"run", "--config", path}, strings.NewReader(""), &stdout, &d.stderr)
-	}()
-	t.Cleanup(d.stop)
-	return d
-}
-
-func (d *runningDaemon) stop() {
-	d.cancel()
-	<-d.done
-}
 
 // controlConfig is baseConfig with the control socket at sock and the hardware section hw.
 func controlConfig(t *testing.T, url, sock, hw string) string {
@@ -52,22 +24,8 @@ func controlConfig(t *testing.T, url, sock, hw string) string {
 	if hw != "" {
 		c = strings.Replace(c, "hardware:\n  mode: sim\n", hw, 1)
 	}
-	path := filepath.Join(t.TempDir(), "devicectl.yaml")
-	if err := os.WriteFile(path, []byte(c), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	path := standin.WriteFile(t, "devicectl.yaml", c)
 	return path
-}
-
-// shortDir is a directory for a socket: t.TempDir's names can be too long for one.
-func shortDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "ctl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	return dir
 }
 
 // status runs `devicectl call get_device_status` and returns what it printed.
@@ -89,7 +47,7 @@ func status(t *testing.T, config string) (volume int, connection string) {
 // behind is replaced, and the daemon removes its own when it stops.
 func TestCallThroughDaemon(t *testing.T) {
 	srv := standin.Start(t, nil)
-	sock := filepath.Join(shortDir(t), "control.sock")
+	sock := filepath.Join(sockdir.New(t), "control.sock")
 	stale, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +56,7 @@ func TestCallThroughDaemon(t *testing.T) {
 	stale.Close() // as a killed daemon leaves it
 	config := controlConfig(t, srv.URL(), sock, "")
 
-	d := startRun(t, config)
+	d := startRun(t, "--config", config)
 	dev := standin.NextRegistration(t, srv)
 	if fi, err := os.Lstat(sock); err != nil || fi.Mode().Type() != fs.ModeSocket || fi.Mode().Perm() != 0o660 {
 		t.Fatalf("control socket: %v, %v; want a socket with mode 0660", fi, err)
@@ -109,14 +67,14 @@ func TestCallThroughDaemon(t *testing.T) {
 		t.Fatalf("call amplify_volume: exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
 	}
 	// The daemon's speaker: the server reads back what call set.
-	resp, err := dev.Execute(waitCtx(t), "get_device_status", json.RawMessage(`{}`))
+	resp, err := dev.Execute(standin.WaitCtx(t), "get_device_status", json.RawMessage(`{}`))
 	if err != nil || resp.Error != nil || !strings.Contains(string(*resp.Result), `"volume":37`) {
 		t.Errorf("get_device_status from the server: %+v, %v; want volume 37", resp, err)
 	}
 	if v, conn := status(t, config); v != 37 || conn != "registered" {
 		t.Errorf("call get_device_status: volume %d, connection %q; want 37, registered (the daemon's)", v, conn)
 	}
-	d.stderr.WaitUntil(t, "the daemon's log of the control call", d.done, func(s string) bool {
+	d.stderr.WaitUntil(t, "the daemon's log of the control call", d.exited, func(s string) bool {
 		return strings.Contains(s, `msg="tool call on the control socket" component=control tool=amplify_volume`)
 	})
 
@@ -131,9 +89,8 @@ func TestCallThroughDaemon(t *testing.T) {
 		t.Errorf("the daemon's log has no control call answered -32602:\n%s", d.stderr.String())
 	}
 
-	d.stop()
-	if d.code != exitOK {
-		t.Errorf("run exited %d:\n%s", d.code, d.stderr.String())
+	if r := d.stop(); r.code != exitOK {
+		t.Errorf("run exited %d:\n%s", r.code, r.stderr)
 	}
 	if _, err := os.Lstat(sock); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("after run stopped the socket is still there (%v)", err)
@@ -149,10 +106,10 @@ func TestCallThroughDaemon(t *testing.T) {
 // as nobody, whom the socket's mode 0660 keeps out.
 func TestCallSocketRefused(t *testing.T) {
 	srv := standin.Start(t, nil)
-	dir := shortDir(t)
+	dir := sockdir.New(t)
 	sock := filepath.Join(dir, "control.sock")
 	config := controlConfig(t, srv.URL(), sock, "")
-	startRun(t, config)
+	startRun(t, "--config", config)
 	standin.NextRegistration(t, srv)
 
 	var code int
@@ -171,7 +128,7 @@ func TestCallSocketRefused(t *testing.T) {
 				t.Fatal(step)
 			}
 		}
-		cmd := exec.CommandContext(waitCtx(t), "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+		cmd := exec.CommandContext(standin.WaitCtx(t), "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
 			bin, "call", "--config", shared, "get_device_status")
 		out, err := cmd.CombinedOutput()
 		var ee *exec.ExitError
@@ -207,10 +164,10 @@ func TestCallRealSpeaker(t *testing.T) {
 		return string(out)
 	}
 	srv := standin.Start(t, nil)
-	sock := filepath.Join(shortDir(t), "control.sock")
+	sock := filepath.Join(sockdir.New(t), "control.sock")
 	config := controlConfig(t, srv.URL(), sock, "hardware:\n  speaker: {driver: alsa, device: pulse, control: Master}\n  face: {driver: sim}\n")
 
-	d := startRun(t, config)
+	d := startRun(t, "--config", config)
 	standin.NextRegistration(t, srv)
 	if r := runCLI(t.Context(), "", "call", "--config", config, "amplify_volume", `{"level":50}`); r.code != exitOK {
 		t.Fatalf("call amplify_volume: exit %d\n%s%s", r.code, r.stdout, r.stderr)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/devicectl/devicectl/internal/testing/boundmac"
+	"github.com/devicectl/devicectl/internal/testing/standin"
 )
 
 // doctor registers as the device, with the Client-Id run keeps, and shows why the server refuses
@@ -21,8 +22,7 @@ func TestDoctorShowsRefusal(t *testing.T) {
 	state := filepath.Join(dir, "state")
 	os.Mkdir(state, 0o700)
 	os.WriteFile(filepath.Join(state, "client-id"), []byte("0f8e3b1c-1111-4222-8333-444455556666\n"), 0o600)
-	config := filepath.Join(dir, "devicectl.yaml")
-	os.WriteFile(config, []byte("device:\n  state_dir: "+state+"\ncontrol:\n  socket: off\n"), 0o600)
+	config := standin.WriteFile(t, "devicectl.yaml", "device:\n  state_dir: "+state+"\ncontrol:\n  socket: off\n")
 	args := []string{"doctor", "--config", config, "--server", url, "--mac", mac, "--hardware", "sim"}
 	r := runCLI(t.Context(), "", args...)
 	if r.code != exitError || !regexp.MustCompile(`register +FAIL +refused: -32602 Invalid params: MAC `+mac+` is bound to another client`).MatchString(r.stdout) {

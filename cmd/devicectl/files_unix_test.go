@@ -35,16 +35,10 @@ func TestRunRefusesBadFiles(t *testing.T) {
 	if err := os.Symlink("/dev/zero", zero); err != nil {
 		t.Fatal(err)
 	}
-	nul := filepath.Join(dir, "nul-token")
-	if err := os.WriteFile(nul, []byte("s3c\x00ret\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	nul := standin.WriteFile(t, "nul-token", "s3c\x00ret\n")
 	config := func(token string) string {
-		p := filepath.Join(t.TempDir(), "devicectl.yaml")
 		doc := "server:\n  url: ws://127.0.0.1:1/\n  token_file: " + token + "\ndevice:\n  mac: AA-BB-CC-DD-EE-FF\n  state_dir: " + t.TempDir() + "\nhardware:\n  mode: sim\n"
-		if err := os.WriteFile(p, []byte(doc), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		p := standin.WriteFile(t, "devicectl.yaml", doc)
 		return p
 	}
 	for _, tc := range []struct {
@@ -84,10 +78,7 @@ func TestRunSIGHUPWithFIFOConfig(t *testing.T) {
 	}
 	bin := serveproc.Build(t)
 	srv := standin.Start(t, nil)
-	configPath := filepath.Join(t.TempDir(), "devicectl.yaml")
-	if err := os.WriteFile(configPath, []byte(standin.BaseConfig(t, srv.URL())), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	configPath := standin.WriteFile(t, "devicectl.yaml", standin.BaseConfig(t, srv.URL()))
 	p := serveproc.RunWith(t, bin, append(os.Environ(), config.TokenEnv+"="), "run", "--config", configPath)
 	standin.NextRegistration(t, srv)
 

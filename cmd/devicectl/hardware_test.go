@@ -28,8 +28,7 @@ func TestDoctor(t *testing.T) {
 	defer srv.Close()
 	dir := t.TempDir()
 	face := shscript.Write(t, dir, "show-face", "exit 0\n")
-	path := filepath.Join(dir, "devicectl.yaml")
-	os.WriteFile(path, []byte("hardware:\n  face: {driver: command, command: ["+face+"]}\n"), 0o600)
+	path := standin.WriteFile(t, "devicectl.yaml", "hardware:\n  face: {driver: command, command: ["+face+"]}\n")
 
 	r := runCLI(t.Context(), "", "doctor", "--config", path, "--server", srv.URL(), "--mac", "AA-BB-CC-DD-EE-FF")
 	if r.code != exitOK {
@@ -72,13 +71,8 @@ func TestDoctorTLS(t *testing.T) {
 		t.Errorf("exit %d; want a tls FAIL about the certificate with a remedy in:\n%s", r.code, r.stdout)
 	}
 
-	ca := filepath.Join(t.TempDir(), "ca.pem")
-	pemBytes := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
-	if err := os.WriteFile(ca, pemBytes, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	config := filepath.Join(t.TempDir(), "devicectl.yaml")
-	os.WriteFile(config, []byte("server:\n  ca_file: "+ca+"\n"), 0o600)
+	ca := standin.WriteFile(t, "ca.pem", string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})))
+	config := standin.WriteFile(t, "devicectl.yaml", "server:\n  ca_file: "+ca+"\n")
 	r = runCLI(t.Context(), "", "doctor", "--config", config, "--server", url, "--mac", "AA-BB-CC-DD-EE-FF", "--hardware", "sim")
 	if !regexp.MustCompile(`tls +OK +verified`).MatchString(r.stdout) || !regexp.MustCompile(`websocket +FAIL .*HTTP 404`).MatchString(r.stdout) {
 		t.Errorf("want tls OK and a websocket FAIL naming HTTP 404 in:\n%s", r.stdout)
@@ -96,8 +90,7 @@ func TestDoctorTokenAndOptionalParts(t *testing.T) {
 	token := filepath.Join(dir, "token")
 	os.WriteFile(token, []byte("s3cret\n"), 0o644)
 	os.Chmod(token, 0o644) // whatever the umask
-	config := filepath.Join(dir, "devicectl.yaml")
-	os.WriteFile(config, []byte("server:\n  token_file: "+token+"\nhardware:\n  face: {driver: command, command: [/nonexistent/face], optional: true}\n"), 0o600)
+	config := standin.WriteFile(t, "devicectl.yaml", "server:\n  token_file: "+token+"\nhardware:\n  face: {driver: command, command: [/nonexistent/face], optional: true}\n")
 	args := []string{"doctor", "--config", config, "--server", "ws" + strings.TrimPrefix(srv.URL, "http") + "/device", "--mac", "AA-BB-CC-DD-EE-FF"}
 
 	r := runCLI(t.Context(), "", args...)
@@ -134,8 +127,7 @@ func TestDoctorLeavesTheVolume(t *testing.T) {
 	if out, err := exec.Command(pactl, "set-sink-volume", pulsetest.Sink, "63%").CombinedOutput(); err != nil {
 		t.Fatalf("pactl: %v: %s", err, out)
 	}
-	config := filepath.Join(t.TempDir(), "devicectl.yaml")
-	os.WriteFile(config, []byte("hardware:\n  speaker: {driver: alsa, device: pulse}\n"), 0o600)
+	config := standin.WriteFile(t, "devicectl.yaml", "hardware:\n  speaker: {driver: alsa, device: pulse}\n")
 	r := runCLI(t.Context(), "", "doctor", "--config", config, "--server", standin.Start(t, nil).URL(), "--mac", "AA-BB-CC-DD-EE-FF")
 	if r.code != exitOK || !regexp.MustCompile(`speaker +OK +alsa:pulse/Master, volume 63%`).MatchString(r.stdout) {
 		t.Errorf("exit %d; want the speaker read at 63%% in:\n%s", r.code, r.stdout)

@@ -12,7 +12,9 @@ import (
 
 	"github.com/devicectl/devicectl/internal/buildfeatures"
 	"github.com/devicectl/devicectl/internal/testing/leakcheck"
+	"github.com/devicectl/devicectl/internal/testing/logbuf"
 	"github.com/devicectl/devicectl/internal/testing/serveproc"
+	"github.com/devicectl/devicectl/internal/testing/standin"
 )
 
 // TestMain fails the package if a test leaves goroutines behind: every goroutine a command starts
@@ -34,6 +36,39 @@ func runCLI(ctx context.Context, stdin string, args ...string) result {
 	var out, errw bytes.Buffer
 	code := execute(ctx, args, strings.NewReader(stdin), &out, &errw)
 	return result{code: code, stdout: out.String(), stderr: errw.String()}
+}
+
+// running is `devicectl run` in this process, as startRun started it.
+type running struct {
+	stdout, stderr logbuf.Buffer // what it renders, and its log
+	exited         chan struct{} // closed once it has returned
+	code           int           // set before exited is closed
+	cancel         context.CancelFunc
+}
+
+// startRun runs `devicectl run` with args in this process, with no input, until the test ends or
+// stop.
+func startRun(t *testing.T, args ...string) *running {
+	ctx, cancel := context.WithCancel(t.Context())
+	d := &running{exited: make(chan struct{}), cancel: cancel}
+	go func() {
+		defer close(d.exited)
+		d.code = execute(ctx, append([]string{"run"}, args...), strings.NewReader(""), &d.stdout, &d.stderr)
+	}()
+	t.Cleanup(func() { d.stop() })
+	return d
+}
+
+// stop ends run as SIGINT or SIGTERM does (main cancels the context) and returns what it gave.
+func (d *running) stop() result {
+	d.cancel()
+	<-d.exited
+	return d.result()
+}
+
+// result is what run gave; it is whole once exited is closed.
+func (d *running) result() result {
+	return result{code: d.code, stdout: d.stdout.String(), stderr: d.stderr.String()}
 }
 
 func TestExitCodes(t *testing.T) {
@@ -73,10 +108,7 @@ func TestExitCodes(t *testing.T) {
 }
 
 func TestBadConfigFileExits2(t *testing.T) {
-	path := t.TempDir() + "/devicectl.yaml"
-	if err := os.WriteFile(path, []byte("server:\n  url: ws://x/\nconnection:\n  ping_intervall: 1s\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	path := standin.WriteFile(t, "devicectl.yaml", "server:\n  url: ws://x/\nconnection:\n  ping_intervall: 1s\n")
 	r := runCLI(t.Context(), "", "run", "--config", path)
 	want := "devicectl: " + path + ": connection.ping_intervall: unknown key (line 4)\n"
 	if r.code != exitUsage || r.stderr != want {

@@ -3,8 +3,6 @@
 package main
 
 import (
-	"context"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -15,6 +13,7 @@ import (
 	"github.com/devicectl/devicectl/internal/testing/httpdo"
 	"github.com/devicectl/devicectl/internal/testing/poll"
 	"github.com/devicectl/devicectl/internal/testing/shscript"
+	"github.com/devicectl/devicectl/internal/testing/standin"
 )
 
 // The robot speaks first, in real time: serve with a device, "remind me in 2 seconds to stretch"
@@ -26,18 +25,8 @@ func TestServeReminder(t *testing.T) {
 	dir := t.TempDir()
 	spoken := filepath.Join(dir, "spoken.txt")
 	speak := shscript.Write(t, dir, "speak", "cat >> "+spoken+"; echo >> "+spoken+"\n")
-	config := filepath.Join(dir, "devicectl.yaml")
-	os.WriteFile(config, []byte("hardware:\n  speaker: {driver: sim}\n  face: {driver: sim}\n  speech: {driver: command, command: ["+speak+"]}\n"), 0o600)
-	outR, outW := io.Pipe()
-	out := newLineWaiter(outR)
-	devCtx, stopDevice := context.WithCancel(t.Context())
-	devDone := make(chan int, 1)
-	go func() {
-		defer outW.Close()
-		devDone <- execute(devCtx, []string{"run", "--config", config, "--server", url, "--mac", "02-00-00-00-00-09",
-			"--state-dir", t.TempDir(), "--log-level", "error"}, strings.NewReader(""), outW, io.Discard)
-	}()
-	defer func() { stopDevice(); <-devDone }()
+	config := standin.WriteFile(t, "devicectl.yaml", "hardware:\n  speaker: {driver: sim}\n  face: {driver: sim}\n  speech: {driver: command, command: ["+speak+"]}\n")
+	dev := startRun(t, "--config", config, "--server", url, "--mac", "02-00-00-00-00-09", "--state-dir", t.TempDir(), "--log-level", "error")
 
 	// A task needs the device: serve's console says when it has registered.
 	console.waitFor(t, "+ 02-00-00-00-00-09 registered")
@@ -56,8 +45,11 @@ func TestServeReminder(t *testing.T) {
 	if _, body := httpdo.Do(t, req); !strings.Contains(body, "I'll remind you to stretch in 2 seconds") {
 		t.Fatalf("the task was not answered: %s", body)
 	}
-	out.waitFor(t, "I'll remind you to stretch in 2 seconds")
-	out.waitFor(t, "Reminder: stretch")
+	shown := func(line string) {
+		dev.stdout.WaitFor(t, line, func(s string) bool { return strings.Contains(s, line) })
+	}
+	shown("I'll remind you to stretch in 2 seconds")
+	shown("Reminder: stretch")
 	heard := time.Since(sent)
 	if heard < 1900*time.Millisecond || heard > 5*time.Second {
 		t.Errorf("the reminder was shown %v after it was set, want about 2 s", heard)

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/devicectl/devicectl/device/agenttest"
 	"github.com/devicectl/devicectl/internal/config"
@@ -18,13 +17,6 @@ import (
 )
 
 var uuidRE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
-
-// waitCtx bounds waits for things that take milliseconds when they work.
-func waitCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
 
 // run, as the acceptance harness starts it, against the stand-in server: it registers with the
 // handshake headers, serves calls, renders messages, and stops with exit 0 when cancelled.
@@ -45,7 +37,7 @@ func TestRunAgainstStandIn(t *testing.T) {
 			"--ping-interval", "1s", "--config", "/dev/null", "--state-dir", stateDir)
 	}()
 
-	d, err := srv.WaitDevice(waitCtx(t), "AA-BB-CC-DD-EE-FF")
+	d, err := srv.WaitDevice(standin.WaitCtx(t), "AA-BB-CC-DD-EE-FF")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,11 +62,11 @@ func TestRunAgainstStandIn(t *testing.T) {
 		t.Errorf("registered %d tools, want 3", len(d.Tools))
 	}
 
-	if err := d.Say(waitCtx(t), "hello from the server"); err != nil {
+	if err := d.Say(standin.WaitCtx(t), "hello from the server"); err != nil {
 		t.Fatal(err)
 	}
 	// Messages are handled in order before the next request: once this answers, the reply is shown.
-	resp, err := d.Execute(waitCtx(t), "amplify_volume", json.RawMessage(`{"level": 42}`))
+	resp, err := d.Execute(standin.WaitCtx(t), "amplify_volume", json.RawMessage(`{"level": 42}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +74,7 @@ func TestRunAgainstStandIn(t *testing.T) {
 	if resp.Error != nil || resp.Result == nil || json.Unmarshal(*resp.Result, &res) != nil || res["level"] != 42.0 {
 		t.Errorf("amplify_volume: %+v, want a result with level 42", resp)
 	}
-	resp, err = d.Execute(waitCtx(t), "get_device_status", json.RawMessage(`{}`))
+	resp, err = d.Execute(standin.WaitCtx(t), "get_device_status", json.RawMessage(`{}`))
 	if err != nil || resp.Error != nil || !strings.Contains(string(*resp.Result), "registered") {
 		t.Errorf("get_device_status: %+v, %v; want a result saying registered", resp, err)
 	}
@@ -100,7 +92,7 @@ func TestRunAgainstStandIn(t *testing.T) {
 	}
 	select {
 	case <-d.Done():
-	case <-waitCtx(t).Done():
+	case <-standin.WaitCtx(t).Done():
 		t.Error("the device's line is still open after run returned")
 	}
 }
@@ -121,14 +113,14 @@ func TestRunSIGTERM(t *testing.T) {
 	// default (/var/lib/devicectl) would leave a client-id on the machine.
 	p := serveproc.RunWith(t, bin, append(os.Environ(), config.TokenEnv+"="), "run", "--server", srv.URL(), "--mac", "AA-BB-CC-DD-EE-FF",
 		"--hardware", "sim", "--ping-interval", "1s", "--state-dir", t.TempDir())
-	d, err := srv.WaitDevice(waitCtx(t), "AA-BB-CC-DD-EE-FF")
+	d, err := srv.WaitDevice(standin.WaitCtx(t), "AA-BB-CC-DD-EE-FF")
 	if err != nil {
 		t.Fatalf("%v; stderr:\n%s", err, p.Err.String())
 	}
 	p.Terminate(t)
 	select {
 	case <-d.Done():
-	case <-waitCtx(t).Done():
+	case <-standin.WaitCtx(t).Done():
 		t.Error("the server still sees the device after it exited")
 	}
 	if !strings.Contains(p.Err.String(), "msg=stopped") {
@@ -144,11 +136,8 @@ func TestRunSIGHUP(t *testing.T) {
 	}
 	bin := serveproc.Build(t)
 	srv := standin.Start(t, nil)
-	configPath := filepath.Join(t.TempDir(), "devicectl.yaml")
 	cfg := standin.BaseConfig(t, srv.URL())
-	if err := os.WriteFile(configPath, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	configPath := standin.WriteFile(t, "devicectl.yaml", cfg)
 	p := serveproc.RunWith(t, bin, append(os.Environ(), config.TokenEnv+"="), "run", "--config", configPath)
 	first := standin.NextRegistration(t, srv)
 

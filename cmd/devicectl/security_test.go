@@ -36,6 +36,7 @@ import (
 	"github.com/devicectl/devicectl/device/agenttest"
 	"github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/internal/testing/serveproc"
+	"github.com/devicectl/devicectl/internal/testing/shscript"
 	"github.com/devicectl/devicectl/internal/testing/standin"
 	"github.com/devicectl/devicectl/internal/testing/testca"
 	"github.com/devicectl/devicectl/protocol"
@@ -94,10 +95,7 @@ log:
   level: debug
   format: %s
 %s`, url, serverKeys, t.TempDir(), format, extra)
-	path := filepath.Join(t.TempDir(), "devicectl.yaml")
-	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	path := standin.WriteFile(t, "devicectl.yaml", cfg)
 	return path
 }
 
@@ -208,7 +206,7 @@ func TestRunTLS(t *testing.T) {
 				environWithout(config.TokenEnv, "SSL_CERT_FILE", "SSL_CERT_DIR"))
 
 			if tc.refused == "" {
-				d, err := srv.WaitDevice(waitCtx(t), "AA-BB-CC-DD-EE-FF")
+				d, err := srv.WaitDevice(standin.WaitCtx(t), "AA-BB-CC-DD-EE-FF")
 				if err != nil {
 					t.Fatalf("%v; log:\n%s", err, p.Err.String())
 				}
@@ -222,7 +220,7 @@ func TestRunTLS(t *testing.T) {
 						t.Error("the server saw no client certificate")
 					}
 				}
-				if resp, err := d.Execute(waitCtx(t), "amplify_volume", json.RawMessage(`{"level": 5}`)); err != nil || resp.Error != nil {
+				if resp, err := d.Execute(standin.WaitCtx(t), "amplify_volume", json.RawMessage(`{"level": 5}`)); err != nil || resp.Error != nil {
 					t.Errorf("a call over the verified line: %+v, %v", resp, err)
 				}
 				p.Terminate(t)
@@ -317,18 +315,14 @@ func TestRunKeepsTokenHidden(t *testing.T) {
 			// child.sh is the face program and every hook. It leaves copies of its environment and
 			// command line; as the registered hook and as the face showing "smile" it also hands
 			// the test its pid and waits for the test to release it, so that it can be seen running.
-			child := filepath.Join(dir, "child.sh")
-			if err := os.WriteFile(child, []byte(`#!/bin/sh
-tag="${DEVICECTL_EVENT:-face-$1}"
+			child := shscript.Write(t, dir, "child.sh", `tag="${DEVICECTL_EVENT:-face-$1}"
 cat /proc/$$/environ > "`+dir+`/environ.$tag.$$"
 cat /proc/$$/cmdline > "`+dir+`/cmdline.$tag.$$"
 case "$tag" in registered|face-smile)
 	echo $$ > "`+dir+`/pid.$tag"
 	while [ ! -e "`+dir+`/release" ]; do sleep 0.02; done
 esac
-`), 0o755); err != nil {
-				t.Fatal(err)
-			}
+`)
 			// The pid "files" are FIFOs: writing one blocks the child until the test reads it.
 			for _, tag := range []string{"registered", "face-smile"} {
 				if err := syscall.Mkfifo(filepath.Join(dir, "pid."+tag), 0o600); err != nil {
@@ -340,10 +334,7 @@ esac
 			if tc.source == "env" {
 				env = append(env, config.TokenEnv+"="+hiddenToken)
 			} else {
-				token := filepath.Join(dir, "token")
-				if err := os.WriteFile(token, []byte(hiddenToken+"\n"), 0o600); err != nil {
-					t.Fatal(err)
-				}
+				token := standin.WriteFile(t, "token", hiddenToken+"\n")
 				serverKeys = "  token_file: " + token + "\n"
 			}
 			extra := fmt.Sprintf(`hardware:
@@ -368,7 +359,7 @@ hooks:
 			hookPID := waitPID(t, filepath.Join(dir, "pid.registered"), p)
 			smiled := make(chan error, 1)
 			go func() {
-				resp, err := d.Execute(waitCtx(t), "set_virtual_human_expression", json.RawMessage(`{"expression": "smile"}`))
+				resp, err := d.Execute(standin.WaitCtx(t), "set_virtual_human_expression", json.RawMessage(`{"expression": "smile"}`))
 				if err == nil && resp.Error != nil {
 					err = resp.Error
 				}
@@ -395,10 +386,10 @@ hooks:
 
 			// The server echoes the token in a whole reply (a final with no chunks before it, so it
 			// is shown), and as a tool input the schema refuses.
-			if err := d.Message(waitCtx(t), "final", "your token is "+hiddenToken); err != nil {
+			if err := d.Message(standin.WaitCtx(t), "final", "your token is "+hiddenToken); err != nil {
 				t.Fatal(err)
 			}
-			resp, err := d.Execute(waitCtx(t), "amplify_volume", json.RawMessage(`{"level": "`+hiddenToken+`"}`))
+			resp, err := d.Execute(standin.WaitCtx(t), "amplify_volume", json.RawMessage(`{"level": "`+hiddenToken+`"}`))
 			if err != nil || resp.Error == nil || resp.Error.Code != protocol.CodeInvalidParams {
 				t.Errorf("amplify_volume with the token as level: %+v, %v; want -32602", resp, err)
 			}
@@ -564,14 +555,8 @@ func TestDoctorChildrenWithoutToken(t *testing.T) {
 		t.Skip("reads /proc")
 	}
 	dir := t.TempDir()
-	face := filepath.Join(dir, "face.sh")
-	if err := os.WriteFile(face, []byte("#!/bin/sh\ncat /proc/$$/environ >> "+dir+"/environ\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	configPath := filepath.Join(dir, "devicectl.yaml")
-	if err := os.WriteFile(configPath, []byte("hardware:\n  face: {driver: command, command: ["+face+"]}\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	face := shscript.Write(t, dir, "face.sh", "cat /proc/$$/environ >> "+dir+"/environ\n")
+	configPath := standin.WriteFile(t, "devicectl.yaml", "hardware:\n  face: {driver: command, command: ["+face+"]}\n")
 	t.Setenv(config.TokenEnv, hiddenToken)
 	r := runCLI(t.Context(), "", "doctor", "--config", configPath, "--server", "ws://127.0.0.1:1/", "--mac", "AA-BB-CC-DD-EE-FF")
 	b, err := os.ReadFile(filepath.Join(dir, "environ"))

@@ -3,8 +3,7 @@
 package main
 
 import (
-	"context"
-	"io"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -17,25 +16,17 @@ func TestServeStopIsNoFault(t *testing.T) {
 		"--listen", "127.0.0.1:0", "--state-dir", t.TempDir(), "--log-level", "info", "--log-format", "text")
 	url := srv.url
 
-	devR, devW := io.Pipe()
-	devLog := newLineWaiter(devR)
-	devCtx, stopDevice := context.WithCancel(t.Context())
-	ran := make(chan int, 1)
-	go func() {
-		defer devW.Close()
-		ran <- execute(devCtx, []string{"run", "--config", "/dev/null", "--hardware", "sim", "--server", url, "--mac", "02-00-00-00-00-0A",
-			"--state-dir", t.TempDir(), "--log-level", "info", "--log-format", "text"}, strings.NewReader(""), io.Discard, devW)
-	}()
-	devLog.waitFor(t, "msg=registered")
+	dev := startRun(t, "--config", "/dev/null", "--hardware", "sim", "--server", url, "--mac", "02-00-00-00-00-0A",
+		"--state-dir", t.TempDir(), "--log-level", "info", "--log-format", "text")
+	dev.stderr.WaitFor(t, "the device's registration", func(s string) bool { return strings.Contains(s, "msg=registered") })
 	if code := srv.stop(); code != 0 {
 		t.Errorf("serve exit %d", code)
 	}
-	line := devLog.waitFor(t, "the server closed the line")
+	line := dev.stderr.WaitCount(t, regexp.MustCompile(`.*the server closed the line.*`), 1)[0][0]
 	if !strings.Contains(line, "level=INFO") || !strings.Contains(line, "StatusGoingAway") {
 		t.Errorf("the device logged the server's stop as %q; want info, naming 1001 going away", line)
 	}
-	stopDevice()
-	<-ran
+	dev.stop()
 	for _, line := range srvLog {
 		t.Log(line)
 		if strings.Contains(line, "level=ERROR") {

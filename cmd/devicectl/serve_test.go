@@ -3,14 +3,13 @@
 package main
 
 import (
-	"context"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/devicectl/devicectl/internal/testing/standin"
 )
 
 // serve prints devices as they come and go, and its console drives them.
@@ -22,12 +21,8 @@ func TestServe(t *testing.T) {
 		t.Fatalf("serve listens at %q, want loopback", url)
 	}
 
-	devCtx, stopDevice := context.WithCancel(t.Context())
-	devDone := make(chan result, 1)
-	go func() {
-		devDone <- runCLI(devCtx, "", "run", "--config", "/dev/null", "--server", url, "--mac", "02-00-00-00-00-07",
-			"--state-dir", t.TempDir(), "--log-level", "error")
-	}()
+	dev := startRun(t, "--config", "/dev/null", "--server", url, "--mac", "02-00-00-00-00-07",
+		"--state-dir", t.TempDir(), "--log-level", "error")
 	out.waitFor(t, "+ 02-00-00-00-00-07 registered 3 tools from 127.0.0.1:")
 
 	send := func(line string) {
@@ -69,8 +64,7 @@ func TestServe(t *testing.T) {
 		t.Errorf("get_device_status after 把音量调到30: %s", status)
 	}
 
-	stopDevice()
-	if r := <-devDone; r.code != 0 || r.stdout != "hi\n"+reply+"\n" {
+	if r := dev.stop(); r.code != 0 || r.stdout != "hi\n"+reply+"\n" {
 		t.Errorf("device: exit %d, stdout %q; want 0 and the replies %q", r.code, r.stdout, "hi\n"+reply+"\n")
 	}
 	out.waitFor(t, "- 02-00-00-00-00-07 disconnected")
@@ -104,14 +98,8 @@ func TestServeRefuses(t *testing.T) {
 // says how many more there were, written when serve stops at the latest.
 func TestServeRefusalFloodCounted(t *testing.T) {
 	dir := t.TempDir()
-	token := filepath.Join(dir, "token")
-	if err := os.WriteFile(token, []byte("s3cret-token\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg := filepath.Join(dir, "config.yaml")
-	if err := os.WriteFile(cfg, []byte("agent:\n  device_tokens_file: "+token+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	token := standin.WriteFile(t, "token", "s3cret-token\n")
+	cfg := standin.WriteFile(t, "config.yaml", "agent:\n  device_tokens_file: "+token+"\n")
 	var log []string // read once serve has stopped
 	srv := startServe(t, func(l string) { log = append(log, l) }, "--config", cfg, "--state-dir", dir, "--listen", "127.0.0.1:0")
 	const dials = 50

@@ -5,10 +5,11 @@ package main
 import (
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/devicectl/devicectl/internal/testing/standin"
 )
 
 // sim reaches a search backend through --searxng-url, or through a config file's
@@ -24,10 +25,7 @@ func TestSimSearch(t *testing.T) {
 	}))
 	defer searx.Close()
 
-	file := filepath.Join(t.TempDir(), "devicectl.yaml")
-	if err := os.WriteFile(file, []byte("agent:\n  search:\n    searxng_url: "+searx.URL+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	file := standin.WriteFile(t, "devicectl.yaml", "agent:\n  search:\n    searxng_url: "+searx.URL+"\n")
 	for name, args := range map[string][]string{
 		"flag":   {"sim", "--searxng-url", searx.URL},
 		"config": {"sim", "--config", file},

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"runtime"
 	"runtime/debug"
@@ -26,6 +25,7 @@ import (
 	"github.com/devicectl/devicectl/internal/testing/logbuf"
 	"github.com/devicectl/devicectl/internal/testing/proc"
 	"github.com/devicectl/devicectl/internal/testing/serveproc"
+	"github.com/devicectl/devicectl/internal/testing/standin"
 )
 
 // swarmCheckLeaks fails the test if goroutines it started outlive it; register it first.
@@ -383,12 +383,9 @@ func cpuTime(t *testing.T) time.Duration {
 // idleRunRSS is the RSS of one `devicectl run` with simulated hardware, registered and idle for a
 // while; it is stopped before the swarms are measured.
 func idleRunRSS(t *testing.T, bin, url string) int64 {
-	config := filepath.Join(t.TempDir(), "run.yaml")
 	text := "server:\n  url: " + url + "\ndevice:\n  mac: 02-00-00-00-00-01\n  state_dir: " + t.TempDir() +
 		"\nhardware:\n  mode: sim\nlog:\n  level: info\n  format: text\n"
-	if err := os.WriteFile(config, []byte(text), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	config := standin.WriteFile(t, "run.yaml", text)
 	d := serveproc.Run(t, bin, config)
 	defer d.Stop()
 	if _, ok := d.Err.WaitUntil(t, "the run device's registration", d.Exited, func(s string) bool { return strings.Contains(s, "msg=registered") }); !ok {

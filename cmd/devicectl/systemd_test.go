@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -19,13 +18,8 @@ func TestRunNotifiesSystemd(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	done := make(chan result, 1)
-	go func() {
-		done <- runCLI(ctx, "", "run", "--config", "/dev/null", "--server", srv.URL(), "--mac", "AA-BB-CC-DD-EE-03",
-			"--state-dir", t.TempDir(), "--log-level", "error")
-	}()
+	d := startRun(t, "--config", "/dev/null", "--server", srv.URL(), "--mac", "AA-BB-CC-DD-EE-03",
+		"--state-dir", t.TempDir(), "--log-level", "error")
 
 	before := sdnotify.Await(t, msgs, "READY=1", func(m string) bool { return strings.HasPrefix(m, "READY=1\n") })
 	// Watchdog feeds may come between these on a slow machine (qemu): the loop is healthy.
@@ -35,8 +29,7 @@ func TestRunNotifiesSystemd(t *testing.T) {
 		t.Errorf("before READY=1: %q, want %q", before, want)
 	}
 	sdnotify.Await(t, msgs, "WATCHDOG=1", func(m string) bool { return m == "WATCHDOG=1" })
-	cancel()
-	if r := <-done; r.code != 0 {
+	if r := d.stop(); r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	sdnotify.Await(t, msgs, "STOPPING=1", func(m string) bool { return m == "STOPPING=1" })

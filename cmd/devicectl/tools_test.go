@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/devicectl/devicectl/internal/config"
 	devhw "github.com/devicectl/devicectl/internal/hardware"
+	"github.com/devicectl/devicectl/internal/testing/standin"
 	"github.com/devicectl/devicectl/protocol"
 )
 
@@ -100,23 +100,17 @@ func TestToolsMatchesTheWire(t *testing.T) {
 		t.Fatalf("tools: exit %d: %s", printed.code, printed.stderr)
 	}
 
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	done := make(chan result, 1)
-	go func() {
-		done <- runCLI(ctx, "", "run", "--config", "/dev/null", "--server", "ws"+strings.TrimPrefix(srv.URL, "http"),
-			"--mac", mac, "--hardware", "sim", "--state-dir", t.TempDir(), "--log-level", "error")
-	}()
+	d := startRun(t, "--config", "/dev/null", "--server", "ws"+strings.TrimPrefix(srv.URL, "http"),
+		"--mac", mac, "--hardware", "sim", "--state-dir", t.TempDir(), "--log-level", "error")
 	var frame []byte
 	select {
 	case frame = <-first:
-	case r := <-done:
-		t.Fatalf("run ended before it registered: exit %d: %s", r.code, r.stderr)
-	case <-waitCtx(t).Done():
+	case <-d.exited:
+		t.Fatalf("run ended before it registered: exit %d: %s", d.code, d.stderr.String())
+	case <-standin.WaitCtx(t).Done():
 		t.Fatal("run sent no frame")
 	}
-	cancel()
-	if r := <-done; r.code != 0 {
+	if r := d.stop(); r.code != 0 {
 		t.Errorf("run: exit %d: %s", r.code, r.stderr)
 	}
 

@@ -20,6 +20,7 @@ import (
 	"github.com/devicectl/devicectl/internal/testing/poll"
 	"github.com/devicectl/devicectl/internal/testing/pulsetest"
 	"github.com/devicectl/devicectl/internal/testing/serveproc"
+	"github.com/devicectl/devicectl/internal/testing/standin"
 )
 
 // The voice loop end to end, with no network and no sound card: flite speaks a command into the
@@ -61,11 +62,8 @@ func needVoice(t *testing.T) {
 func startVoiceRig(t *testing.T, bin, microphone, voice string) *voiceRig {
 	t.Helper()
 	r := &voiceRig{mac: "02-00-00-00-00-51", dir: t.TempDir(), log: &lockedLines{}}
-	serveCfg := filepath.Join(r.dir, "serve.yaml")
 	doc := "agent: {listen: '127.0.0.1:0', state_dir: " + t.TempDir() + "}\nlog: {level: debug, format: json}\n"
-	if err := os.WriteFile(serveCfg, []byte(doc), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	serveCfg := standin.WriteFile(t, "serve.yaml", doc)
 	srv := startServe(t, r.log.add, "--config", serveCfg)
 	wsURL := srv.url
 	r.out = srv.out
@@ -85,10 +83,7 @@ log:
   level: debug
   format: json
 `, wsURL, r.mac, t.TempDir(), pulsetest.Sink, microphone, voice)
-	path := filepath.Join(r.dir, "devicectl.yaml")
-	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	path := standin.WriteFile(t, "devicectl.yaml", cfg)
 	dev := serveproc.Run(t, bin, path)
 	r.devErr, r.exited = &dev.Err, dev.Exited
 	r.out.waitFor(t, "+ "+r.mac+" registered")

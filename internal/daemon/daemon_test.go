@@ -41,7 +41,7 @@ func TestReload(t *testing.T) {
 	if got := standin.Description(again, "amplify_volume"); !strings.HasPrefix(got, "设置") {
 		t.Errorf("after the reload the description is %q, want the Chinese one", got)
 	}
-	resp, err := again.Execute(waitCtx(t), "amplify_volume", json.RawMessage(`{"level": 30}`))
+	resp, err := again.Execute(standin.WaitCtx(t), "amplify_volume", json.RawMessage(`{"level": 30}`))
 	if err != nil || resp.Error != nil || !strings.Contains(string(*resp.Result), "音量") {
 		t.Errorf("call after the reload: %+v, %v; want a Chinese result", resp, err)
 	}
@@ -52,7 +52,7 @@ func TestReload(t *testing.T) {
 	if log := d.stderr.String(); !strings.Contains(log, "connection.ping_interval") || !strings.Contains(log, "line 8") {
 		t.Errorf("the refusal does not name the key and line:\n%s", log)
 	}
-	resp, err = again.Execute(waitCtx(t), "amplify_volume", json.RawMessage(`{"level": 31}`))
+	resp, err = again.Execute(standin.WaitCtx(t), "amplify_volume", json.RawMessage(`{"level": 31}`))
 	if err != nil || resp.Error != nil {
 		t.Errorf("call after a refused reload: %+v, %v", resp, err)
 	}
@@ -74,7 +74,7 @@ func TestReload(t *testing.T) {
 	}
 	select {
 	case <-again.Done():
-	case <-waitCtx(t).Done():
+	case <-standin.WaitCtx(t).Done():
 		t.Error("the old server still has the device")
 	}
 	if left := srv.Devices(); len(left) != 0 {
@@ -98,13 +98,13 @@ func TestHooksRunOnEvents(t *testing.T) {
 `, hook)
 	d := startDaemon(t, cfg, nil)
 	dev := standin.NextRegistration(t, srv)
-	if _, err := dev.Execute(waitCtx(t), "amplify_volume", json.RawMessage(`{"level": 20}`)); err != nil {
+	if _, err := dev.Execute(standin.WaitCtx(t), "amplify_volume", json.RawMessage(`{"level": 20}`)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := dev.Execute(waitCtx(t), "amplify_volume", json.RawMessage(`{"level": 101}`)); err != nil {
+	if _, err := dev.Execute(standin.WaitCtx(t), "amplify_volume", json.RawMessage(`{"level": 101}`)); err != nil {
 		t.Fatal(err) // refused before it ran: no hook
 	}
-	if err := dev.Say(waitCtx(t), "all done here"); err != nil {
+	if err := dev.Say(standin.WaitCtx(t), "all done here"); err != nil {
 		t.Fatal(err)
 	}
 	// The hooks runner logs each run once it is over (the log is at debug).
@@ -175,10 +175,7 @@ func TestTokenNeverLogged(t *testing.T) {
 // with the new one.
 func TestReloadRenewedToken(t *testing.T) {
 	srv := standin.Start(t, nil)
-	tokenFile := filepath.Join(t.TempDir(), "token")
-	if err := os.WriteFile(tokenFile, []byte("first-token-1234\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	tokenFile := standin.WriteFile(t, "token", "first-token-1234\n")
 	cfg := strings.Replace(standin.BaseConfig(t, srv.URL()), "server:\n", "server:\n  token_file: "+tokenFile+"\n", 1)
 	d := startDaemon(t, cfg, nil)
 	if got := standin.NextRegistration(t, srv).Header.Get("Authorization"); got != "Bearer first-token-1234" {
@@ -216,7 +213,7 @@ func TestReloadHardware(t *testing.T) {
 	dev := standin.NextRegistration(t, srv)
 
 	d.reload(t, withFace(face), "configuration reloaded")
-	resp, err := dev.Execute(waitCtx(t), "set_virtual_human_expression", json.RawMessage(`{"expression": "smile"}`))
+	resp, err := dev.Execute(standin.WaitCtx(t), "set_virtual_human_expression", json.RawMessage(`{"expression": "smile"}`))
 	if err != nil || resp.Error != nil {
 		t.Fatalf("smile on the new face: %+v, %v", resp, err)
 	}
@@ -228,7 +225,7 @@ func TestReloadHardware(t *testing.T) {
 	if log := d.stderr.String(); !strings.Contains(log, "no display") {
 		t.Errorf("the refusal does not say why the face would not open:\n%s", log)
 	}
-	resp, err = dev.Execute(waitCtx(t), "set_virtual_human_expression", json.RawMessage(`{"expression": "cry"}`))
+	resp, err = dev.Execute(standin.WaitCtx(t), "set_virtual_human_expression", json.RawMessage(`{"expression": "cry"}`))
 	if err != nil || resp.Error != nil {
 		t.Fatalf("cry after the refused reload: %+v, %v", resp, err)
 	}

@@ -53,7 +53,7 @@ func TestReloadFIFOConfig(t *testing.T) {
 	if len(dev) != 1 {
 		t.Fatalf("%d devices registered, want 1", len(dev))
 	}
-	res, err := dev[0].Execute(waitCtx(t), "get_device_status", json.RawMessage(`{}`))
+	res, err := dev[0].Execute(standin.WaitCtx(t), "get_device_status", json.RawMessage(`{}`))
 	if err != nil || res.Error != nil {
 		t.Errorf("a call after the refused reload: %+v, %v", res, err)
 	}
@@ -69,10 +69,7 @@ func TestReloadFIFOConfig(t *testing.T) {
 func TestReloadTokenDevZero(t *testing.T) {
 	srv := standin.Start(t, nil)
 	dir := t.TempDir()
-	tokenFile := filepath.Join(dir, "token")
-	if err := os.WriteFile(tokenFile, []byte("good-token-1234\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	tokenFile := standin.WriteFile(t, "token", "good-token-1234\n")
 	cfg := strings.Replace(standin.BaseConfig(t, srv.URL()), "server:\n", "server:\n  token_file: "+tokenFile+"\n", 1)
 	d := startDaemon(t, cfg, nil)
 	if got := standin.NextRegistration(t, srv).Header.Get("Authorization"); got != "Bearer good-token-1234" {

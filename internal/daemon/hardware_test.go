@@ -62,7 +62,7 @@ func TestDrivesConfiguredParts(t *testing.T) {
 		t.Errorf("at start the sink says %s, %v; want 40%%", out, err)
 	}
 
-	resp, err := dev.Execute(waitCtx(t), "amplify_volume", json.RawMessage(`{"level": 37}`))
+	resp, err := dev.Execute(standin.WaitCtx(t), "amplify_volume", json.RawMessage(`{"level": 37}`))
 	if err != nil || resp.Error != nil {
 		t.Fatalf("amplify_volume: %+v, %v", resp, err)
 	}
@@ -74,20 +74,20 @@ func TestDrivesConfiguredParts(t *testing.T) {
 	if !strings.Contains(string(out), " 37% ") {
 		t.Errorf("pactl get-sink-volume: %s; want 37%%", out)
 	}
-	resp, err = dev.Execute(waitCtx(t), "get_device_status", json.RawMessage(`{}`))
+	resp, err = dev.Execute(standin.WaitCtx(t), "get_device_status", json.RawMessage(`{}`))
 	if err != nil || resp.Error != nil || !strings.Contains(string(*resp.Result), `"volume":37`) {
 		t.Errorf("get_device_status: %+v, %v; want volume 37", resp, err)
 	}
 
 	// The face program has run when the call is answered.
-	resp, err = dev.Execute(waitCtx(t), "set_virtual_human_expression", json.RawMessage(`{"expression": "smile"}`))
+	resp, err = dev.Execute(standin.WaitCtx(t), "set_virtual_human_expression", json.RawMessage(`{"expression": "smile"}`))
 	if err != nil || resp.Error != nil {
 		t.Fatalf("set_virtual_human_expression: %+v, %v", resp, err)
 	}
 	fileHolds(t, faceLog, "idle\nsmile\n")
 
 	// Speech queues the reply and speaks it on its own goroutine; its log says when it has.
-	if err := dev.Say(waitCtx(t), "你好，我是设备。"); err != nil {
+	if err := dev.Say(standin.WaitCtx(t), "你好，我是设备。"); err != nil {
 		t.Fatal(err)
 	}
 	d.stderr.WaitCount(t, regexp.MustCompile(`msg="utterance spoken"`), 1)
@@ -110,7 +110,7 @@ func TestMissingPart(t *testing.T) {
 	hw := `hardware:
   face: {driver: command, command: [` + missing + `], optional: OPTIONAL}
 `
-	c, err := config.Load(writeFile(t, "devicectl.yaml", withParts(t, srv.URL(), strings.ReplaceAll(hw, "OPTIONAL", "false"))))
+	c, err := config.Load(standin.WriteFile(t, "devicectl.yaml", withParts(t, srv.URL(), strings.ReplaceAll(hw, "OPTIONAL", "false"))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestMissingPart(t *testing.T) {
 
 	d := startDaemon(t, withParts(t, srv.URL(), strings.ReplaceAll(hw, "OPTIONAL", "true")), nil)
 	dev := standin.NextRegistration(t, srv)
-	if names := strings.Join(toolNamesOf(dev), ","); names != "amplify_volume,get_device_status" {
+	if names := strings.Join(standin.ToolNames(dev), ","); names != "amplify_volume,get_device_status" {
 		t.Errorf("registered %v; want the face's tool left out", names)
 	}
 	d.stop(t)

@@ -16,17 +16,11 @@ import (
 	configpkg "github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/internal/testing/leakcheck"
 	"github.com/devicectl/devicectl/internal/testing/logbuf"
+	"github.com/devicectl/devicectl/internal/testing/standin"
 )
 
 // hiddenToken is a bearer token the tests look for where it must not be.
 const hiddenToken = "tok-3b9e51c7d2a04f68"
-
-// waitCtx bounds a wait on the daemon or the stand-in server.
-func waitCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
 
 // simConfig is the defaults with simulated parts, a state directory of the test's own, and url
 // as the server, for a daemon built in Go rather than read from a file.
@@ -45,26 +39,6 @@ func refusedStart(t *testing.T, c *configpkg.Config) error {
 	return New(c, &Options{Stderr: io.Discard, Getenv: func(string) string { return "" }}).Run(t.Context())
 }
 
-// writeFile writes content to a file called name in a directory of the test's own and returns
-// its path.
-func writeFile(t *testing.T, name, content string) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-// toolNamesOf is the names of the tools d registered, in their order.
-func toolNamesOf(d *agenttest.Device) []string {
-	var names []string
-	for _, tl := range d.Tools {
-		names = append(names, tl.Name)
-	}
-	return names
-}
-
 // waitTools waits for a registration whose tool names satisfy ok, which what describes: a tool
 // set's tools come (and go) in a registration of their own.
 func waitTools(t *testing.T, srv *agenttest.Server, what string, ok func([]string) bool) *agenttest.Device {
@@ -77,7 +51,7 @@ func waitTools(t *testing.T, srv *agenttest.Server, what string, ok func([]strin
 			if e.Kind != agenttest.Registered {
 				continue
 			}
-			if last = toolNamesOf(e.Device); ok(last) {
+			if last = standin.ToolNames(e.Device); ok(last) {
 				return e.Device
 			}
 		case <-deadline:

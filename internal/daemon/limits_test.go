@@ -35,20 +35,20 @@ func TestConfiguredLimits(t *testing.T) {
 		padded := func(n int) json.RawMessage {
 			return json.RawMessage(`{"level": 3, "pad": "` + strings.Repeat("x", n) + `"}`)
 		}
-		resp, err := dev.Execute(waitCtx(t), "amplify_volume", padded(600))
+		resp, err := dev.Execute(standin.WaitCtx(t), "amplify_volume", padded(600))
 		if err != nil || resp.Error == nil || resp.Error.Code != protocol.CodeInvalidParams {
 			t.Fatalf("a frame under the limit: %+v, %v; want it answered (-32602 for the extra property)", resp, err)
 		}
-		if _, err := dev.Execute(waitCtx(t), "amplify_volume", padded(2048)); err == nil {
+		if _, err := dev.Execute(standin.WaitCtx(t), "amplify_volume", padded(2048)); err == nil {
 			t.Fatal("a frame over connection.read_limit was answered; want the line closed")
 		}
 		select {
 		case <-dev.Done():
-		case <-waitCtx(t).Done():
+		case <-standin.WaitCtx(t).Done():
 			t.Fatal("the line is still up after a frame over connection.read_limit")
 		}
 		again := standin.NextRegistration(t, srv)
-		if resp, err := again.Execute(waitCtx(t), "amplify_volume", json.RawMessage(`{"level": 4}`)); err != nil || resp.Error != nil {
+		if resp, err := again.Execute(standin.WaitCtx(t), "amplify_volume", json.RawMessage(`{"level": 4}`)); err != nil || resp.Error != nil {
 			t.Errorf("call after reconnecting: %+v, %v", resp, err)
 		}
 		// The warning names the limit in force: the configured one, not the 1 MiB default.
@@ -84,7 +84,7 @@ read line < "`+release+`"
 			startDaemon(t, cfg, nil)
 			dev := standin.NextRegistration(t, srv)
 			call := func(tool, input string, answers chan<- error) {
-				resp, err := dev.Execute(waitCtx(t), tool, json.RawMessage(input))
+				resp, err := dev.Execute(standin.WaitCtx(t), tool, json.RawMessage(input))
 				if err == nil && resp.Error != nil {
 					err = resp.Error
 				}
@@ -133,12 +133,12 @@ func TestStreamedReplyScrubbed(t *testing.T) {
 	})
 	dev := standin.NextRegistration(t, srv)
 	// Say streams the text as three chunks and a final: the token straddles a chunk boundary.
-	if err := dev.Say(waitCtx(t), "your token is "+hiddenToken); err != nil {
+	if err := dev.Say(standin.WaitCtx(t), "your token is "+hiddenToken); err != nil {
 		t.Fatal(err)
 	}
 	// Messages are handled in order before a request is answered: once this call is answered,
 	// the reply has been rendered.
-	if _, err := dev.Execute(waitCtx(t), "get_device_status", json.RawMessage(`{}`)); err != nil {
+	if _, err := dev.Execute(standin.WaitCtx(t), "get_device_status", json.RawMessage(`{}`)); err != nil {
 		t.Fatal(err)
 	}
 	if out := d.stdout.String(); strings.Contains(out, hiddenToken) || !strings.Contains(out, "your token is") {

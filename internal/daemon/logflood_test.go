@@ -21,7 +21,7 @@ func TestLogFloodAggregated(t *testing.T) {
 	dev := standin.NextRegistration(t, srv)
 	const calls = 200
 	for range calls {
-		if _, err := dev.Execute(waitCtx(t), "get_device_status", json.RawMessage(`{}`)); err != nil {
+		if _, err := dev.Execute(standin.WaitCtx(t), "get_device_status", json.RawMessage(`{}`)); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -74,9 +74,9 @@ func TestOpenAPIToolSet(t *testing.T) {
 	}))
 	defer api.Close()
 	srv := standin.Start(t, nil)
-	spec := writeFile(t, "thermostat.yaml", thermostatSpec)
-	token := writeFile(t, "thermostat.token", "t0ken-for-the-thermostat\n")
-	key := writeFile(t, "thermostat.key", "k3y-for-the-thermostat\n")
+	spec := standin.WriteFile(t, "thermostat.yaml", thermostatSpec)
+	token := standin.WriteFile(t, "thermostat.token", "t0ken-for-the-thermostat\n")
+	key := standin.WriteFile(t, "thermostat.key", "k3y-for-the-thermostat\n")
 	config := standin.BaseConfig(t, srv.URL()) + fmt.Sprintf(`toolsets:
   openapi:
     - spec: %s
@@ -87,7 +87,7 @@ func TestOpenAPIToolSet(t *testing.T) {
 `, spec, api.URL, token, key)
 	d := startDaemon(t, config, nil)
 	dev := standin.NextRegistration(t, srv)
-	if names := toolNamesOf(dev); !slices.Contains(names, "heat_getTemperature") || !slices.Contains(names, "heat_setTarget") {
+	if names := standin.ToolNames(dev); !slices.Contains(names, "heat_getTemperature") || !slices.Contains(names, "heat_setTarget") {
 		t.Fatalf("registered tools = %v, want heat_getTemperature and heat_setTarget", names)
 	}
 
@@ -129,7 +129,7 @@ func TestOpenAPIToolSet(t *testing.T) {
 
 // A broken document is a config error naming the tool set, and refuses the start.
 func TestOpenAPIBadSpec(t *testing.T) {
-	spec := writeFile(t, "broken.yaml", "openapi: 3.0.3\ninfo: {title: x}\npaths: {}\n")
+	spec := standin.WriteFile(t, "broken.yaml", "openapi: 3.0.3\ninfo: {title: x}\npaths: {}\n")
 	c := simConfig(t, "ws://127.0.0.1:1/", "AA-BB-CC-DD-EE-FF")
 	c.ToolSets.OpenAPI = []config.OpenAPISetConfig{config.DefaultOpenAPISet()}
 	c.ToolSets.OpenAPI[0].Spec = spec
@@ -142,7 +142,7 @@ func TestOpenAPIBadSpec(t *testing.T) {
 // A document whose server is relative, read from a file, needs base_url: the error says so by
 // the config key's name, not the Go option's.
 func TestOpenAPIRelativeServer(t *testing.T) {
-	spec := writeFile(t, "relative.yaml", strings.Replace(thermostatSpec, "http://thermostat.invalid/api", "/api", 1))
+	spec := standin.WriteFile(t, "relative.yaml", strings.Replace(thermostatSpec, "http://thermostat.invalid/api", "/api", 1))
 	c := simConfig(t, "ws://127.0.0.1:1/", "AA-BB-CC-DD-EE-FF")
 	c.ToolSets.OpenAPI = []config.OpenAPISetConfig{config.DefaultOpenAPISet()}
 	c.ToolSets.OpenAPI[0].Spec = spec

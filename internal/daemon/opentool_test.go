@@ -33,7 +33,7 @@ func openToolAddr(t *testing.T, d *daemonUnderTest, nth int) string {
 // hardware with the same checks as the agent server's, and a key is required when keys are set.
 func TestOpenToolServer(t *testing.T) {
 	srv := standin.Start(t, nil)
-	keys := writeFile(t, "keys", "# clients of this device\nk-one\n\nk-two\n")
+	keys := standin.WriteFile(t, "keys", "# clients of this device\nk-one\n\nk-two\n")
 	config := standin.BaseConfig(t, srv.URL()) + fmt.Sprintf("opentool:\n  listen: 127.0.0.1:0\n  api_keys_file: %s\n", keys)
 	d := startDaemon(t, config, nil)
 	dev := standin.NextRegistration(t, srv)
@@ -61,7 +61,7 @@ func TestOpenToolServer(t *testing.T) {
 	for _, f := range doc.Functions {
 		names = append(names, f.Name)
 	}
-	if want := toolNamesOf(dev); !slices.Equal(names, want) {
+	if want := standin.ToolNames(dev); !slices.Equal(names, want) {
 		t.Errorf("document functions = %v, want the registered tools %v", names, want)
 	}
 	vol := doc.Function("amplify_volume")
@@ -187,7 +187,7 @@ func TestOpenToolToolSet(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close() // down at start-up
-	key := writeFile(t, "lamp.key", "lamp-key\n")
+	key := standin.WriteFile(t, "lamp.key", "lamp-key\n")
 	config := standin.BaseConfig(t, srv.URL()) + fmt.Sprintf(`toolsets:
   opentool:
     - url: http://%s
@@ -199,8 +199,8 @@ func TestOpenToolToolSet(t *testing.T) {
 `, addr, key)
 	d := startDaemon(t, config, nil)
 	first := standin.NextRegistration(t, srv)
-	if slices.Contains(toolNamesOf(first), "lamp_turn_on") {
-		t.Fatalf("tools of a server that is down were registered: %v", toolNamesOf(first))
+	if slices.Contains(standin.ToolNames(first), "lamp_turn_on") {
+		t.Fatalf("tools of a server that is down were registered: %v", standin.ToolNames(first))
 	}
 
 	remote := &remoteTools{}
@@ -246,8 +246,8 @@ func TestOpenToolToolSet(t *testing.T) {
 	remote.doc.Store(&doc)
 	serveRemote(t, remote, addr)
 	dev = waitTools(t, srv, "the lamp back", hasTools("lamp_turn_on"))
-	if slices.Contains(toolNamesOf(dev), "lamp_fail") {
-		t.Errorf("lamp_fail is still declared after the lamp dropped it: %v", toolNamesOf(dev))
+	if slices.Contains(standin.ToolNames(dev), "lamp_fail") {
+		t.Errorf("lamp_fail is still declared after the lamp dropped it: %v", standin.ToolNames(dev))
 	}
 	if strings.Contains(d.stderr.String(), "lamp-key") {
 		t.Error("the log holds the lamp's API key")
@@ -270,7 +270,7 @@ func TestToolSetKeyRenewedKeepsTools(t *testing.T) {
 	srv := standin.Start(t, nil)
 	remote := &remoteTools{}
 	serveRemote(t, remote, "127.0.0.1:0")
-	key := writeFile(t, "lamp.key", "lamp-key\n")
+	key := standin.WriteFile(t, "lamp.key", "lamp-key\n")
 	config := standin.BaseConfig(t, srv.URL()) + fmt.Sprintf("toolsets:\n  opentool:\n    - url: http://%s\n      api_key_file: %s\n      prefix: lamp_\n", remote.addr, key)
 	d := startDaemon(t, config, nil)
 	dev := waitTools(t, srv, "the lamp's tools", hasTools("lamp_turn_on"))
@@ -287,7 +287,7 @@ func TestToolSetKeyRenewedKeepsTools(t *testing.T) {
 	}
 	select {
 	case e := <-srv.Events():
-		t.Errorf("the reload made the device %s again with %v", e.Kind, toolNamesOf(e.Device))
+		t.Errorf("the reload made the device %s again with %v", e.Kind, standin.ToolNames(e.Device))
 	case <-time.After(300 * time.Millisecond): // bounds the wait for an event that must not come
 	}
 }

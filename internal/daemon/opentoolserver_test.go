@@ -34,7 +34,7 @@ func TestOpenToolServerRefusesWebPages(t *testing.T) {
 
 	post := func(host, origin, contentType, body string) (int, string) {
 		t.Helper()
-		req, err := http.NewRequestWithContext(waitCtx(t), http.MethodPost, "http://"+addr+"/opentool/call", strings.NewReader(body))
+		req, err := http.NewRequestWithContext(standin.WaitCtx(t), http.MethodPost, "http://"+addr+"/opentool/call", strings.NewReader(body))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -260,7 +260,7 @@ func TestOpenToolServerReloadHosts(t *testing.T) {
 
 	get := func(hc *http.Client, url, host string) (int, error) {
 		t.Helper()
-		req, err := http.NewRequestWithContext(waitCtx(t), http.MethodGet, url, nil)
+		req, err := http.NewRequestWithContext(standin.WaitCtx(t), http.MethodGet, url, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -301,7 +301,7 @@ func TestOpenToolForwardedDetailsOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = src.forward("amplify_volume")(waitCtx(t), json.RawMessage(`{"level":555}`))
+		_, err = src.forward("amplify_volume")(standin.WaitCtx(t), json.RawMessage(`{"level":555}`))
 		src.client.CloseIdleConnections()
 		if err == nil || strings.Count(err.Error(), details) != 1 {
 			t.Errorf("server message %q: forwarded error %v, want the details once", message, err)

@@ -114,7 +114,7 @@ func TestOpenToolServerReloadTLS(t *testing.T) {
 	plain := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	get := func(hc *http.Client, url string) (int, error) {
 		t.Helper()
-		req, err := http.NewRequestWithContext(waitCtx(t), http.MethodGet, url, nil)
+		req, err := http.NewRequestWithContext(standin.WaitCtx(t), http.MethodGet, url, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -60,7 +60,7 @@ func TestMCPEverything(t *testing.T) {
 			srv := standin.Start(t, nil)
 			d := startDaemon(t, standin.BaseConfig(t, srv.URL())+"toolsets:\n  mcp:\n"+set, nil)
 			dev := waitTools(t, srv, "the everything tools", hasTools("amplify_volume", "everything_echo", "everything_get-sum"))
-			t.Logf("mcp/registerTools (%s) declared: %s", mode, strings.Join(toolNamesOf(dev), " "))
+			t.Logf("mcp/registerTools (%s) declared: %s", mode, strings.Join(standin.ToolNames(dev), " "))
 
 			if got := resultOrError(standin.Execute(t, dev, "everything_echo", `{"message":"hello from the device"}`)); !strings.Contains(got, "Echo: hello from the device") {
 				t.Errorf("everything_echo = %s, want the echo", got)
@@ -143,7 +143,7 @@ func TestMCPSetDown(t *testing.T) {
 		return strings.Contains(s, "MCP server not available; retrying in the background") &&
 			strings.Contains(s, "toolsets.mcp[1] mute") && strings.Contains(s, "initialize: no answer within 300ms")
 	})
-	for _, n := range toolNamesOf(dev) {
+	for _, n := range standin.ToolNames(dev) {
 		if strings.HasPrefix(n, "mute_") {
 			t.Errorf("the down set's tool %s is declared", n)
 		}
@@ -172,13 +172,13 @@ func TestMCPListChanged(t *testing.T) {
 		handler.ServeHTTP(w, r)
 	}))
 	t.Cleanup(hs.Close)
-	tokenFile := writeFile(t, "mcp.token", token+"\n")
+	tokenFile := standin.WriteFile(t, "mcp.token", token+"\n")
 
 	srv := standin.Start(t, nil)
 	config := standin.BaseConfig(t, srv.URL()) + fmt.Sprintf("toolsets:\n  mcp:\n    - name: lamp\n      url: %s\n      token_file: %s\n", hs.URL, tokenFile)
 	d := startDaemon(t, config, nil)
 	dev := waitTools(t, srv, "the lamp", hasTools("amplify_volume", "lamp_on"))
-	for _, n := range toolNamesOf(dev) {
+	for _, n := range standin.ToolNames(dev) {
 		if strings.Contains(n, "dim") || strings.Contains(n, "remote_ref") {
 			t.Errorf("the uncarriable tool %s is declared", n)
 		}

@@ -75,7 +75,7 @@ func TestRunHearsAndSpeaks(t *testing.T) {
 		if n < 16000 {
 			t.Errorf("the server got %d samples", n)
 		}
-	case <-waitCtx(t).Done():
+	case <-standin.WaitCtx(t).Done():
 		t.Fatalf("nothing heard reached the server:\n%s", d.stderr.String())
 	}
 	d.stderr.WaitFor(t, "the heard line", func(s string) bool {
@@ -98,7 +98,7 @@ func TestRunSeed002ServerNoVoice(t *testing.T) {
 	d := startDaemon(t, voiceConfig(t, srv.URL(), wav, filepath.Join(t.TempDir(), "said.txt")), nil)
 	dev := standin.NextRegistration(t, srv)
 	d.stderr.WaitFor(t, "the no-voice line", func(s string) bool { return strings.Contains(s, "does not take voice") })
-	if r, err := dev.Execute(waitCtx(t), "amplify_volume", []byte(`{"level": 30}`)); err != nil || r.Error != nil {
+	if r, err := dev.Execute(standin.WaitCtx(t), "amplify_volume", []byte(`{"level": 30}`)); err != nil || r.Error != nil {
 		t.Fatalf("a tool after voice was refused: %v %v", r, err)
 	}
 	if n := strings.Count(d.stderr.String(), "does not take voice"); n != 1 {
@@ -136,7 +136,7 @@ func TestRunHearsThroughPulseAudio(t *testing.T) {
 		if n < 16000 {
 			t.Errorf("the server got %d samples; flite spoke about a second and a half", n)
 		}
-	case <-waitCtx(t).Done():
+	case <-standin.WaitCtx(t).Done():
 		t.Fatalf("nothing heard reached the server:\n%s", d.stderr.String())
 	}
 }

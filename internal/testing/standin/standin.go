@@ -6,6 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -16,6 +18,14 @@ import (
 
 // Wait bounds a wait for the device: on loopback it takes milliseconds.
 const Wait = 10 * time.Second
+
+// WaitCtx is the test's context bounded by Wait, for a call that goes to the device or the
+// server over loopback.
+func WaitCtx(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), Wait)
+	t.Cleanup(cancel)
+	return ctx
+}
 
 // Start runs a stand-in server until the test ends.
 func Start(t testing.TB, opts *agenttest.Options) *agenttest.Server {
@@ -53,6 +63,27 @@ func Description(d *agenttest.Device, tool string) string {
 		}
 	}
 	return ""
+}
+
+// ToolNames is the names of the tools d registered, in their order.
+func ToolNames(d *agenttest.Device) []string {
+	var names []string
+	for _, tl := range d.Tools {
+		names = append(names, tl.Name)
+	}
+	return names
+}
+
+// WriteFile writes text to a file called name in a directory of the test's own, readable by its
+// owner only as a config or secret file should be, and returns its path: a device's config, or a
+// file the config names.
+func WriteFile(t testing.TB, name, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // BaseConfig is a device's config file for the server at url: a fixed MAC, a state directory of
