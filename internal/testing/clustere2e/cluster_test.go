@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -28,6 +27,7 @@ import (
 	"github.com/devicectl/devicectl/internal/testing/poll"
 	"github.com/devicectl/devicectl/internal/testing/seedtask"
 	"github.com/devicectl/devicectl/internal/testing/serveproc"
+	"github.com/devicectl/devicectl/internal/testing/standin"
 	"github.com/devicectl/devicectl/internal/testing/streamllm"
 )
 
@@ -84,15 +84,6 @@ func sharedStore(t *testing.T) string {
 	return "  store: '" + pgtest.DSN(t) + "'\n  state_dir: " + t.TempDir() + "\n"
 }
 
-func writeFile(t *testing.T, name, text string) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 // startNodes starts the three serve nodes; node 2's turns are its model's (llm: an endpoint that
 // streams until the turn ends), the others' the rules planner's.
 func startNodes(t *testing.T, natsURL, llm string) []*node {
@@ -105,7 +96,7 @@ func startNodes(t *testing.T, natsURL, llm string) []*node {
 		if i == 2 {
 			text += "  planner: llm\nllm:\n  base_url: " + llm + "\n  model: m\n"
 		}
-		cfg := writeFile(t, "serve.yaml", text)
+		cfg := standin.WriteFile(t, "serve.yaml", text)
 		n.proc, n.ws = serveproc.StartLogging(t, bin, &n.log, "--config", cfg, "--log-level", "info")
 		n.http = "http://" + strings.TrimSuffix(strings.TrimPrefix(n.ws, "ws://"), "/")
 		ns = append(ns, n)
@@ -308,7 +299,7 @@ func TestCluster(t *testing.T) {
 
 	// A device that prints what it is told, on node 2 first: the reminder's.
 	const speaker = "02-DD-00-00-00-01"
-	devCfg := writeFile(t, "run.yaml", "server:\n  urls: ['"+strings.ReplaceAll(servers(ns, 1), ",", "', '")+"']\ndevice:\n  mac: "+speaker+"\n  state_dir: "+t.TempDir()+
+	devCfg := standin.WriteFile(t, "run.yaml", "server:\n  urls: ['"+strings.ReplaceAll(servers(ns, 1), ",", "', '")+"']\ndevice:\n  mac: "+speaker+"\n  state_dir: "+t.TempDir()+
 		"\nhardware:\n  mode: sim\nlog:\n  level: info\n")
 	dev := serveproc.Run(t, bin, devCfg)
 	dev.Err.WaitFor(t, "registration of the run device on node 2", func(s string) bool { return lastRegistration(s) == two.ws })
