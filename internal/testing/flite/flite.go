@@ -35,18 +35,24 @@ func WAV(t testing.TB, text string) string {
 // Samples returns what flite says of text as 16 kHz mono samples.
 func Samples(t testing.TB, text string) []int16 {
 	t.Helper()
-	f, err := os.Open(WAV(t, text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := wav.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := r.ReadAll()
+	s, err := open(t, WAV(t, text)).ReadAll()
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// open reads the header of the WAV file at path; the file is closed when the test ends.
+func open(t testing.TB, path string) *wav.Reader {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	r, err := wav.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

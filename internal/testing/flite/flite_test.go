@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/devicectl/devicectl/internal/testing/leakcheck"
-	"github.com/devicectl/devicectl/internal/wav"
 )
 
 // TestMain fails the package if a test leaves goroutines behind.
@@ -14,16 +13,7 @@ func TestMain(m *testing.M) { os.Exit(leakcheck.Main(m)) }
 
 // A short sentence comes back as a 16 kHz mono file of about a second, with sound in it.
 func TestSamples(t *testing.T) {
-	path := WAV(t, "set the volume to thirty")
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := wav.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := open(t, WAV(t, "set the volume to thirty"))
 	if r.Rate != Rate || r.Channels != 1 {
 		t.Errorf("format %+v, want %d Hz mono", r.Format, Rate)
 	}
