@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"math/rand/v2"
 	"net"
 	"slices"
@@ -408,14 +407,7 @@ func TestBurstAnsweredExactlyOnce(t *testing.T) {
 	for _, inFlight := range []int{8, 256} {
 		t.Run(fmt.Sprintf("in_flight_%d", inFlight), func(t *testing.T) {
 			checkLeaks(t)
-			p := newPeer(t)
-			a := newAgent(t, device.Options{URL: p.url(), MaxInFlight: inFlight})
-			runAgent(t, a)
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			l := p.accept(ctx)
-			l.recv() // registration
-			l.send(websocket.MessageText, `{"jsonrpc":"2.0","id":"reg-1","result":{"status":"registered"}}`)
+			l := registeredLine(t, device.Options{MaxInFlight: inFlight})
 			const n = 200
 			for i := range n {
 				l.send(websocket.MessageText, fmt.Sprintf(`{"jsonrpc":"2.0","method":"mcp/tool/execute","params":{"tool_name":"amplify_volume","tool_input":{"level":%d}},"id":"c%d"}`, i%101, i))
@@ -484,9 +476,7 @@ func TestOversizedFrameReconnects(t *testing.T) {
 	runAgent(t, a)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	l := p.accept(ctx)
-	l.recv()
-	l.send(websocket.MessageText, `{"jsonrpc":"2.0","id":"reg-1","result":{"status":"registered"}}`)
+	l := p.acceptRegistered(ctx)
 	big := `{"jsonrpc":"2.0","method":"mcp/ai/message","params":{"type":"chunk","content":"` + strings.Repeat("x", 128<<10) + `"}}`
 	l.send(websocket.MessageText, big)
 	if _, _, err := l.c.Read(ctx); websocket.CloseStatus(err) != websocket.StatusMessageTooBig {
@@ -542,21 +532,12 @@ func TestStopDrainsRunningCallsAndClosesNormally(t *testing.T) {
 	checkLeaks(t)
 	p := newPeer(t)
 	reg := seedRegistry(t, sim.NewSpeaker(nil), sim.NewFace(nil))
-	started, finish := make(chan struct{}), make(chan struct{})
-	if err := reg.Add(testTool(t, "takes_a_while", 0, nil, func(ctx context.Context, _ json.RawMessage) (any, error) {
-		close(started)
-		<-finish // ignores its context: only the drain lets it answer
-		return "finished", nil
-	})); err != nil {
-		t.Fatal(err)
-	}
+	started, finish := addDrainedTool(t, reg, "takes_a_while", 0)
 	a := newAgent(t, device.Options{URL: p.url(), Registry: reg})
 	stop := runAgent(t, a)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	l := p.accept(ctx)
-	l.recv()
-	l.send(websocket.MessageText, `{"jsonrpc":"2.0","id":"reg-1","result":{"status":"registered"}}`)
+	l := p.acceptRegistered(ctx)
 	l.send(websocket.MessageText, `{"jsonrpc":"2.0","method":"mcp/tool/execute","params":{"tool_name":"takes_a_while","tool_input":{}},"id":"w"}`)
 	<-started
 	stopped := make(chan struct{})
@@ -665,12 +646,7 @@ func (px *proxy) pipe(dst, src net.Conn, frozen <-chan struct{}) {
 func TestCheck(t *testing.T) {
 	checkLeaks(t)
 	// A back-off of 1ms that never returns: the loop is stuck in it.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	url := "ws://" + ln.Addr().String() + "/"
-	ln.Close() // nothing listens: every dial fails at once
+	url := refusedURL(t)
 	asleep := make(chan struct{}, 1)
 	stuck := func(ctx context.Context, _ time.Duration) error {
 		select {
@@ -722,8 +698,7 @@ func TestServerCloseIsNoFault(t *testing.T) {
 	checkLeaks(t)
 	srv := standin.Start(t, nil)
 	var logs logbuf.Buffer
-	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	a := newAgent(t, device.Options{URL: srv.URL(), Logger: log})
+	a := newAgent(t, device.Options{URL: srv.URL(), Logger: logs.Logger()})
 	runAgent(t, a)
 	d := waitDevice(t, srv)
 	d.Close() // close 1000
@@ -741,10 +716,9 @@ func TestStopWithTheServerLeavesNoRetryLine(t *testing.T) {
 	checkLeaks(t)
 	srv := standin.Start(t, nil)
 	var logs logbuf.Buffer
-	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
-	a := newAgent(t, device.Options{URL: srv.URL(), Logger: log, Sleep: func(ctx context.Context, _ time.Duration) error {
+	a := newAgent(t, device.Options{URL: srv.URL(), Logger: logs.Logger(), Sleep: func(ctx context.Context, _ time.Duration) error {
 		stop() // the device's own SIGINT, arriving as it starts to wait
 		<-ctx.Done()
 		return ctx.Err()

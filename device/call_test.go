@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/device/agenttest"
 	"github.com/devicectl/devicectl/hal/sim"
 	"github.com/devicectl/devicectl/internal/testing/standin"
 	"github.com/devicectl/devicectl/protocol"
@@ -69,87 +69,90 @@ func TestCallRunsLikeAnExecute(t *testing.T) {
 	}
 }
 
-// holdTool returns a tool on the resource "arm" that signals entered and returns at release,
-// counting in most the calls that were ever inside it at once.
-func holdTool(t *testing.T, entered, release chan struct{}, most *atomic.Int32) *tools.Registry {
+// armHeld is an agent on a stand-in server with one tool, "hold", on the resource "arm": each
+// call of it signals entered and returns "done" at release, and most counts the calls that were
+// ever inside it at once. A local call holds the arm.
+type armHeld struct {
+	a                *device.Agent
+	d                *agenttest.Device
+	entered, release chan struct{}
+	most             atomic.Int32
+	calls            sync.WaitGroup // the local call and any the test adds
+	got              json.RawMessage
+	err              error
+}
+
+// holdArm starts an agent with opts (its URL and registry set here) and a local call of "hold",
+// and returns once that call is inside the tool.
+func holdArm(t *testing.T, opts device.Options) *armHeld {
+	t.Helper()
+	srv := standin.Start(t, nil)
+	h := &armHeld{entered: make(chan struct{}, 2), release: make(chan struct{}, 2)}
 	var inside atomic.Int32
 	reg := tools.NewRegistry()
 	if err := reg.Add(testTool(t, "hold", 0, []string{"arm"}, func(ctx context.Context, _ json.RawMessage) (any, error) {
 		n := inside.Add(1)
 		defer inside.Add(-1)
-		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		for m := h.most.Load(); n > m && !h.most.CompareAndSwap(m, n); m = h.most.Load() {
 		}
-		entered <- struct{}{}
-		return heldUntil(ctx, release)
+		h.entered <- struct{}{}
+		return heldUntil(ctx, h.release)
 	})); err != nil {
 		t.Fatal(err)
 	}
-	return reg
+	opts.URL, opts.Registry = srv.URL(), reg
+	h.a = newAgent(t, opts)
+	runAgent(t, h.a)
+	h.d = waitDevice(t, srv)
+	h.calls.Go(func() { h.got, h.err = h.a.Call(context.Background(), "hold", json.RawMessage(`{}`)) })
+	<-h.entered
+	return h
+}
+
+// wait waits for the calls and checks that the local one was answered "done".
+func (h *armHeld) wait(t *testing.T) {
+	t.Helper()
+	h.calls.Wait()
+	if h.err != nil || string(h.got) != `"done"` {
+		t.Errorf("local call = %s, %v; want \"done\"", h.got, h.err)
+	}
 }
 
 // Local calls and the server's share the in-flight bound: with no queue, a local call holding the
 // only slot makes the server's call busy.
 func TestCallSharesTheInFlightBound(t *testing.T) {
 	checkLeaks(t)
-	srv := standin.Start(t, nil)
-	entered, release := make(chan struct{}, 2), make(chan struct{}, 2)
-	var most atomic.Int32
-	a := newAgent(t, device.Options{URL: srv.URL(), Registry: holdTool(t, entered, release, &most), MaxInFlight: 1, MaxQueued: -1})
-	runAgent(t, a)
-	d := waitDevice(t, srv)
-
-	var wg sync.WaitGroup
-	var got json.RawMessage
-	var err error
-	wg.Go(func() { got, err = a.Call(context.Background(), "hold", json.RawMessage(`{}`)) })
-	<-entered
-	if resp := standin.Execute(t, d, "hold", `{}`); resp.Error == nil || resp.Error.Code != protocol.CodeBusy {
+	h := holdArm(t, device.Options{MaxInFlight: 1, MaxQueued: -1})
+	if resp := standin.Execute(t, h.d, "hold", `{}`); resp.Error == nil || resp.Error.Code != protocol.CodeBusy {
 		t.Errorf("server's call while a local one holds the only slot = %s, want -32002", resultOrError(resp))
 	}
-	if _, lerr := a.Call(context.Background(), "hold", json.RawMessage(`{}`)); callErr(t, lerr).Code != protocol.CodeBusy {
+	if _, lerr := h.a.Call(context.Background(), "hold", json.RawMessage(`{}`)); callErr(t, lerr).Code != protocol.CodeBusy {
 		t.Errorf("second local call = %v, want -32002", lerr)
 	}
-	release <- struct{}{}
-	wg.Wait()
-	if err != nil || string(got) != `"done"` {
-		t.Errorf("local call = %s, %v; want \"done\"", got, err)
-	}
+	h.release <- struct{}{}
+	h.wait(t)
 }
 
 // Local calls and the server's share the hardware: with a slot for each, a server's call on the
 // part a local call drives waits for it, and runs after.
 func TestCallSharesTheHardware(t *testing.T) {
 	checkLeaks(t)
-	srv := standin.Start(t, nil)
-	entered, release := make(chan struct{}, 2), make(chan struct{}, 2)
-	var most atomic.Int32
-	a := newAgent(t, device.Options{URL: srv.URL(), Registry: holdTool(t, entered, release, &most), MaxInFlight: 2})
-	runAgent(t, a)
-	d := waitDevice(t, srv)
-
-	var wg sync.WaitGroup
-	var got json.RawMessage
-	var err error
-	wg.Go(func() { got, err = a.Call(context.Background(), "hold", json.RawMessage(`{}`)) })
-	<-entered
+	h := holdArm(t, device.Options{MaxInFlight: 2})
 	server := make(chan string, 1)
-	wg.Go(func() { server <- resultOrError(standin.Execute(t, d, "hold", `{}`)) })
+	h.calls.Go(func() { server <- resultOrError(standin.Execute(t, h.d, "hold", `{}`)) })
 	select {
-	case <-entered:
+	case <-h.entered:
 		t.Error("the server's call drove the arm while the local call held it")
 	case <-time.After(100 * time.Millisecond): // it must not enter; this only bounds the wait
 	}
-	release <- struct{}{}
-	<-entered // the server's call gets the arm only now
-	release <- struct{}{}
-	wg.Wait()
-	if err != nil || string(got) != `"done"` {
-		t.Errorf("local call = %s, %v; want \"done\"", got, err)
-	}
+	h.release <- struct{}{}
+	<-h.entered // the server's call gets the arm only now
+	h.release <- struct{}{}
+	h.wait(t)
 	if r := <-server; r != `"done"` {
 		t.Errorf("server's call = %s, want \"done\"", r)
 	}
-	if m := most.Load(); m != 1 {
+	if m := h.most.Load(); m != 1 {
 		t.Errorf("%d calls drove the arm at once, want 1", m)
 	}
 }
@@ -158,12 +161,7 @@ func TestCallSharesTheHardware(t *testing.T) {
 // served while the agent backs off, and refused once Run has returned.
 func TestCallWithoutTheLine(t *testing.T) {
 	checkLeaks(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	url := "ws://" + ln.Addr().String() + "/"
-	ln.Close() // nothing listens: every dial is refused
+	url := refusedURL(t)
 	speaker := sim.NewSpeaker(nil)
 	a := newAgent(t, device.Options{URL: url, Registry: seedRegistry(t, speaker, sim.NewFace(nil))})
 	stop := runAgent(t, a)
@@ -175,7 +173,7 @@ func TestCallWithoutTheLine(t *testing.T) {
 		t.Errorf("speaker volume = %d, want 7", v)
 	}
 	stop()
-	_, err = a.Call(context.Background(), "amplify_volume", json.RawMessage(`{"level":8}`))
+	_, err := a.Call(context.Background(), "amplify_volume", json.RawMessage(`{"level":8}`))
 	if ce := callErr(t, err); ce.Code != protocol.CodeBusy || !strings.Contains(ce.Details, "shutting down") {
 		t.Errorf("local call after Run returned = %+v, want -32002 shutting down", ce)
 	}

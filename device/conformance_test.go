@@ -216,14 +216,7 @@ func waitRendered(t *testing.T, out *logbuf.Buffer, want, where string) {
 // which would not see 1.50 come back as 1.5.
 func TestIDsEchoedByteForByte(t *testing.T) {
 	checkLeaks(t)
-	p := newPeer(t)
-	a := newAgent(t, device.Options{URL: p.url()})
-	runAgent(t, a)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	l := p.accept(ctx)
-	l.recv() // registration
-	l.send(websocket.MessageText, `{"jsonrpc":"2.0","id":"reg-1","result":{"status":"registered"}}`)
+	l := registeredLine(t, device.Options{})
 	for _, id := range []string{`-7`, `-1.50`, `1e3`, `2.5E-3`, `123456789012345678901234567890`, `"\u0041b"`, `"a\/b"`, `""`} {
 		for _, frame := range []string{
 			`{"jsonrpc":"2.0","method":"mcp/tool/execute","params":{"tool_name":"amplify_volume","tool_input":{"level":4}},"id":` + id + `}`,

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"sync"
 	"testing"
 	"time"
@@ -119,6 +120,33 @@ func heldUntil(ctx context.Context, release <-chan struct{}) (any, error) {
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+}
+
+// addDrainedTool adds to reg a tool that closes started when it runs and answers "finished" once
+// finish is closed, ignoring its context: only a drain that waits for it lets it answer.
+func addDrainedTool(t testing.TB, reg *tools.Registry, name string, timeout time.Duration) (started, finish chan struct{}) {
+	t.Helper()
+	started, finish = make(chan struct{}), make(chan struct{})
+	if err := reg.Add(testTool(t, name, timeout, nil, func(context.Context, json.RawMessage) (any, error) {
+		close(started)
+		<-finish
+		return "finished", nil
+	})); err != nil {
+		t.Fatal(err)
+	}
+	return started, finish
+}
+
+// refusedURL is a WebSocket URL on loopback where nothing listens: every dial to it is refused at
+// once.
+func refusedURL(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.Close()
+	return "ws://" + ln.Addr().String() + "/"
 }
 
 // sleeps records the agent's back-off waits and returns at once, so tests never sleep for real.

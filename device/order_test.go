@@ -63,24 +63,6 @@ type burstCall struct {
 	tool, input string
 }
 
-// registeredLine starts an agent on a peer and registers it; the test owns the line.
-func registeredLine(t *testing.T, opts device.Options) *line {
-	t.Helper()
-	p := newPeer(t)
-	opts.URL = p.url()
-	a := newAgent(t, opts)
-	runAgent(t, a)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	l := p.accept(ctx)
-	var reg struct{ ID string }
-	if err := json.Unmarshal(l.recv(), &reg); err != nil {
-		t.Fatal(err)
-	}
-	l.send(websocket.MessageText, fmt.Sprintf(`{"jsonrpc":"2.0","id":%q,"result":{"status":"registered"}}`, reg.ID))
-	return l
-}
-
 var burstIDs struct {
 	mu sync.Mutex
 	n  int
@@ -227,46 +209,67 @@ func checkBurst(t *testing.T, calls []burstCall, answers []wireAnswer, volumes *
 	inOrder(t, "face", sentValues(calls, "set_virtual_human_expression", "expression"), stringsOf(faces.reset()))
 }
 
-// A burst of control calls at every built-in tool, on the simulated parts, ends in the state of the
-// last call to each, and no call of it is refused: whether the calls run on workers or, the parts
-// being instant, on the read loop when nothing is ahead of them.
+// A burst of control calls at every built-in tool ends in the state of the last call to each, and
+// no call of it is refused: on the simulated parts, whether the calls run on workers or, the parts
+// being instant, on the read loop when nothing is ahead of them; and on slow parts, each change
+// taking up to 3ms.
 func TestBurstEndsInLastState(t *testing.T) {
-	for _, instant := range []bool{false, true} {
-		t.Run(fmt.Sprintf("instant=%v", instant), func(t *testing.T) { testBurstEndsInLastState(t, instant) })
+	for _, tc := range []struct {
+		name string
+		// parts are the speaker and face the registry's tools drive, reporting each change they
+		// make to volumes and faces.
+		parts         func(t *testing.T, volumes *changes[int], faces *changes[hal.Expression]) (hal.Speaker, hal.Face, *tools.Registry)
+		seed          [2]uint64
+		rounds, calls int
+	}{
+		{"instant=false", simParts(builtinRegistry), [2]uint64{1, 2}, 20, 12},
+		{"instant=true", simParts(instantRegistry), [2]uint64{1, 2}, 20, 12},
+		{"slow parts", slowParts, [2]uint64{5, 6}, 5, 30},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			checkLeaks(t)
+			var volumes changes[int]
+			var faces changes[hal.Expression]
+			speaker, face, reg := tc.parts(t, &volumes, &faces)
+			l := registeredLine(t, device.Options{Registry: reg})
+			r := rand.New(rand.NewPCG(tc.seed[0], tc.seed[1]))
+			for round := range tc.rounds {
+				calls, level, expr := mixedBurst(r, tc.calls)
+				answers := fire(t, l, calls)
+				checkBurst(t, calls, answers, &volumes, &faces)
+				v, _ := speaker.Volume(context.Background())
+				e, _ := face.Expression(context.Background())
+				if v != level || e != expr {
+					t.Errorf("round %d: the device ended at volume %d, face %s; the last calls sent %d, %s", round, v, e, level, expr)
+				}
+				// And the device says so itself.
+				status := fire(t, l, []burstCall{{"get_device_status", `{}`}})[0]
+				var st struct {
+					Volume     int
+					Expression hal.Expression
+				}
+				if err := json.Unmarshal(status.Result, &st); err != nil || st.Volume != level || st.Expression != expr {
+					t.Errorf("round %d: get_device_status = %s, want volume %d and expression %s", round, status, level, expr)
+				}
+			}
+		})
 	}
 }
 
-func testBurstEndsInLastState(t *testing.T, instant bool) {
-	checkLeaks(t)
-	var volumes changes[int]
-	var faces changes[hal.Expression]
-	speaker := sim.NewSpeaker(&sim.SpeakerOptions{OnChange: volumes.add})
-	face := sim.NewFace(&sim.FaceOptions{OnChange: faces.add})
-	reg := builtinRegistry(t, speaker, face)
-	if instant {
-		reg = instantRegistry(t, speaker, face)
+// simParts returns the simulated parts with the registry that registry makes of them.
+func simParts(registry func(*testing.T, hal.Speaker, hal.Face) *tools.Registry) func(*testing.T, *changes[int], *changes[hal.Expression]) (hal.Speaker, hal.Face, *tools.Registry) {
+	return func(t *testing.T, volumes *changes[int], faces *changes[hal.Expression]) (hal.Speaker, hal.Face, *tools.Registry) {
+		speaker := sim.NewSpeaker(&sim.SpeakerOptions{OnChange: volumes.add})
+		face := sim.NewFace(&sim.FaceOptions{OnChange: faces.add})
+		return speaker, face, registry(t, speaker, face)
 	}
-	l := registeredLine(t, device.Options{Registry: reg})
-	r := rand.New(rand.NewPCG(1, 2))
-	for round := range 20 {
-		calls, level, expr := mixedBurst(r, 12)
-		answers := fire(t, l, calls)
-		checkBurst(t, calls, answers, &volumes, &faces)
-		v, _ := speaker.Volume(context.Background())
-		e, _ := face.Expression(context.Background())
-		if v != level || e != expr {
-			t.Errorf("round %d: the device ended at volume %d, face %s; the last calls sent %d, %s", round, v, e, level, expr)
-		}
-		// And the device says so itself.
-		status := fire(t, l, []burstCall{{"get_device_status", `{}`}})[0]
-		var st struct {
-			Volume     int
-			Expression hal.Expression
-		}
-		if err := json.Unmarshal(status.Result, &st); err != nil || st.Volume != level || st.Expression != expr {
-			t.Errorf("round %d: get_device_status = %s, want volume %d and expression %s", round, status, level, expr)
-		}
-	}
+}
+
+// slowParts returns slowSpeaker and slowFace with the built-in tools on them.
+func slowParts(t *testing.T, volumes *changes[int], faces *changes[hal.Expression]) (hal.Speaker, hal.Face, *tools.Registry) {
+	speaker := slowSpeaker{sim.NewSpeaker(nil), jitter(3, 3*time.Millisecond), volumes}
+	face := slowFace{sim.NewFace(nil), jitter(4, 3*time.Millisecond), faces}
+	return speaker, face, builtinRegistry(t, speaker, face)
 }
 
 // builtinRegistry is the built-in tools on the given parts.
@@ -334,27 +337,6 @@ func jitter(seed uint64, most time.Duration) func() time.Duration {
 		mu.Lock()
 		defer mu.Unlock()
 		return time.Duration(r.Int64N(int64(most)))
-	}
-}
-
-// The same against slow parts, each change taking up to 3ms.
-func TestBurstEndsInLastStateSlowParts(t *testing.T) {
-	checkLeaks(t)
-	var volumes changes[int]
-	var faces changes[hal.Expression]
-	speaker := slowSpeaker{sim.NewSpeaker(nil), jitter(3, 3*time.Millisecond), &volumes}
-	face := slowFace{sim.NewFace(nil), jitter(4, 3*time.Millisecond), &faces}
-	l := registeredLine(t, device.Options{Registry: builtinRegistry(t, speaker, face)})
-	r := rand.New(rand.NewPCG(5, 6))
-	for round := range 5 {
-		calls, level, expr := mixedBurst(r, 30)
-		answers := fire(t, l, calls)
-		checkBurst(t, calls, answers, &volumes, &faces)
-		v, _ := speaker.Volume(context.Background())
-		e, _ := face.Expression(context.Background())
-		if v != level || e != expr {
-			t.Errorf("round %d: the device ended at volume %d, face %s; the last calls sent %d, %s", round, v, e, level, expr)
-		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -12,6 +13,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/devicectl/devicectl/device"
 )
 
 // peer is a scripted agent server speaking raw WebSocket frames: the tests see exactly what the
@@ -58,6 +61,30 @@ func (p *peer) accept(ctx context.Context) *line {
 		p.t.Fatalf("device did not connect: %v", ctx.Err())
 		return nil
 	}
+}
+
+// acceptRegistered waits for the device's next connection, reads its registration and answers
+// that it is registered.
+func (p *peer) acceptRegistered(ctx context.Context) *line {
+	p.t.Helper()
+	l := p.accept(ctx)
+	var reg struct{ ID string }
+	if err := json.Unmarshal(l.recv(), &reg); err != nil {
+		p.t.Fatal(err)
+	}
+	l.send(websocket.MessageText, fmt.Sprintf(`{"jsonrpc":"2.0","id":%q,"result":{"status":"registered"}}`, reg.ID))
+	return l
+}
+
+// registeredLine starts an agent on a new peer and registers it; the test owns the line.
+func registeredLine(t *testing.T, opts device.Options) *line {
+	t.Helper()
+	p := newPeer(t)
+	opts.URL = p.url()
+	runAgent(t, newAgent(t, opts))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return p.acceptRegistered(ctx)
 }
 
 // line is one accepted connection, read by the test directly.

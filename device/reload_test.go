@@ -169,25 +169,28 @@ func TestRestartReconnectsWithNewOptions(t *testing.T) {
 	}
 }
 
+// backingOff starts an agent with reg on a URL where nothing listens, whose back-off waits end only
+// when cut short, and returns once it backs off: with the options it runs on, for a Restart to
+// change, and a count of the back-off waits it began.
+func backingOff(t *testing.T, reg *tools.Registry) (a *device.Agent, opts device.Options, waits *atomic.Int32) {
+	t.Helper()
+	waits = new(atomic.Int32)
+	opts = device.Options{URL: "ws://127.0.0.1:1/", MAC: testMAC, Registry: reg, Sleep: func(ctx context.Context, _ time.Duration) error {
+		waits.Add(1)
+		<-ctx.Done()
+		return ctx.Err()
+	}}
+	a = newAgent(t, opts)
+	runAgent(t, a)
+	waitState(t, a, device.BackingOff)
+	return a, opts, waits
+}
+
 // A Restart while the agent backs off from a dead server cuts the wait short.
 func TestRestartCutsBackOffShort(t *testing.T) {
 	checkLeaks(t)
 	srv := standin.Start(t, nil)
-	var waits atomic.Int32
-	longSleep := func(ctx context.Context, d time.Duration) error {
-		waits.Add(1)
-		select {
-		case <-time.After(time.Hour):
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	opts := device.Options{URL: "ws://127.0.0.1:1/", MAC: testMAC, Sleep: longSleep, Registry: registryOf(t, "alpha")}
-	a := newAgent(t, opts)
-	runAgent(t, a)
-	waitState(t, a, device.BackingOff)
-
+	a, opts, waits := backingOff(t, registryOf(t, "alpha"))
 	opts.URL = srv.URL()
 	if err := a.Restart(&opts); err != nil {
 		t.Fatal(err)
@@ -203,15 +206,7 @@ func TestRestartCutsBackOffShort(t *testing.T) {
 func TestSetRegistryAfterRestartWins(t *testing.T) {
 	checkLeaks(t)
 	srv := standin.Start(t, nil)
-	blocked := func(ctx context.Context, _ time.Duration) error {
-		<-ctx.Done()
-		return ctx.Err()
-	}
-	opts := device.Options{URL: "ws://127.0.0.1:1/", MAC: testMAC, Sleep: blocked, Registry: registryOf(t, "alpha")}
-	a := newAgent(t, opts)
-	runAgent(t, a)
-	waitState(t, a, device.BackingOff)
-
+	a, opts, _ := backingOff(t, registryOf(t, "alpha"))
 	opts.URL = srv.URL()
 	opts.Registry = registryOf(t, "beta")
 	if err := a.Restart(&opts); err != nil {
@@ -371,15 +366,8 @@ func TestRefusedReregistrationDrainsRunningCalls(t *testing.T) {
 		}
 		return nil
 	}})
-	started, finish := make(chan struct{}), make(chan struct{})
 	reg := tools.NewRegistry()
-	if err := reg.Add(testTool(t, "slow", time.Minute, nil, func(context.Context, json.RawMessage) (any, error) {
-		close(started)
-		<-finish
-		return "finished", nil
-	})); err != nil {
-		t.Fatal(err)
-	}
+	started, finish := addDrainedTool(t, reg, "slow", time.Minute)
 	a := newAgent(t, device.Options{URL: srv.URL(), Registry: reg, DrainTimeout: 10 * time.Second})
 	runAgent(t, a)
 	d := waitDevice(t, srv)
@@ -542,22 +530,13 @@ func TestTimeoutWaitingForHardwareIsAnswered(t *testing.T) {
 func TestLateAnswerToReregistration(t *testing.T) {
 	checkLeaks(t)
 	p := newPeer(t)
-	started, finish := make(chan struct{}), make(chan struct{})
 	reg := registryOf(t, "alpha")
-	if err := reg.Add(testTool(t, "slow", time.Minute, nil, func(context.Context, json.RawMessage) (any, error) {
-		close(started)
-		<-finish
-		return "finished", nil
-	})); err != nil {
-		t.Fatal(err)
-	}
+	started, finish := addDrainedTool(t, reg, "slow", time.Minute)
 	a := newAgent(t, device.Options{URL: p.url(), Registry: reg, RegisterTimeout: 100 * time.Millisecond})
 	runAgent(t, a)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	l := p.accept(ctx)
-	l.recv()
-	l.send(websocket.MessageText, `{"jsonrpc":"2.0","id":"reg-1","result":{"status":"registered"}}`)
+	l := p.acceptRegistered(ctx)
 	l.send(websocket.MessageText, `{"jsonrpc":"2.0","method":"mcp/tool/execute","params":{"tool_name":"slow","tool_input":{}},"id":"s"}`)
 	<-started
 

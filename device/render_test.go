@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"log/slog"
 	"strings"
 	"testing"
 
 	"github.com/devicectl/devicectl/device"
+	"github.com/devicectl/devicectl/internal/testing/logbuf"
 	"github.com/devicectl/devicectl/protocol"
 )
 
@@ -59,9 +59,8 @@ type failWriter struct{}
 func (failWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
 
 func TestRendererLogsOnce(t *testing.T) {
-	var logs bytes.Buffer
-	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	r := device.NewRenderer(failWriter{}, nil, &device.RenderOptions{Logger: log, ShowThoughts: true})
+	var logs logbuf.Buffer
+	r := device.NewRenderer(failWriter{}, nil, &device.RenderOptions{Logger: logs.Logger(), ShowThoughts: true})
 	for _, m := range []protocol.AIMessage{
 		{Type: protocol.MessageChunk, Content: "a"},
 		{Type: protocol.MessageThought, Content: "no thoughts writer: dropped"},

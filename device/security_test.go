@@ -1,12 +1,10 @@
 package device_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/coder/websocket"
 
@@ -22,14 +20,7 @@ import (
 // take the device down.
 func TestNestingLimitOnTheWire(t *testing.T) {
 	checkLeaks(t)
-	p := newPeer(t)
-	a := newAgent(t, device.Options{URL: p.url()})
-	runAgent(t, a)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	l := p.accept(ctx)
-	l.recv() // registration
-	l.send(websocket.MessageText, `{"jsonrpc":"2.0","id":"reg-1","result":{"status":"registered"}}`)
+	l := registeredLine(t, device.Options{})
 
 	arrays := func(n int) string { return strings.Repeat("[", n) + "1" + strings.Repeat("]", n) }
 	objects := func(n int) string { return strings.Repeat(`{"a":`, n) + "1" + strings.Repeat("}", n) }

@@ -4,8 +4,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/devicectl/devicectl/internal/testing/poll"
 )
 
 // The person spoke over the reply: what is being said stops, and the rest of that reply is not
@@ -52,12 +50,10 @@ func TestNarratorResumeAfterAnUnendedReply(t *testing.T) {
 
 // Against a real Speaker: barge-in kills the command saying the reply at once.
 func TestInterruptStopsTheSpeakingCommand(t *testing.T) {
-	requireProgram(t, "sh", "dash")
-	cmd, log := fakeSynth(t)
-	s := newSpeaker(t, &Options{Command: cmd})
+	s, log := synthSpeaker(t)
 	n := NewNarrator(s, &Options{Sentences: true})
 	n.Observe(chunk("Please hold on. "))
-	poll.Until(t, "the sentence to begin", func() bool { return slices.Contains(lines(t, log), "begin Please hold on.") })
+	waitLine(t, log, "begin Please hold on.")
 	if !s.Speaking() {
 		t.Error("Speaking() false while the command runs")
 	}
@@ -78,12 +74,10 @@ func TestInterruptStopsTheSpeakingCommand(t *testing.T) {
 // With sentences (the default), the first sentence of a reply is said while the rest is still
 // streaming: before the final arrives.
 func TestFirstSentenceSpokenBeforeTheFinal(t *testing.T) {
-	requireProgram(t, "sh", "dash")
-	cmd, log := fakeSynth(t)
-	s := newSpeaker(t, &Options{Command: cmd})
+	s, log := synthSpeaker(t)
 	n := NewNarrator(s, &Options{Sentences: true})
 	n.Observe(chunk("The volume is now thirty. And the"))
-	poll.Until(t, "the first sentence to be said", func() bool { return slices.Contains(lines(t, log), "end The volume is now thirty.") })
+	waitLine(t, log, "end The volume is now thirty.")
 	n.Observe(chunk(" face smiles."))
 	n.Observe(final("The volume is now thirty. And the face smiles."))
 	waitIdle(t, s)

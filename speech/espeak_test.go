@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/devicectl/devicectl/internal/testing/pulsetest"
 )
 
 // wavSeconds asks sox how long a WAV file plays.
@@ -41,8 +43,8 @@ func speakToWAV(t *testing.T, command []string, wav, text string) float64 {
 }
 
 func TestEspeakThroughSpeaker(t *testing.T) {
-	requireProgram(t, "espeak-ng", "espeak-ng")
-	requireProgram(t, "soxi", "sox")
+	pulsetest.Need(t, "espeak-ng", "espeak-ng")
+	pulsetest.Need(t, "soxi", "sox")
 	wav := filepath.Join(t.TempDir(), "out.wav")
 	// No text argument: espeak-ng must take the text from the Speaker's stdin.
 	if d := speakToWAV(t, []string{"espeak-ng", "-w", wav}, wav, "Hello from devicectl."); d <= 0 {
@@ -53,8 +55,8 @@ func TestEspeakThroughSpeaker(t *testing.T) {
 // The voices DefaultCommand picks must exist in the installed espeak-ng: an unknown voice makes
 // espeak-ng exit 1 without writing the WAV.
 func TestDefaultCommandVoices(t *testing.T) {
-	requireProgram(t, "espeak-ng", "espeak-ng")
-	requireProgram(t, "soxi", "sox")
+	pulsetest.Need(t, "espeak-ng", "espeak-ng")
+	pulsetest.Need(t, "soxi", "sox")
 	for _, tc := range []struct{ lang, voice, text string }{
 		{"en", "en", "The volume is now fifty percent."},
 		{"", "en", "Hello."},

@@ -5,31 +5,21 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/devicectl/devicectl/internal/testing/leakcheck"
+	"github.com/devicectl/devicectl/internal/testing/poll"
+	"github.com/devicectl/devicectl/internal/testing/pulsetest"
 )
 
 // deadline bounds every wait in these tests; generous because -race and a loaded CI box slow
 // process start-up, and a passing run never waits for it.
 const deadline = 15 * time.Second
-
-// requireProgram skips the test when prog is not installed, unless DEVICECTL_REQUIRE_HW=1 (set by
-// CI), where a missing program means the test environment is broken and must fail.
-func requireProgram(t *testing.T, prog, aptPackage string) {
-	t.Helper()
-	if _, err := exec.LookPath(prog); err != nil {
-		if os.Getenv("DEVICECTL_REQUIRE_HW") == "1" {
-			t.Fatalf("%s not found and DEVICECTL_REQUIRE_HW=1: apt-get install %s", prog, aptPackage)
-		}
-		t.Skipf("%s not found: apt-get install %s", prog, aptPackage)
-	}
-}
 
 // recorder is a slog.Handler keeping every record, so tests can check what was logged.
 type recorder struct {
@@ -114,6 +104,7 @@ printf 'end %s\n' "$text" >> "$log"
 // the log it writes.
 func fakeSynth(t *testing.T) (command []string, log string) {
 	t.Helper()
+	pulsetest.Need(t, "sh", "dash")
 	dir := t.TempDir()
 	script := filepath.Join(dir, "say.sh")
 	if err := os.WriteFile(script, []byte(sayScript), 0o755); err != nil {
@@ -121,6 +112,14 @@ func fakeSynth(t *testing.T) (command []string, log string) {
 	}
 	log = filepath.Join(dir, "spoken.log")
 	return []string{script, log}, log
+}
+
+// synthSpeaker starts a Speaker (as newSpeaker does) whose command is fakeSynth's, and returns it
+// with the log the command writes.
+func synthSpeaker(t *testing.T) (*Speaker, string) {
+	t.Helper()
+	cmd, log := fakeSynth(t)
+	return newSpeaker(t, &Options{Command: cmd}), log
 }
 
 // lines returns the lines of the log so far.
@@ -134,6 +133,13 @@ func lines(t *testing.T, log string) []string {
 		t.Fatal(err)
 	}
 	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+}
+
+// waitLine waits until the fake synthesizer has written line to its log. The script, a process of
+// its own, tells nothing but the file, so this looks at it until the line is there.
+func waitLine(t *testing.T, log, line string) {
+	t.Helper()
+	poll.Until(t, fmt.Sprintf("%q in the synthesizer's log", line), func() bool { return slices.Contains(lines(t, log), line) })
 }
 
 // release lets a "hold" utterance finish.

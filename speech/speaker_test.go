@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -22,8 +21,7 @@ import (
 var _ hal.Resource = (*Speaker)(nil)
 
 func TestSpeakInOrder(t *testing.T) {
-	cmd, log := fakeSynth(t)
-	s := newSpeaker(t, &Options{Command: cmd})
+	s, log := synthSpeaker(t)
 	var want []string
 	for i := range 20 {
 		text := fmt.Sprintf("utterance %d", i)
@@ -42,9 +40,7 @@ func TestSpeakNeverBlocksAndDropsOldest(t *testing.T) {
 	rec := &recorder{}
 	s := newSpeaker(t, &Options{Command: cmd, QueueSize: 3, Logger: slog.New(rec)})
 	s.Speak("hold first")
-	poll.Until(t, "the first utterance to start", func() bool {
-		return slices.Contains(lines(t, log), "begin hold first")
-	})
+	waitLine(t, log, "begin hold first")
 
 	// The command is stuck until released, so a Speak that waited for it would never return.
 	done := make(chan struct{})
@@ -74,13 +70,10 @@ func TestSpeakNeverBlocksAndDropsOldest(t *testing.T) {
 }
 
 func TestInterruptKillsOldAndSpeaksNew(t *testing.T) {
-	cmd, log := fakeSynth(t)
-	s := newSpeaker(t, &Options{Command: cmd})
+	s, log := synthSpeaker(t)
 	s.Speak("hold old reply")
 	s.Speak("queued old reply")
-	poll.Until(t, "the old reply to start", func() bool {
-		return slices.Contains(lines(t, log), "begin hold old reply")
-	})
+	waitLine(t, log, "begin hold old reply")
 	s.Interrupt()
 	s.Speak("new reply")
 	// The old utterance is never released: Wait can only return if it was killed.
@@ -93,8 +86,7 @@ func TestInterruptKillsOldAndSpeaksNew(t *testing.T) {
 
 // A wrapper script's children (aplay in "piper | aplay") must die with it, or audio plays on.
 func TestInterruptKillsProcessGroup(t *testing.T) {
-	cmd, log := fakeSynth(t)
-	s := newSpeaker(t, &Options{Command: cmd})
+	s, log := synthSpeaker(t)
 	s.Speak("child")
 	var pid int
 	poll.Until(t, "the grandchild to start", func() bool {
@@ -108,13 +100,10 @@ func TestInterruptKillsProcessGroup(t *testing.T) {
 }
 
 func TestHaltSilencesAndStaysUsable(t *testing.T) {
-	cmd, log := fakeSynth(t)
-	s := newSpeaker(t, &Options{Command: cmd})
+	s, log := synthSpeaker(t)
 	s.Speak("hold on")
 	s.Speak("queued")
-	poll.Until(t, "the utterance to start", func() bool {
-		return slices.Contains(lines(t, log), "begin hold on")
-	})
+	waitLine(t, log, "begin hold on")
 	pid := scriptPID(t, log)
 	if err := s.Halt(); err != nil {
 		t.Fatal(err)
@@ -139,9 +128,7 @@ func TestCloseStopsSpeakingAndGoroutines(t *testing.T) {
 	}
 	s.Speak("hold forever")
 	s.Speak("never said")
-	poll.Until(t, "the utterance to start", func() bool {
-		return slices.Contains(lines(t, log), "begin hold forever")
-	})
+	waitLine(t, log, "begin hold forever")
 	pid := scriptPID(t, log)
 	closed := make(chan struct{})
 	go func() {
@@ -241,8 +228,7 @@ func reaped(pid int) bool {
 func TestNarratorWithSpeaker(t *testing.T) {
 	for _, sentences := range []bool{false, true} {
 		t.Run(fmt.Sprintf("sentences=%v", sentences), func(t *testing.T) {
-			cmd, log := fakeSynth(t)
-			s := newSpeaker(t, &Options{Command: cmd})
+			s, log := synthSpeaker(t)
 			n := NewNarrator(s, &Options{Sentences: sentences})
 
 			n.Observe(chunk("Hello "))

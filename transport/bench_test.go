@@ -76,36 +76,16 @@ func startBare(b *testing.B, url string) func() {
 // startStream is the device's path: a read loop over Stream.Read that
 // answers each request with {} through WriteResult, inline.
 func startStream(b *testing.B, url string) func() {
-	s, err := Dial(context.Background(), url, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	s := mustDial(b, url, nil)
 	empty := json.RawMessage(`{}`)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			m, err := s.Read()
-			if err != nil {
-				return
-			}
-			if m.Kind == KindRequest {
-				if err := s.WriteResult(m.ID, empty); err != nil {
-					return
-				}
-			}
-		}
-	}()
+	done := answerRequests(s, func(*Message) any { return empty }, nil)
 	return func() { s.Close(); <-done }
 }
 
 // startConn is the agent and test side's path: Stream under a jsonrpc2.Conn
 // whose handler replies {}.
 func startConn(b *testing.B, url string) func() {
-	s, err := Dial(context.Background(), url, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	s := mustDial(b, url, nil)
 	empty := json.RawMessage(`{}`)
 	conn := NewConn(context.Background(), s, handlerFunc(func(ctx context.Context, c *jsonrpc2.Conn, r *jsonrpc2.Request) {
 		_ = c.Reply(ctx, r.ID, empty)
@@ -113,12 +93,19 @@ func startConn(b *testing.B, url string) func() {
 	return func() { conn.Close(); s.Close() }
 }
 
-// benchRoundTrip runs the server side against the client that start dials.
-func benchRoundTrip(b *testing.B, start func(b *testing.B, url string) (stop func())) {
+// benchLine starts the client that start dials and returns the server's end of its line; both
+// are closed when the benchmark ends.
+func benchLine(b *testing.B, start func(b *testing.B, url string) (stop func())) *websocket.Conn {
 	srv := newRawServer(b, nil)
 	stop := start(b, srv.url())
 	c := <-srv.conns
-	defer func() { c.CloseNow(); stop() }()
+	b.Cleanup(func() { c.CloseNow(); stop() })
+	return c
+}
+
+// benchRoundTrip runs the server side against the client that start dials.
+func benchRoundTrip(b *testing.B, start func(b *testing.B, url string) (stop func())) {
+	c := benchLine(b, start)
 	ctx := context.Background()
 	req := []byte(benchRequest)
 	b.ReportAllocs()
@@ -136,10 +123,7 @@ func benchRoundTrip(b *testing.B, start func(b *testing.B, url string) (stop fun
 // answers, at most window in flight.
 func benchPipelined(b *testing.B, start func(b *testing.B, url string) (stop func())) {
 	const window = 64
-	srv := newRawServer(b, nil)
-	stop := start(b, srv.url())
-	c := <-srv.conns
-	defer func() { c.CloseNow(); stop() }()
+	c := benchLine(b, start)
 	ctx := context.Background()
 	req := []byte(benchRequest)
 	slots := make(chan struct{}, window)

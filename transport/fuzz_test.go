@@ -17,10 +17,7 @@ import (
 // byte, and a request sent afterwards is still served.
 func FuzzRead(f *testing.F) {
 	srv := newRawServer(f, nil)
-	s, err := Dial(context.Background(), srv.url(), &DialOptions{PingInterval: -1})
-	if err != nil {
-		f.Fatal(err)
-	}
+	s := mustDial(f, srv.url(), &DialOptions{PingInterval: -1})
 	serveRead(f, s, nil)
 	fuzzLine(f, <-srv.conns, s, true)
 }
@@ -29,10 +26,7 @@ func FuzzRead(f *testing.F) {
 // ReadObject, as the agent and test side run it.
 func FuzzReadObject(f *testing.F) {
 	srv := newRawServer(f, nil)
-	s, err := Dial(context.Background(), srv.url(), &DialOptions{PingInterval: -1})
-	if err != nil {
-		f.Fatal(err)
-	}
+	s := mustDial(f, srv.url(), &DialOptions{PingInterval: -1})
 	conn := NewConn(context.Background(), s, echoHandler(nil), nil)
 	f.Cleanup(func() { conn.Close() })
 	fuzzLine(f, <-srv.conns, s, false)

@@ -139,10 +139,7 @@ func echoHandler(notes chan<- *jsonrpc2.Request) jsonrpc2.Handler {
 // are closed when the test ends.
 func dialConn(t *testing.T, url string, opts *DialOptions, h jsonrpc2.Handler) (*jsonrpc2.Conn, *Stream) {
 	t.Helper()
-	s, err := Dial(t.Context(), url, opts)
-	if err != nil {
-		t.Fatalf("Dial: %v", err)
-	}
+	s := mustDial(t, url, opts)
 	var logger *slog.Logger
 	if opts != nil {
 		logger = opts.Logger
@@ -312,6 +309,17 @@ func newAcceptServer(t *testing.T, opts *AcceptOptions, streams chan<- *Stream) 
 // msgs (when not nil). The loop ends with the line; the test's cleanup closes
 // s and waits for it.
 func serveRead(t testing.TB, s *Stream, msgs chan<- *Message) {
+	done := answerRequests(s, func(m *Message) any { return echoResult{Method: m.Method, Params: m.Params} }, msgs)
+	t.Cleanup(func() {
+		s.Close()
+		<-done
+	})
+}
+
+// answerRequests is the device's kind of read loop over s, on a goroutine of its own: each request
+// is answered with answer(m) through WriteResult, inline; every other message goes to msgs (when
+// not nil). It ends with the line, and closes the channel it returns.
+func answerRequests(s *Stream, answer func(*Message) any, msgs chan<- *Message) <-chan struct{} {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -321,7 +329,7 @@ func serveRead(t testing.TB, s *Stream, msgs chan<- *Message) {
 				return
 			}
 			if m.Kind == KindRequest {
-				if err := s.WriteResult(m.ID, echoResult{Method: m.Method, Params: m.Params}); err != nil {
+				if err := s.WriteResult(m.ID, answer(m)); err != nil {
 					return
 				}
 				continue
@@ -335,19 +343,65 @@ func serveRead(t testing.TB, s *Stream, msgs chan<- *Message) {
 			}
 		}
 	}()
-	t.Cleanup(func() {
-		s.Close()
-		<-done
-	})
+	return done
+}
+
+// mustDial dials url and fails tb if it cannot; the context bounds only the handshake.
+func mustDial(tb testing.TB, url string, opts *DialOptions) *Stream {
+	tb.Helper()
+	s, err := Dial(context.Background(), url, opts)
+	if err != nil {
+		tb.Fatalf("Dial: %v", err)
+	}
+	return s
 }
 
 // dialRead dials url and serves the Stream with serveRead.
 func dialRead(t testing.TB, url string, opts *DialOptions, msgs chan<- *Message) *Stream {
 	t.Helper()
-	s, err := Dial(context.Background(), url, opts)
-	if err != nil {
-		t.Fatalf("Dial: %v", err)
-	}
+	s := mustDial(t, url, opts)
 	serveRead(t, s, msgs)
 	return s
+}
+
+// writeWhileAnswering has the device write from many goroutines, each call of write(w, i) being
+// writer w's i-th frame, while the server c sends malformed frames that the device answers with
+// parseErrorFrame. Every frame must arrive whole: each is either such an answer or one of the
+// written frames, as isWritten tells; written names those in a failure.
+func writeWhileAnswering(t *testing.T, c *websocket.Conn, written string, write func(w, i int) error, isWritten func([]byte) bool) {
+	t.Helper()
+	const writers, each, bad = 8, 25, 50
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for i := range each {
+				if err := write(w, i); err != nil {
+					t.Errorf("write: %v", err)
+					return
+				}
+			}
+		})
+	}
+	wg.Go(func() {
+		for range bad {
+			writeFrame(t, c, websocket.MessageText, []byte(`{`))
+		}
+	})
+
+	frames, answers := 0, 0
+	for frames+answers < writers*each+bad {
+		_, b := readFrame(t, c)
+		switch {
+		case string(b) == parseErrorFrame:
+			answers++
+		case isWritten(b):
+			frames++
+		default:
+			t.Fatalf("unexpected frame %q", b)
+		}
+	}
+	wg.Wait()
+	if frames != writers*each || answers != bad {
+		t.Errorf("got %d %s and %d answers, want %d and %d", frames, written, answers, writers*each, bad)
+	}
 }

@@ -9,7 +9,6 @@ import (
 	"net"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/coder/websocket"
@@ -313,40 +312,11 @@ func TestConcurrentWrites(t *testing.T) {
 	conn, _ := dialConn(t, srv.url(), nil, echoHandler(nil))
 	c := srv.accept(t)
 
-	const writers, each, bad = 8, 25, 50
-	var wg sync.WaitGroup
-	for w := range writers {
-		wg.Go(func() {
-			for i := range each {
-				if err := conn.Notify(t.Context(), "note", map[string]int{"w": w, "i": i}); err != nil {
-					t.Errorf("Notify: %v", err)
-					return
-				}
-			}
-		})
-	}
-	wg.Go(func() {
-		for range bad {
-			writeFrame(t, c, websocket.MessageText, []byte(`{`))
-		}
+	writeWhileAnswering(t, c, "notifications", func(w, i int) error {
+		return conn.Notify(t.Context(), "note", map[string]int{"w": w, "i": i})
+	}, func(b []byte) bool {
+		return json.Valid(b) && bytes.Contains(b, []byte(`"method":"note"`))
 	})
-
-	notes, answers := 0, 0
-	for notes+answers < writers*each+bad {
-		_, b := readFrame(t, c)
-		switch {
-		case string(b) == parseErrorFrame:
-			answers++
-		case json.Valid(b) && bytes.Contains(b, []byte(`"method":"note"`)):
-			notes++
-		default:
-			t.Fatalf("unexpected frame %q", b)
-		}
-	}
-	wg.Wait()
-	if notes != writers*each || answers != bad {
-		t.Errorf("got %d notifications and %d answers, want %d and %d", notes, answers, writers*each, bad)
-	}
 }
 
 // TestReadLimit checks a message at the limit is served and one byte more
@@ -385,10 +355,7 @@ func TestReadLimit(t *testing.T) {
 func TestCloseSendsNormalClosure(t *testing.T) {
 	leakCheck(t)
 	srv := newRawServer(t, nil)
-	s, err := Dial(t.Context(), srv.url(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustDial(t, srv.url(), nil)
 	c := srv.accept(t)
 	if s.Err() != nil {
 		t.Errorf("Err() before the end = %v, want nil", s.Err())
@@ -399,7 +366,7 @@ func TestCloseSendsNormalClosure(t *testing.T) {
 		go func() { errs <- s.Close() }()
 	}
 	// The server reads the close frame; coder/websocket answers it.
-	_, _, err = c.Read(t.Context())
+	_, _, err := c.Read(t.Context())
 	if got := websocket.CloseStatus(err); got != websocket.StatusNormalClosure {
 		t.Errorf("server saw %v (status %v), want close 1000", err, got)
 	}
@@ -428,14 +395,11 @@ func TestCloseSendsNormalClosure(t *testing.T) {
 func TestShutdownSendsGoingAway(t *testing.T) {
 	leakCheck(t)
 	srv := newRawServer(t, nil)
-	s, err := Dial(t.Context(), srv.url(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustDial(t, srv.url(), nil)
 	c := srv.accept(t)
 	done := make(chan error, 1)
 	go func() { done <- s.Shutdown() }()
-	_, _, err = c.Read(t.Context())
+	_, _, err := c.Read(t.Context())
 	if got := websocket.CloseStatus(err); got != websocket.StatusGoingAway {
 		t.Errorf("peer saw %v (status %v), want close 1001", err, got)
 	}
@@ -521,10 +485,7 @@ func TestAcceptSide(t *testing.T) {
 func TestKeepaliveDisabled(t *testing.T) {
 	leakCheck(t)
 	srv := newRawServer(t, nil)
-	s, err := Dial(t.Context(), srv.url(), &DialOptions{PingInterval: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustDial(t, srv.url(), &DialOptions{PingInterval: -1})
 	defer s.Close()
 	srv.accept(t).CloseRead(t.Context()) // answers the close handshake
 	buf := make([]byte, 1<<20)

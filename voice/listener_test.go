@@ -5,9 +5,6 @@ import (
 	"errors"
 	"io"
 	"math/rand/v2"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,9 +14,9 @@ import (
 
 	"github.com/devicectl/devicectl/hal"
 	"github.com/devicectl/devicectl/hal/mic"
+	"github.com/devicectl/devicectl/internal/testing/flite"
 	"github.com/devicectl/devicectl/internal/testing/leakcheck"
 	"github.com/devicectl/devicectl/internal/testing/pulsetest"
-	"github.com/devicectl/devicectl/internal/wav"
 )
 
 // stepMic is a microphone the test hands each frame to, so the test decides what the listener
@@ -42,35 +39,6 @@ func (m *stepMic) Read(ctx context.Context, p []int16) (int, error) {
 
 var _ hal.Microphone = (*stepMic)(nil)
 
-// fliteSays returns what flite says, at 16 kHz: real speech for the listener to find.
-func fliteSays(t *testing.T, text string) []int16 {
-	t.Helper()
-	flite := pulsetest.Need(t, "flite", "flite")
-	sox := pulsetest.Need(t, "sox", "sox")
-	dir := t.TempDir()
-	raw, path := filepath.Join(dir, "say.wav"), filepath.Join(dir, "say16k.wav")
-	if out, err := exec.Command(flite, "-t", text, "-o", raw).CombinedOutput(); err != nil {
-		t.Fatalf("flite: %v %s", err, out)
-	}
-	if out, err := exec.Command(sox, raw, "-r", "16000", "-c", "1", "-b", "16", path).CombinedOutput(); err != nil {
-		t.Fatalf("sox: %v %s", err, out)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := wav.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := r.ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 func next(t *testing.T, l *Listener) Utterance {
 	t.Helper()
 	select {
@@ -88,7 +56,7 @@ func next(t *testing.T, l *Listener) Utterance {
 // In vad mode every utterance is delivered, and the start of each is told at once (barge-in).
 func TestListenerVAD(t *testing.T) {
 	leakcheck.Check(t)
-	said := fliteSays(t, "set the volume to thirty")
+	said := flite.Samples(t, "set the volume to thirty")
 	r := rand.New(rand.NewPCG(1, 2))
 	m := mic.NewSim(&mic.SimOptions{Fast: true})
 	m.Play(room(r, -65, time.Second))
@@ -214,9 +182,9 @@ func TestListenerButton(t *testing.T) {
 func TestListenerWakeWord(t *testing.T) {
 	leakcheck.Check(t)
 	pulsetest.Need(t, "pocketsphinx_continuous", "pocketsphinx")
-	kw := fliteSays(t, "hello computer")
-	cmd := fliteSays(t, "set the volume to thirty")
-	other := fliteSays(t, "what is the weather")
+	kw := flite.Samples(t, "hello computer")
+	cmd := flite.Samples(t, "set the volume to thirty")
+	other := flite.Samples(t, "what is the weather")
 	sp, err := NewPocketSphinx("hello computer", nil)
 	if err != nil {
 		t.Fatal(err)

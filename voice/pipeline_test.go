@@ -1,12 +1,10 @@
 package voice_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,11 +15,10 @@ import (
 	"github.com/devicectl/devicectl/device"
 	"github.com/devicectl/devicectl/device/agenttest"
 	"github.com/devicectl/devicectl/hal/mic"
+	"github.com/devicectl/devicectl/internal/testing/flite"
 	"github.com/devicectl/devicectl/internal/testing/leakcheck"
 	"github.com/devicectl/devicectl/internal/testing/logbuf"
 	"github.com/devicectl/devicectl/internal/testing/poll"
-	"github.com/devicectl/devicectl/internal/testing/pulsetest"
-	"github.com/devicectl/devicectl/internal/wav"
 	"github.com/devicectl/devicectl/protocol"
 	"github.com/devicectl/devicectl/speech"
 	"github.com/devicectl/devicectl/tools"
@@ -65,30 +62,6 @@ func newSpeech(t *testing.T) (*speech.Speaker, *speech.Narrator, said) {
 	}
 	t.Cleanup(func() { sp.Close() })
 	return sp, speech.NewNarrator(sp, opts), s
-}
-
-func flite(t *testing.T, text string) []int16 {
-	t.Helper()
-	fl := pulsetest.Need(t, "flite", "flite")
-	sox := pulsetest.Need(t, "sox", "sox")
-	dir := t.TempDir()
-	raw, path := filepath.Join(dir, "a.wav"), filepath.Join(dir, "b.wav")
-	if out, err := exec.Command(fl, "-t", text, "-o", raw).CombinedOutput(); err != nil {
-		t.Fatalf("flite: %v %s", err, out)
-	}
-	if out, err := exec.Command(sox, raw, "-r", "16000", "-c", "1", "-b", "16", path).CombinedOutput(); err != nil {
-		t.Fatalf("sox: %v %s", err, out)
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := wav.NewReader(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, _ := r.ReadAll()
-	return s
 }
 
 type rig struct {
@@ -136,7 +109,7 @@ func start(t *testing.T, v *agenttest.Voice, render func(protocol.AIMessage)) *r
 // the server as audio, and the reply to it is said.
 func TestBargeIn(t *testing.T) {
 	leakcheck.Check(t)
-	command := flite(t, "set the volume to thirty")
+	command := flite.Samples(t, "set the volume to thirty")
 	_, narrator, out := newSpeech(t)
 	interrupted := make(chan struct{}, 1)
 	heard := make(chan int, 1)

@@ -3,16 +3,12 @@ package voice
 import (
 	"math"
 	"math/rand/v2"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/devicectl/devicectl/hal"
 	"github.com/devicectl/devicectl/hal/mic"
-	"github.com/devicectl/devicectl/internal/testing/pulsetest"
-	"github.com/devicectl/devicectl/internal/wav"
+	"github.com/devicectl/devicectl/internal/testing/flite"
 )
 
 func samplesOf(d time.Duration) int { return int(d * hal.SampleRate / time.Second) }
@@ -139,29 +135,7 @@ func TestDetectorCapsLength(t *testing.T) {
 
 // A real voice: flite says a command in a quiet room; the utterance is where the speech is.
 func TestDetectorOnFlite(t *testing.T) {
-	flite := pulsetest.Need(t, "flite", "flite")
-	sox := pulsetest.Need(t, "sox", "sox")
-	dir := t.TempDir()
-	raw, path := filepath.Join(dir, "say.wav"), filepath.Join(dir, "say16k.wav")
-	if out, err := exec.Command(flite, "-t", "set the volume to thirty", "-o", raw).CombinedOutput(); err != nil {
-		t.Fatalf("flite: %v %s", err, out)
-	}
-	if out, err := exec.Command(sox, raw, "-r", "16000", "-c", "1", "-b", "16", path).CombinedOutput(); err != nil {
-		t.Fatalf("sox: %v %s", err, out)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	wr, err := wav.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	said, err := wr.ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	said := flite.Samples(t, "set the volume to thirty")
 	// Where the speech is, measured apart from the detector: the first and last 20 ms window above
 	// -40 dBFS.
 	first, last := -1, -1
