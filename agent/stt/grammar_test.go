@@ -81,7 +81,7 @@ func TestGrammarPocketSphinx(t *testing.T) {
 	if err := os.WriteFile(gram, Grammar(loadTools(t)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	wavPath := speak(t, dir, "slt", "set the volume to thirty")
+	wavPath := speak(t, "slt", "set the volume to thirty")
 	out, err := exec.Command(ps, "-infile", wavPath, "-jsgf", gram).CombinedOutput()
 	if err != nil {
 		t.Fatalf("pocketsphinx refused the grammar: %v\n%s", err, tail(out))

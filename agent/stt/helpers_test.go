@@ -3,8 +3,9 @@ package stt
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
+
+	"github.com/devicectl/devicectl/internal/testing/flite"
 )
 
 // needPocketSphinx returns pocketsphinx_continuous's path, or skips (fails with
@@ -25,15 +26,7 @@ func needPocketSphinx(t *testing.T) string {
 
 // speak has flite say text in voice, as a 16 kHz mono WAV with a little silence around it, as a
 // voice activity detector cuts an utterance.
-func speak(t *testing.T, dir, voice, text string) string {
+func speak(t *testing.T, voice, text string) string {
 	t.Helper()
-	raw := filepath.Join(dir, voice+"-raw.wav")
-	if out, err := exec.Command("flite", "-voice", voice, "-t", text, "-o", raw).CombinedOutput(); err != nil {
-		t.Fatalf("flite: %v\n%s", err, out)
-	}
-	out := filepath.Join(dir, voice+".wav")
-	if b, err := exec.Command("sox", raw, "-r", "16000", "-c", "1", "-b", "16", out, "pad", "0.2", "0.3").CombinedOutput(); err != nil {
-		t.Fatalf("sox: %v\n%s", err, b)
-	}
-	return out
+	return flite.Say(t, flite.Speech{Text: text, Voice: voice, Lead: 0.2, Trail: 0.3})
 }

@@ -17,7 +17,7 @@ import (
 func TestSimVoiceInput(t *testing.T) {
 	needVoice(t)
 	pulsetest.Start(t)
-	wav := utterance(t, t.TempDir(), "slt", "set the volume to thirty", 0.5)
+	wav := utterance(t, "slt", "set the volume to thirty", 0.5)
 	ctx, cancel := context.WithCancel(t.Context())
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()

@@ -61,7 +61,7 @@ func TestVoiceBench(t *testing.T) {
 	right := map[string]int{}
 	for _, v := range benchVoices {
 		for _, cmd := range benchCommands {
-			wav := utterance(t, r.dir, v, cmd.text, 0.3)
+			wav := utterance(t, v, cmd.text, 0.3)
 			st, ok := r.once(t, wav, cmd.text, cmd.tool, cmd.input)
 			if ok {
 				right[v]++

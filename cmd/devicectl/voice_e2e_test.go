@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/devicectl/devicectl/internal/testing/flite"
 	"github.com/devicectl/devicectl/internal/testing/logbuf"
 	"github.com/devicectl/devicectl/internal/testing/poll"
 	"github.com/devicectl/devicectl/internal/testing/pulsetest"
@@ -91,18 +92,10 @@ log:
 }
 
 // utterance has flite say text in voice as a 16 kHz mono WAV with lead seconds of silence
-// before it and a little after, in dir.
-func utterance(t testing.TB, dir, voice, text string, lead float64) string {
+// before it and a little after.
+func utterance(t testing.TB, voice, text string, lead float64) string {
 	t.Helper()
-	raw := filepath.Join(dir, "flite.wav")
-	if out, err := exec.Command("flite", "-voice", voice, "-t", text, "-o", raw).CombinedOutput(); err != nil {
-		t.Fatalf("flite: %v\n%s", err, out)
-	}
-	wav := filepath.Join(dir, fmt.Sprintf("%s-%d.wav", voice, time.Now().UnixNano()))
-	if out, err := exec.Command("sox", raw, "-r", "16000", "-c", "1", "-b", "16", wav, "pad", strconv.FormatFloat(lead, 'f', 2, 64), "0.1").CombinedOutput(); err != nil {
-		t.Fatalf("sox: %v\n%s", err, out)
-	}
-	return wav
+	return flite.Say(t, flite.Speech{Text: text, Voice: voice, Lead: lead, Trail: 0.1})
 }
 
 // play plays wav into the microphone's sink and returns when its last sample has been played.
@@ -270,7 +263,7 @@ func TestVoiceLoopVAD(t *testing.T) {
 	pulsetest.Start(t, micSink)
 	setSinkVolume(t, 63)
 	r := startVoiceRig(t, bin, "{driver: pulse, device: "+micSink+".monitor}", "{listen: vad}")
-	wav := utterance(t, r.dir, "slt", "set the volume to thirty", 0.5)
+	wav := utterance(t, "slt", "set the volume to thirty", 0.5)
 	rec := record(t, r.dir)
 	play(t, wav)
 	checkLoop(t, r, rec)
@@ -283,7 +276,7 @@ func TestVoiceLoopFile(t *testing.T) {
 	setSinkVolume(t, 63)
 	dir := t.TempDir()
 	// Silence first: the device registers while the file starts playing.
-	wav := utterance(t, dir, "rms", "set the volume to thirty", 2)
+	wav := utterance(t, "rms", "set the volume to thirty", 2)
 	rec := record(t, dir)
 	r := startVoiceRig(t, bin, "{driver: file, file: "+wav+"}", "{listen: vad}")
 	checkLoop(t, r, rec)

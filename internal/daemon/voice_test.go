@@ -12,27 +12,12 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/devicectl/devicectl/device/agenttest"
+	"github.com/devicectl/devicectl/internal/testing/flite"
 	"github.com/devicectl/devicectl/internal/testing/pulsetest"
 	"github.com/devicectl/devicectl/internal/testing/shscript"
 	"github.com/devicectl/devicectl/internal/testing/standin"
 	"github.com/devicectl/devicectl/protocol"
 )
-
-// fliteWAV writes what flite says as a 16 kHz mono WAV: the microphone's file.
-func fliteWAV(t *testing.T, text string) string {
-	t.Helper()
-	flite := pulsetest.Need(t, "flite", "flite")
-	sox := pulsetest.Need(t, "sox", "sox")
-	dir := t.TempDir()
-	raw, path := filepath.Join(dir, "raw.wav"), filepath.Join(dir, "said.wav")
-	if out, err := exec.Command(flite, "-t", text, "-o", raw).CombinedOutput(); err != nil {
-		t.Fatalf("flite: %v %s", err, out)
-	}
-	if out, err := exec.Command(sox, raw, "-r", "16000", "-c", "1", "-b", "16", path).CombinedOutput(); err != nil {
-		t.Fatalf("sox: %v %s", err, out)
-	}
-	return path
-}
 
 func voiceConfig(t *testing.T, url, wav, said string) string {
 	script := shscript.Write(t, t.TempDir(), "say.sh", `cat >> "$1"`+"\n")
@@ -59,7 +44,7 @@ log:
 // devicectl run with a microphone: what it hears reaches the server as audio, what the server
 // heard is logged at info, and the reply is spoken.
 func TestRunHearsAndSpeaks(t *testing.T) {
-	wav := fliteWAV(t, "set the volume to thirty")
+	wav := flite.WAV(t, "set the volume to thirty")
 	got := make(chan int, 1)
 	srv := standin.Start(t, &agenttest.Options{Voice: &agenttest.Voice{
 		Audio: func(ctx context.Context, d *agenttest.Device, p protocol.UserAudioParams) (protocol.UserResult, *jsonrpc2.Error) {
@@ -93,7 +78,7 @@ func TestRunHearsAndSpeaks(t *testing.T) {
 // Against a server of seed 002 the device says once that it does not take voice and goes on
 // serving its tools.
 func TestRunSeed002ServerNoVoice(t *testing.T) {
-	wav := fliteWAV(t, "set the volume to thirty")
+	wav := flite.WAV(t, "set the volume to thirty")
 	srv := standin.Start(t, nil)
 	d := startDaemon(t, voiceConfig(t, srv.URL(), wav, filepath.Join(t.TempDir(), "said.txt")), nil)
 	dev := standin.NextRegistration(t, srv)
@@ -109,7 +94,7 @@ func TestRunSeed002ServerNoVoice(t *testing.T) {
 // Through a real PulseAudio: flite's words played into a null sink whose monitor is the
 // device's microphone (parec) reach the server as one utterance.
 func TestRunHearsThroughPulseAudio(t *testing.T) {
-	wav := fliteWAV(t, "what is your status")
+	wav := flite.WAV(t, "what is your status")
 	pulsetest.Start(t)
 	pulsetest.Need(t, "parec", "pulseaudio-utils")
 	paplay := pulsetest.Need(t, "paplay", "pulseaudio-utils")

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -21,6 +20,7 @@ import (
 	"github.com/devicectl/devicectl/internal/config"
 	devhw "github.com/devicectl/devicectl/internal/hardware"
 	"github.com/devicectl/devicectl/internal/simdevice"
+	"github.com/devicectl/devicectl/internal/testing/flite"
 	"github.com/devicectl/devicectl/internal/testing/pulsetest"
 )
 
@@ -65,16 +65,9 @@ func TestHearButton(t *testing.T) {
 	if err := dev.Hear(ctx, &simdevice.HearOptions{Mic: mic.Config{Driver: mic.DriverPulse, Device: "mic.monitor"}, VAD: c.Voice.VAD, Button: pin, Lang: "en"}); err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
 	say := func(text string) {
 		t.Helper()
-		raw, wav := filepath.Join(dir, "raw.wav"), filepath.Join(dir, "say.wav")
-		if out, err := exec.Command("flite", "-voice", "slt", "-t", text, "-o", raw).CombinedOutput(); err != nil {
-			t.Fatalf("flite: %v %s", err, out)
-		}
-		if out, err := exec.Command("sox", raw, "-r", "16000", "-c", "1", "-b", "16", wav, "pad", "0.3", "0.3").CombinedOutput(); err != nil {
-			t.Fatalf("sox: %v %s", err, out)
-		}
+		wav := flite.Say(t, flite.Speech{Text: text, Voice: "slt", Lead: 0.3, Trail: 0.3})
 		if out, err := exec.Command("paplay", "-d", "mic", wav).CombinedOutput(); err != nil {
 			t.Fatalf("paplay: %v %s", err, out)
 		}

@@ -19,18 +19,44 @@ const Rate = hal.SampleRate
 // a directory of the test's own, and returns the file's path.
 func WAV(t testing.TB, text string) string {
 	t.Helper()
+	return Say(t, Speech{Text: text})
+}
+
+// Speech is what Say has flite say, and how.
+type Speech struct {
+	Text  string
+	Voice string // flite's -voice (slt, rms, kal, ...); "" is its default
+	// Lead and Trail are the seconds of silence before and after the words, as a voice activity
+	// detector cuts an utterance, or as a microphone hears a pause.
+	Lead, Trail float64
+}
+
+// Say writes sp as a 16 kHz mono 16-bit WAV file in a directory of the test's own and returns
+// the file's path.
+func Say(t testing.TB, sp Speech) string {
+	t.Helper()
 	flite := pulsetest.Need(t, "flite", "flite")
 	sox := pulsetest.Need(t, "sox", "sox")
 	dir := t.TempDir()
 	raw, path := filepath.Join(dir, "flite.wav"), filepath.Join(dir, "said.wav")
-	if out, err := exec.Command(flite, "-t", text, "-o", raw).CombinedOutput(); err != nil {
+	args := []string{"-t", sp.Text, "-o", raw}
+	if sp.Voice != "" {
+		args = append([]string{"-voice", sp.Voice}, args...)
+	}
+	if out, err := exec.Command(flite, args...).CombinedOutput(); err != nil {
 		t.Fatalf("flite: %v %s", err, out)
 	}
-	if out, err := exec.Command(sox, raw, "-r", strconv.Itoa(Rate), "-c", "1", "-b", "16", path).CombinedOutput(); err != nil {
+	args = []string{raw, "-r", strconv.Itoa(Rate), "-c", "1", "-b", "16", path}
+	if sp.Lead > 0 || sp.Trail > 0 {
+		args = append(args, "pad", seconds(sp.Lead), seconds(sp.Trail))
+	}
+	if out, err := exec.Command(sox, args...).CombinedOutput(); err != nil {
 		t.Fatalf("sox: %v %s", err, out)
 	}
 	return path
 }
+
+func seconds(s float64) string { return strconv.FormatFloat(s, 'f', 3, 64) }
 
 // Samples returns what flite says of text as 16 kHz mono samples.
 func Samples(t testing.TB, text string) []int16 {

@@ -31,3 +31,26 @@ func TestSamples(t *testing.T) {
 		t.Errorf("%d of %d samples above 3000: no speech in it", loud, len(s))
 	}
 }
+
+// Silence asked for before and after the words lengthens the file by as much, and a voice of
+// flite's own is taken.
+func TestSayPads(t *testing.T) {
+	plain := open(t, Say(t, Speech{Text: "thirty", Voice: "slt"}))
+	padded := open(t, Say(t, Speech{Text: "thirty", Voice: "slt", Lead: 0.5, Trail: 0.25}))
+	a, err := plain.ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := padded.ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(b)-len(a), Rate*3/4; got < want-Rate/100 || got > want+Rate/100 {
+		t.Errorf("padding added %d samples, want about %d", got, want)
+	}
+	for i, v := range b[:Rate/2-Rate/100] {
+		if v != 0 {
+			t.Fatalf("sample %d of the half second of lead is %d, want silence", i, v)
+		}
+	}
+}
