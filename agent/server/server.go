@@ -360,7 +360,9 @@ const MCPPath = "/mcp"
 // agent.limits' caps on connections and its timeouts (see internal/netlimit). It returns nil once
 // closed.
 func (s *Server) Serve(ln net.Listener) error {
-	if err := s.srv.Serve(netlimit.NewListener(ln, s.limits)); !errors.Is(err, http.ErrServerClosed) {
+	l := netlimit.NewListener(ln, s.limits)
+	s.srv.RegisterOnShutdown(l.Drain) // a connection that never sends a request holds Close up 5 s
+	if err := s.srv.Serve(l); !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil

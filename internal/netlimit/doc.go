@@ -20,6 +20,9 @@
 // often it is closed, hijacked ones (WebSocket device lines) included. The first time a cap is
 // reached, and then at most every LogEvery, a warning says so.
 //
+// Drain, registered with http.Server.RegisterOnShutdown, closes at shutdown the connections that
+// have sent nothing, which net/http would otherwise wait 5 s for.
+//
 // Connections is lowered to the process's open-file limit less FileReserve (see
 // Options.FileLimit): a cap above it would let a flood take every descriptor, and then nothing,
 // not even a normal request or the database, could open one.

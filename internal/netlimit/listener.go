@@ -47,9 +47,10 @@ type Listener struct {
 
 	open atomic.Int64
 
-	mu     sync.Mutex
-	byAddr map[netip.Addr]int
-	idle   *list.List // of *conn holding no request, the longest idle first (see ConnState)
+	mu       sync.Mutex
+	byAddr   map[netip.Addr]int
+	idle     *list.List // of *conn holding no request, the longest idle first (see ConnState)
+	draining bool       // Drain was called: a connection yet to send a request is closed
 
 	fullLog, addrLog rateLog
 }
@@ -195,12 +196,37 @@ func ConnState(nc net.Conn, state http.ConnState) {
 		l.idle.Remove(c.elem)
 		c.elem = nil
 	}
+	c.fresh = state == http.StateNew
 	if (state == http.StateNew || state == http.StateIdle) && !c.released {
 		c.elem = l.idle.PushBack(c)
 	}
+	drop := c.fresh && l.draining
 	l.mu.Unlock()
+	if drop {
+		c.Close()
+	}
 	if l.o.onIdleChange != nil {
 		l.o.onIdleChange()
+	}
+}
+
+// Drain closes the connections that have sent nothing yet, and each one accepted from now on: for
+// http.Server.RegisterOnShutdown. Shutdown closes connections idle between requests itself, but
+// waits up to 5 s for a new one's first request, which a client that opened a connection ahead of
+// need (a browser's preconnect, a pool's dial that lost its request) may never send. A first
+// request under way is left to finish.
+func (l *Listener) Drain() {
+	l.mu.Lock()
+	l.draining = true
+	var fresh []*conn
+	for e := l.idle.Front(); e != nil; e = e.Next() {
+		if c := e.Value.(*conn); c.fresh && !c.spoke.Load() {
+			fresh = append(fresh, c)
+		}
+	}
+	l.mu.Unlock()
+	for _, c := range fresh {
+		c.Close()
 	}
 }
 
@@ -269,7 +295,17 @@ type conn struct {
 
 	// Guarded by l.mu.
 	elem     *list.Element // on l.idle while it holds no request
+	fresh    bool          // it has not sent a request yet (http.StateNew)
+	spoke    atomic.Bool   // a read has returned bytes: a request may be under way
 	released bool
+}
+
+func (c *conn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	if n > 0 && !c.spoke.Load() {
+		c.spoke.Store(true)
+	}
+	return n, err
 }
 
 func (c *conn) Close() error {

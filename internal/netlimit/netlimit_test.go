@@ -17,6 +17,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/devicectl/devicectl/internal/testing/poll"
 	"github.com/devicectl/devicectl/internal/testing/rawconn"
 )
 
@@ -173,6 +174,65 @@ func TestListenerEvictsIdle(t *testing.T) {
 	}
 	if got := ln.Open(); got > 2 {
 		t.Errorf("Open() = %d, over the cap of 2", got)
+	}
+}
+
+// A connection that never sends a request does not hold a server's shutdown up: Drain, run by
+// Shutdown, closes it, where net/http alone would wait 5 s for its first request.
+func TestDrainEndsShutdownWait(t *testing.T) {
+	idleChanged, changed := idleChanges()
+	srv := &http.Server{ConnState: ConnState}
+	addr, ln := serve(t, ok, srv, &ListenerOptions{onIdleChange: idleChanged}, nil)
+	srv.RegisterOnShutdown(ln.Drain)
+	used := rawconn.Dial(t, addr)
+	get(t, used, "/")
+	silent := rawconn.Dial(t, addr)
+	waitIdle(t, ln, changed, 2)
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown with a connection that sent no request: %v", err)
+	}
+	for _, c := range []net.Conn{used, silent} {
+		if err := rawconn.Closed(c); err != nil {
+			t.Errorf("%v; want it closed by the shutdown", err)
+		}
+	}
+}
+
+// Drain closes a connection that sent nothing and, once draining, one accepted after as soon as
+// the server sees it; a first request under way is left to finish.
+func TestDrainClosesSilentConnections(t *testing.T) {
+	idleChanged, changed := idleChanges()
+	addr, ln := serve(t, ok, nil, &ListenerOptions{onIdleChange: idleChanged}, nil)
+	busy := rawconn.Dial(t, addr)
+	fmt.Fprintf(busy, "GET / HTTP/1.1\r\nHost: x\r\n") // a request begun, not yet ended
+	silent := rawconn.Dial(t, addr)
+	waitIdle(t, ln, changed, 2)
+	// The server must have read busy's bytes, or it is as silent as silent: a read of them is
+	// what tells the two apart.
+	poll.Until(t, "the server reads the request begun", func() bool {
+		ln.mu.Lock()
+		defer ln.mu.Unlock()
+		spoke := 0
+		for e := ln.idle.Front(); e != nil; e = e.Next() {
+			if e.Value.(*conn).spoke.Load() {
+				spoke++
+			}
+		}
+		return spoke == 1
+	})
+	ln.Drain()
+	if err := rawconn.Closed(silent); err != nil {
+		t.Errorf("a connection that sent nothing: %v; want it closed", err)
+	}
+	late := rawconn.Dial(t, addr)
+	if err := rawconn.Closed(late); err != nil {
+		t.Errorf("a connection accepted while draining: %v; want it closed", err)
+	}
+	fmt.Fprintf(busy, "\r\n")
+	if resp, err := http.ReadResponse(bufio.NewReader(busy), nil); err != nil || resp.StatusCode != http.StatusOK {
+		t.Errorf("the request begun before Drain: %v, %v; want 200", resp, err)
 	}
 }
 
