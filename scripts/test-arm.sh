@@ -29,7 +29,9 @@ export DEVICECTL_TEST_EXEC="$emu"
 
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-if "$GO" test -count=1 -exec "$emu" ./... 2>&1 | tee "$out"; then
+# The slowest package takes about 2.5 minutes under qemu on a busy 2-core machine; 5 minutes
+# bounds what such a deadlock costs before the run again (go test's default would wait 10).
+if "$GO" test -count=1 -timeout 5m -exec "$emu" ./... 2>&1 | tee "$out"; then
 	exit 0
 fi
 mapfile -t failed < <(awk '$1 == "FAIL" && $2 ~ /^github.com\// { print $2 }' "$out" | sort -u)
