@@ -40,6 +40,10 @@ var reviewed = map[string]string{
 		"New limits to pactl or wpctl (hardware.speaker.tool). Arguments: hardware.speaker.device and the volume as a number.",
 	"internal/testing/pulsetest/pulsetest.go:Run:program": "a test helper: program is the amixer or pactl path Need found, " +
 		"run to look at or change the private daemon's mixer behind the backend's back.",
+	"internal/testing/flite/flite.go:Say:flite": "a test helper: flite is pulsetest.Need's path of flite; the text and the " +
+		"voice are the test's own, one argument each.",
+	"internal/testing/flite/flite.go:Say:sox": "a test helper: sox is pulsetest.Need's path of sox, resampling the file " +
+		"flite wrote in the test's directory.",
 	"internal/testing/pulsetest/pulsetest.go:Start:bin": "a test helper: bin is exec.LookPath(\"pulseaudio\").",
 	"internal/testing/serveproc/serveproc.go:start:bin": "a test helper: bin is the devicectl binary the test built.",
 	"internal/testing/a2ajs/a2ajs.go:(*Clients).Run:cl.node": "a test helper: cl.node is exec.LookPath(\"node\"), " +
