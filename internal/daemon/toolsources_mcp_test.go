@@ -11,35 +11,26 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/devicectl/devicectl/internal/testing/peer"
 	"github.com/devicectl/devicectl/internal/testing/standin"
 )
 
-// everythingDir is where scripts/mcp-everything.sh installs server-everything. With
+// everything is the MCP reference server, as scripts/mcp-everything.sh installs it: with
 // DEVICECTL_MCP_EVERYTHING=1 a missing node or install fails the test; without it the test skips.
+var everything = peer.Peer{Env: "DEVICECTL_MCP_EVERYTHING", What: "server-everything", Script: "scripts/mcp-everything.sh"}
+
+// everythingDir returns node and server-everything's entry point.
 func everythingDir(t *testing.T) (node, index string) {
 	t.Helper()
-	if os.Getenv("DEVICECTL_MCP_EVERYTHING") != "1" {
-		t.Skip("set DEVICECTL_MCP_EVERYTHING=1 (after scripts/mcp-everything.sh) to run server-everything")
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("DEVICECTL_MCP_EVERYTHING=1 but node is not on PATH: %v", err)
-	}
-	index, err = filepath.Abs("../../tools/mcpset/testdata/everything/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(index); err != nil {
-		t.Fatalf("DEVICECTL_MCP_EVERYTHING=1 but server-everything is not installed (run scripts/mcp-everything.sh): %v", err)
-	}
-	return node, index
+	everything.Need(t)
+	return everything.Program(t, "node"),
+		everything.File(t, "tools/mcpset/testdata/everything/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
 }
 
 // The MCP reference server as a tool set of a sim device, over stdio and over Streamable HTTP: its

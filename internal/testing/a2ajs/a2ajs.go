@@ -4,11 +4,10 @@ import (
 	"context"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/devicectl/devicectl/internal/testing/modroot"
+	"github.com/devicectl/devicectl/internal/testing/peer"
 )
 
 // modules are the clients check.mjs imports, as package.json names them.
@@ -33,28 +32,19 @@ type Checks struct {
 // clientsDir is where scripts/a2a-js.sh installs the clients, beside check.mjs.
 const clientsDir = "agent/a2a/testdata/js"
 
+// js is the clients as an opt-in peer.
+var js = peer.Peer{Env: "DEVICECTL_A2A_JS", What: "the @a2a-js/sdk clients", Script: "scripts/a2a-js.sh"}
+
 // Need skips t unless DEVICECTL_A2A_JS is 1, and fails it when node or the clients are missing.
 // Call it before starting the server, so that a skip costs nothing.
 func Need(t testing.TB) *Clients {
 	t.Helper()
-	if os.Getenv("DEVICECTL_A2A_JS") != "1" {
-		t.Skip("set DEVICECTL_A2A_JS=1 (after scripts/a2a-js.sh) to run the @a2a-js/sdk clients")
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("DEVICECTL_A2A_JS=1 but node is not on PATH: %v", err)
-	}
-	root, err := modroot.Dir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(root, filepath.FromSlash(clientsDir))
+	js.Need(t)
+	node := js.Program(t, "node")
 	for _, m := range modules {
-		if _, err := os.Stat(filepath.Join(dir, "node_modules", m, "package.json")); err != nil {
-			t.Fatalf("DEVICECTL_A2A_JS=1 but %s is not installed (run scripts/a2a-js.sh): %v", m, err)
-		}
+		js.File(t, clientsDir+"/node_modules/"+m+"/package.json")
 	}
-	return &Clients{node: node, dir: dir}
+	return &Clients{node: node, dir: js.File(t, clientsDir)}
 }
 
 // Run runs check.mjs against the server c describes and fails t if a client found a mismatch;

@@ -2,15 +2,12 @@ package mcpinspector
 
 import (
 	"context"
-	"encoding/json"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/devicectl/devicectl/internal/testing/modroot"
+	"github.com/devicectl/devicectl/internal/testing/peer"
 )
 
 // Version is the Inspector the install pins.
@@ -29,31 +26,17 @@ type CLI struct {
 	dir string // the install: npx runs there, to find it without the registry
 }
 
+// inspector is the Inspector as an opt-in peer.
+var inspector = peer.Peer{Env: "DEVICECTL_MCP_INSPECTOR", What: "the MCP Inspector's CLI", Script: "scripts/mcp-inspector.sh"}
+
 // Find returns the installed Inspector. It skips t unless DEVICECTL_MCP_INSPECTOR=1, and fails t
 // when npx is not on PATH or the install is missing or holds another version than Version.
 func Find(t testing.TB) *CLI {
 	t.Helper()
-	if os.Getenv("DEVICECTL_MCP_INSPECTOR") != "1" {
-		t.Skip("set DEVICECTL_MCP_INSPECTOR=1 (after scripts/mcp-inspector.sh) to run the MCP Inspector's CLI")
-	}
-	npx, err := exec.LookPath("npx")
-	if err != nil {
-		t.Fatalf("DEVICECTL_MCP_INSPECTOR=1 but npx is not on PATH: %v", err)
-	}
-	root, err := modroot.Dir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(root, filepath.FromSlash(installDir))
-	pkg, err := os.ReadFile(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "inspector", "package.json"))
-	if err != nil {
-		t.Fatalf("DEVICECTL_MCP_INSPECTOR=1 but the Inspector is not installed (run scripts/mcp-inspector.sh): %v", err)
-	}
-	var meta struct{ Version string }
-	if err := json.Unmarshal(pkg, &meta); err != nil || meta.Version != Version {
-		t.Fatalf("%s holds Inspector %q (%v), want %s (run scripts/mcp-inspector.sh)", installDir, meta.Version, err, Version)
-	}
-	return &CLI{npx: npx, dir: dir}
+	inspector.Need(t)
+	npx := inspector.Program(t, "npx")
+	inspector.Version(t, installDir+"/node_modules/@modelcontextprotocol/inspector/package.json", Version)
+	return &CLI{npx: npx, dir: inspector.File(t, installDir)}
 }
 
 // Run runs the Inspector's CLI with args (what follows --cli: the server, then the method and
