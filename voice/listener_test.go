@@ -130,8 +130,15 @@ func TestListenerButton(t *testing.T) {
 		m.frames <- frame(8000)
 	}
 	pin.EdgesChan <- gpio.Low
-	// The press is taken between two frames, and told before the next is read.
+	// The press is taken between two frames, and told before the next is read. A press already
+	// told wins over a read already waiting: a frame sent then would be the utterance's first.
 	for down := false; !down; {
+		select {
+		case <-pressed:
+			down = true
+			continue
+		default:
+		}
 		select {
 		case m.frames <- frame(0):
 		case <-pressed:
