@@ -28,6 +28,9 @@ type Message struct {
 type Status struct {
 	State   string   `json:"state"` // submitted, working, input-required, completed, canceled, failed
 	Message *Message `json:"message"`
+	// Timestamp is when the task entered State, as the server says: RFC 3339 in whole seconds,
+	// or "" when it does not say.
+	Timestamp string `json:"timestamp"`
 }
 
 // Artifact is the reply, or a piece of it.
